@@ -1,0 +1,18 @@
+/* Architecture dispatch: the only place that tests the target CPU.
+ *
+ * Each supported CPU provides the same three files under common/arch/<cpu>/:
+ *   syscall_arch.h  raw syscallN() primitives and the kernel's syscall numbers
+ *   arch_consts.h   per-architecture kernel facts (vDSO symbol names, ...)
+ *   start.S         _start: hands the initial stack pointer to apollod_start()
+ * Generic code includes this header and never tests __x86_64__ itself. */
+#ifndef APOLLOD_COMMON_ARCH_ARCH_H
+#define APOLLOD_COMMON_ARCH_ARCH_H
+
+#if defined(__x86_64__)
+#include "common/arch/x86_64/syscall_arch.h"
+#include "common/arch/x86_64/arch_consts.h"
+#else
+#error "unsupported architecture"
+#endif
+
+#endif /* APOLLOD_COMMON_ARCH_ARCH_H */

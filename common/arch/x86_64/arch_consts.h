@@ -1,0 +1,9 @@
+/* x86_64 kernel facts that differ between architectures. */
+#ifndef APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H
+#define APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H
+
+/* The vDSO exports clock_gettime under this name and version on x86_64
+ * (Documentation/ABI/stable/vdso); aarch64 uses __kernel_clock_gettime. */
+#define ARCH_VDSO_CLOCK_GETTIME "__vdso_clock_gettime"
+
+#endif /* APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H */

@@ -1,0 +1,141 @@
+/* Command-line parsing (see cli.h). */
+#include "common/cli.h"
+
+#include "common/span.h"
+
+#define PORT_MAX 65535u
+#define OCTET_MAX 255u
+#define MAX_DIGITS_U32 10
+
+/* Network byte order, without libc's htons/htonl. */
+static uint16_t to_be16(uint32_t v)
+{
+	return (uint16_t)(((v & 0xffu) << 8) | ((v >> 8) & 0xffu));
+}
+
+static uint32_t to_be32(uint32_t v)
+{
+	return ((v & 0xffu) << 24) | ((v & 0xff00u) << 8) | ((v >> 8) & 0xff00u) | (v >> 24);
+}
+
+/* Parses 1..MAX_DIGITS_U32 decimal digits at *s up to max. Advances *s past them.
+ * Returns 1 and stores the value, or 0 (no digit, too many, or over max). */
+static int parse_decimal(const char **s, uint32_t max, uint32_t *value)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+	int n = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (++n > MAX_DIGITS_U32)
+			return 0;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (n == 0 || v > max)
+		return 0;
+	*s = p;
+	*value = (uint32_t)v;
+	return 1;
+}
+
+int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr)
+{
+	uint32_t ip = 0;
+	for (int part = 0; part < 4; part++) {
+		uint32_t octet;
+		if (!parse_decimal(&s, OCTET_MAX, &octet))
+			return 0;
+		ip = (ip << 8) | octet;
+		if (*s++ != (part < 3 ? '.' : ':'))
+			return 0;
+	}
+	uint32_t port;
+	if (!parse_decimal(&s, PORT_MAX, &port) || *s != '\0')
+		return 0;
+	addr->sin_family = K_AF_INET;
+	addr->sin_port = to_be16(port);
+	addr->sin_addr = to_be32(ip);
+	for (int i = 0; i < 8; i++)
+		addr->sin_zero[i] = 0;
+	return 1;
+}
+
+/* NUL-terminated length, without libc. */
+static size_t cstr_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* If arg is `flag` or `flag=VALUE`, returns the value (the next argv word in the first
+ * case, advancing *i; NULL when it is missing) and sets *matched. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag, int *matched)
+{
+	const char *arg = argv[*i];
+	size_t n = cstr_len(flag);
+	*matched = 0;
+	if (!span_eq(arg, flag, n))
+		return 0;
+	if (arg[n] == '=') {
+		*matched = 1;
+		return arg + n + 1;
+	}
+	if (arg[n] != '\0')
+		return 0;
+	*matched = 1;
+	if (*i + 1 >= argc)
+		return 0;
+	return argv[++*i];
+}
+
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+{
+	cli_parse_ipv4_port("127.0.0.1:8080", &opts->listen);
+	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
+	opts->help = 0;
+	for (int i = 1; i < argc; i++) {
+		int matched;
+		const char *v;
+		if (span_eq(argv[i], "--help", sizeof("--help"))) {
+			opts->help = 1;
+			continue;
+		}
+		if (accept & CLI_ACCEPT_LISTEN) {
+			v = flag_value(argc, argv, &i, "--listen", &matched);
+			if (matched) {
+				if (!v || !cli_parse_ipv4_port(v, &opts->listen))
+					return 0;
+				continue;
+			}
+		}
+		if (accept & CLI_ACCEPT_IDLE_TIMEOUT) {
+			v = flag_value(argc, argv, &i, "--idle-timeout", &matched);
+			if (matched) {
+				uint32_t secs;
+				if (!v || !parse_decimal(&v, CLI_IDLE_MAX_S, &secs) || *v || !secs)
+					return 0;
+				opts->idle_timeout_s = secs;
+				continue;
+			}
+		}
+		return 0;
+	}
+	return 1;
+}
+
+size_t cli_format_announce(char *out, const char *name, size_t name_len,
+			   const struct k_sockaddr_in *addr)
+{
+	static const char mid[] = " listening on ";
+	char *p = copy_span(out, name, name_len);
+	p = copy_span(p, mid, sizeof(mid) - 1);
+	uint32_t ip = to_be32(addr->sin_addr);
+	for (int shift = 24; shift >= 0; shift -= 8) {
+		p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
+		*p++ = shift ? '.' : ':';
+	}
+	p += u64_to_dec(to_be16(addr->sin_port), p);
+	*p++ = '\n';
+	return (size_t)(p - out);
+}

@@ -1,0 +1,48 @@
+/* Command-line parsing and the start-up line, shared by every tier. Pure except
+ * cli_announce() and cli_usage(), which write to stdout / stderr. */
+#ifndef APOLLOD_COMMON_CLI_H
+#define APOLLOD_COMMON_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/kernel_consts.h"
+#include "common/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define CLI_DEFAULT_ADDR 0x7f000001u /* 127.0.0.1, host byte order */
+#define CLI_DEFAULT_PORT 8080
+#define CLI_DEFAULT_IDLE_S 10
+#define CLI_IDLE_MAX_S 86400 /* a day: longer is surely a typo */
+
+/* What the command line asked for. */
+struct cli_options {
+	struct k_sockaddr_in listen; /* family, port and address in network byte order */
+	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint8_t help;                /* --help was given */
+};
+
+/* Which flags a tier accepts. */
+#define CLI_ACCEPT_LISTEN 0x1
+#define CLI_ACCEPT_IDLE_TIMEOUT 0x2
+
+/* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
+ * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */
+int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr);
+
+/* Parses argv (argc entries, argv[0] skipped) into *opts, which it first fills with the
+ * defaults. Flags take their value as the next word or after '=' (--listen=ADDR:PORT).
+ * `accept` (CLI_ACCEPT_*) says which flags exist. Returns 1, or 0 on any bad flag or
+ * value. */
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
+
+/* Writes "<name> listening on a.b.c.d:port\n" into out (at least CLI_ANNOUNCE_MAX bytes)
+ * and returns its length. */
+#define CLI_ANNOUNCE_MAX 96
+size_t cli_format_announce(char *out, const char *name, size_t name_len,
+			   const struct k_sockaddr_in *addr);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_CLI_H */

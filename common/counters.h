@@ -1,0 +1,60 @@
+/* The daemon's counters: one list (FOR_EACH_COUNTER) gives the enum, the /metrics names
+ * and their order, so they cannot drift apart. All counters live in one 64-byte aligned
+ * struct that could sit on a page shared by several workers. Writers use relaxed atomic
+ * adds (x86_64: one `lock add`; aarch64 with LSE: one `stadd`); readers use plain aligned
+ * 8-byte loads, which both architectures make single-copy atomic. */
+#ifndef APOLLOD_COMMON_COUNTERS_H
+#define APOLLOD_COMMON_COUNTERS_H
+
+#include <stdint.h>
+
+#include "common/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* SPEC section 7: the first ten, in this order, never reordered; later ones are appended. */
+#define FOR_EACH_COUNTER(X) \
+	X(requests_total)   \
+	X(requests_get)     \
+	X(requests_head)    \
+	X(responses_200)    \
+	X(responses_400)    \
+	X(responses_404)    \
+	X(responses_405)    \
+	X(bytes_read)       \
+	X(bytes_written)    \
+	X(timeouts)
+
+enum counter_id {
+#define COUNTER_ENUM(name) C_##name,
+	FOR_EACH_COUNTER(COUNTER_ENUM)
+#undef COUNTER_ENUM
+	COUNTER_COUNT
+};
+
+#define COUNTERS_ALIGN 64
+struct counters {
+	uint64_t value[COUNTER_COUNT];
+} __attribute__((aligned(COUNTERS_ALIGN)));
+STATIC_ASSERT(sizeof(uint64_t) == 8, "counters are 8-byte words");
+STATIC_ASSERT(sizeof(struct counters) % COUNTERS_ALIGN == 0, "whole cache lines");
+
+/* The daemon's one counter block. */
+extern struct counters apollod_counters;
+
+/* Adds n to counter id with a relaxed atomic read-modify-write: no increment is lost
+ * even if another thread or process shares the block; no ordering is implied. */
+static inline void counter_add(enum counter_id id, uint64_t n)
+{
+	__atomic_fetch_add(&apollod_counters.value[id], n, __ATOMIC_RELAXED);
+}
+
+/* Reads counter id with one aligned 8-byte load. */
+static inline uint64_t counter_read(enum counter_id id)
+{
+	return __atomic_load_n(&apollod_counters.value[id], __ATOMIC_RELAXED);
+}
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_COUNTERS_H */

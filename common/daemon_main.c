@@ -1,0 +1,49 @@
+/* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
+ * start-up in SPEC 3 order, then the event loop. */
+#include "common/cli.h"
+#include "common/config.h"
+#include "common/event_backend.h"
+#include "common/exit_codes.h"
+#include "common/listener.h"
+#include "common/server.h"
+#include "common/start.h"
+#include "common/sys.h"
+#if APOLLOD_HAVE_DEADLINES
+#include "common/clock.h"
+#endif
+
+#define LITERAL(s) s, (sizeof(s) - 1)
+
+static const char usage[] =
+	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--help]\n";
+
+#define MS_PER_S 1000u
+
+int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
+{
+	(void)envp;
+	struct cli_options opts;
+	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT, &opts)) {
+		write_stderr(LITERAL(usage));
+		return EXIT_USAGE;
+	}
+	if (opts.help) {
+		sys_write(K_STDOUT, LITERAL(usage));
+		return EXIT_OK;
+	}
+#if APOLLOD_HAVE_DEADLINES
+	clock_init(auxv);
+#else
+	(void)auxv;
+#endif
+	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+
+	int fd;
+	enum exit_code r = listener_open(&opts.listen, K_SOCK_NONBLOCK, &fd);
+	if (r != EXIT_OK)
+		return r;
+	listener_announce(LITERAL("apollod"), &opts.listen);
+	if (sys_is_error(backend_open()))
+		return EXIT_EPOLL_CREATE;
+	return server_run(fd, (uint64_t)opts.idle_timeout_s * MS_PER_S);
+}

@@ -1,0 +1,17 @@
+/* Process exit codes (SPEC section 3): one per fatal start-up or loop failure. */
+#ifndef APOLLOD_COMMON_EXIT_CODES_H
+#define APOLLOD_COMMON_EXIT_CODES_H
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_SOCKET = 1,     /* socket(2) */
+	EXIT_SETSOCKOPT = 2, /* setsockopt(2) */
+	EXIT_BIND = 3,       /* bind(2): also a second daemon on a busy port */
+	EXIT_LISTEN = 4,     /* listen(2) or getsockname(2) right after it */
+	EXIT_ACCEPT = 5,     /* an accept4(2) error that is not transient */
+	EXIT_EPOLL_CREATE = 7,
+	EXIT_EPOLL = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
+	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
+};
+
+#endif /* APOLLOD_COMMON_EXIT_CODES_H */

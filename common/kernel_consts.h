@@ -1,0 +1,68 @@
+/* Kernel constants and structures that the UAPI headers do not export to user space
+ * (the socket-family and socket-type numbers live in glibc's <bits/socket.h>, not in
+ * the linux/ UAPI headers). Values are from include/linux/socket.h and include/linux/net.h in the
+ * kernel tree; test/kernel_consts_test.cc checks every one against the host libc. */
+#ifndef APOLLOD_COMMON_KERNEL_CONSTS_H
+#define APOLLOD_COMMON_KERNEL_CONSTS_H
+
+#include <stdint.h>
+
+#include "common/static_assert.h"
+
+#define K_AF_INET 2
+#define K_SOCK_STREAM 1
+#define K_SOCK_NONBLOCK 00004000 /* == O_NONBLOCK */
+#define K_SOCK_CLOEXEC 02000000  /* == O_CLOEXEC */
+#define K_MSG_DONTWAIT 0x40
+#define K_MSG_NOSIGNAL 0x4000
+#define K_SHUT_WR 1
+#define K_SIGPIPE 13
+#define K_SIG_IGN 1
+#define K_CLOCK_MONOTONIC 1
+#define K_RLIMIT_NOFILE 7
+#define K_STDOUT 1
+#define K_STDERR 2
+
+/* struct sockaddr_in (include/uapi/linux/in.h), declared here so headers of the host libc
+ * and of the kernel never meet in one test translation unit. Port and address are in
+ * network byte order. */
+struct k_sockaddr_in {
+	uint16_t sin_family; /* K_AF_INET */
+	uint16_t sin_port;   /* big-endian */
+	uint32_t sin_addr;   /* big-endian */
+	uint8_t sin_zero[8]; /* must be zero */
+};
+#define K_SOCKADDR_IN_SIZE 16
+STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in is 16 bytes");
+
+/* struct timespec as the 64-bit kernel and the vDSO write it. */
+struct k_timespec {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+STATIC_ASSERT(sizeof(struct k_timespec) == 16, "timespec is two 64-bit words");
+
+/* struct iovec (include/uapi/linux/uio.h). */
+struct k_iovec {
+	const void *iov_base;
+	uint64_t iov_len;
+};
+STATIC_ASSERT(sizeof(struct k_iovec) == 16, "iovec is pointer + length");
+
+/* The kernel's struct sigaction for rt_sigaction(2) on x86_64 and the generic ABI:
+ * handler, flags, restorer, then the mask. sa_mask is the kernel's 64-bit sigset. */
+struct k_sigaction {
+	uint64_t sa_handler;
+	uint64_t sa_flags;
+	uint64_t sa_restorer;
+	uint64_t sa_mask;
+};
+#define K_SIGSET_SIZE 8
+
+/* struct rlimit64 for prlimit64(2). */
+struct k_rlimit {
+	uint64_t rlim_cur;
+	uint64_t rlim_max;
+};
+
+#endif /* APOLLOD_COMMON_KERNEL_CONSTS_H */

@@ -1,0 +1,43 @@
+/* Listening socket and process set-up (see listener.h). */
+#include "common/listener.h"
+
+#include "common/cli.h"
+#include "common/sys.h"
+
+enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd)
+{
+	long s = sys_socket(K_AF_INET, K_SOCK_STREAM | K_SOCK_CLOEXEC | sock_flags, 0);
+	if (sys_is_error(s))
+		return EXIT_SOCKET;
+	int one = 1;
+	if (sys_is_error(sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one))))
+		return EXIT_SETSOCKOPT;
+	if (sys_is_error(sys_bind((int)s, addr)))
+		return EXIT_BIND;
+	if (sys_is_error(sys_listen((int)s, LISTEN_BACKLOG)))
+		return EXIT_LISTEN;
+	uint32_t len = K_SOCKADDR_IN_SIZE;
+	if (sys_is_error(sys_getsockname((int)s, addr, &len)))
+		return EXIT_LISTEN;
+	*fd = (int)s;
+	return EXIT_OK;
+}
+
+void listener_announce(const char *name, size_t name_len, const struct k_sockaddr_in *addr)
+{
+	char line[CLI_ANNOUNCE_MAX];
+	size_t n = cli_format_announce(line, name, name_len, addr);
+	sys_write(K_STDOUT, line, n);
+}
+
+long ignore_sigpipe(void)
+{
+	/* SIG_IGN needs no handler trampoline, so no SA_RESTORER either. */
+	struct k_sigaction act = {.sa_handler = K_SIG_IGN};
+	return sys_rt_sigaction(K_SIGPIPE, &act, 0);
+}
+
+void write_stderr(const char *msg, size_t len)
+{
+	sys_write(K_STDERR, msg, len);
+}

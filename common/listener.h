@@ -1,0 +1,36 @@
+/* Start-up shared by every tier: the listening socket, the start-up line, SIGPIPE. */
+#ifndef APOLLOD_COMMON_LISTENER_H
+#define APOLLOD_COMMON_LISTENER_H
+
+#include <stddef.h>
+
+#include "common/exit_codes.h"
+#include "common/kernel_consts.h"
+#include "common/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define LISTEN_BACKLOG 128
+
+/* socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | sock_flags), SO_REUSEADDR, bind(*addr),
+ * listen(LISTEN_BACKLOG), then getsockname into *addr so a port 0 request comes back
+ * with the kernel's choice. sock_flags is 0 or K_SOCK_NONBLOCK.
+ * Returns EXIT_OK and stores the descriptor in *fd, or the exit code of the step that
+ * failed (EXIT_SOCKET, EXIT_SETSOCKOPT, EXIT_BIND, EXIT_LISTEN). */
+enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd);
+
+/* Writes "<name> listening on a.b.c.d:port\n" to stdout. A closed or failing stdout is
+ * not an error (SPEC 2), so the result is ignored. */
+void listener_announce(const char *name, size_t name_len, const struct k_sockaddr_in *addr);
+
+/* Ignores SIGPIPE for the whole process, so a write to a peer that has gone returns
+ * -EPIPE instead of killing the daemon (every write path: write, writev, sendfile).
+ * Returns 0 or -errno from rt_sigaction(2). */
+long ignore_sigpipe(void);
+
+/* Writes a NUL-free message of len bytes to stderr; the result is ignored. */
+void write_stderr(const char *msg, size_t len);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_LISTENER_H */

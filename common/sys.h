@@ -1,0 +1,150 @@
+/* Typed system-call wrappers over the arch layer. Each returns the kernel's result
+ * unchanged: a non-negative value on success, -errno (in [-4095, -1]) on failure.
+ * sys_is_error() is the one place that decides which is which. There is no errno.
+ * Every wrapper is static inline, so the ones a tier does not call cost nothing. */
+#ifndef APOLLOD_COMMON_SYS_H
+#define APOLLOD_COMMON_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/errno.h>      /* E* numbers */
+#include <linux/eventpoll.h>  /* struct epoll_event, EPOLL* */
+#include <asm/socket.h>       /* SOL_SOCKET, SO_* */
+
+#include "common/arch/arch.h"
+#include "common/kernel_consts.h"
+#include "common/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* True when a raw syscall result encodes -errno (musl's rule: r > -4096UL). */
+static inline int sys_is_error(long r)
+{
+	return (unsigned long)r > -4096UL;
+}
+
+/* ssize_t read(int fd, void *buf, size_t count); */
+static inline long sys_read(int fd, void *buf, size_t count)
+{
+	return syscall3(__NR_read, fd, (long)buf, (long)count);
+}
+
+/* ssize_t write(int fd, const void *buf, size_t count); */
+static inline long sys_write(int fd, const void *buf, size_t count)
+{
+	return syscall3(__NR_write, fd, (long)buf, (long)count);
+}
+
+/* ssize_t writev(int fd, const struct iovec *iov, int iovcnt); */
+static inline long sys_writev(int fd, const struct k_iovec *iov, int iovcnt)
+{
+	return syscall3(__NR_writev, fd, (long)iov, iovcnt);
+}
+
+/* int close(int fd); */
+static inline long sys_close(int fd)
+{
+	return syscall1(__NR_close, fd);
+}
+
+/* int socket(int domain, int type, int protocol); */
+static inline long sys_socket(int domain, int type, int protocol)
+{
+	return syscall3(__NR_socket, domain, type, protocol);
+}
+
+/* int setsockopt(int fd, int level, int optname, const void *optval, socklen_t optlen); */
+static inline long sys_setsockopt(int fd, int level, int optname, const void *optval,
+				  uint32_t optlen)
+{
+	return syscall5(__NR_setsockopt, fd, level, optname, (long)optval, optlen);
+}
+
+/* int bind(int fd, const struct sockaddr *addr, socklen_t addrlen); */
+static inline long sys_bind(int fd, const struct k_sockaddr_in *addr)
+{
+	return syscall3(__NR_bind, fd, (long)addr, K_SOCKADDR_IN_SIZE);
+}
+
+/* int listen(int fd, int backlog); */
+static inline long sys_listen(int fd, int backlog)
+{
+	return syscall2(__NR_listen, fd, backlog);
+}
+
+/* int getsockname(int fd, struct sockaddr *addr, socklen_t *addrlen); */
+static inline long sys_getsockname(int fd, struct k_sockaddr_in *addr, uint32_t *addrlen)
+{
+	return syscall3(__NR_getsockname, fd, (long)addr, (long)addrlen);
+}
+
+/* int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+ * The peer address is not wanted, so both pointers are NULL. */
+static inline long sys_accept4(int fd, int flags)
+{
+	return syscall4(__NR_accept4, fd, 0, 0, flags);
+}
+
+/* ssize_t sendto(int fd, const void *buf, size_t len, int flags, NULL, 0) == send(2). */
+static inline long sys_send(int fd, const void *buf, size_t len, int flags)
+{
+	return syscall6(__NR_sendto, fd, (long)buf, (long)len, flags, 0, 0);
+}
+
+/* int shutdown(int fd, int how); */
+static inline long sys_shutdown(int fd, int how)
+{
+	return syscall2(__NR_shutdown, fd, how);
+}
+
+/* int epoll_create1(int flags); */
+static inline long sys_epoll_create1(int flags)
+{
+	return syscall1(__NR_epoll_create1, flags);
+}
+
+/* int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event); */
+static inline long sys_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
+{
+	return syscall4(__NR_epoll_ctl, epfd, op, fd, (long)event);
+}
+
+/* int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout); */
+static inline long sys_epoll_wait(int epfd, struct epoll_event *events, int maxevents,
+				  int timeout_ms)
+{
+	return syscall4(__NR_epoll_wait, epfd, (long)events, maxevents, timeout_ms);
+}
+
+/* int clock_gettime(clockid_t clockid, struct timespec *tp); */
+static inline long sys_clock_gettime(int clockid, struct k_timespec *tp)
+{
+	return syscall2(__NR_clock_gettime, clockid, (long)tp);
+}
+
+/* int rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact,
+ *                  size_t sigsetsize); */
+static inline long sys_rt_sigaction(int sig, const struct k_sigaction *act,
+				    struct k_sigaction *oact)
+{
+	return syscall4(__NR_rt_sigaction, sig, (long)act, (long)oact, K_SIGSET_SIZE);
+}
+
+/* int prlimit64(pid_t pid, int resource, const struct rlimit64 *new, struct rlimit64 *old); */
+static inline long sys_prlimit64(int pid, int resource, const struct k_rlimit *new_limit,
+				 struct k_rlimit *old_limit)
+{
+	return syscall4(__NR_prlimit64, pid, resource, (long)new_limit, (long)old_limit);
+}
+
+/* void exit_group(int status); -- never returns. */
+static inline __attribute__((noreturn)) void sys_exit_group(int status)
+{
+	for (;;)
+		syscall1(__NR_exit_group, status);
+}
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_SYS_H */

@@ -1,0 +1,55 @@
+/* apollod-min: socket, bind, listen, then forever accept, one read, one write of a fixed
+ * 200 OK, close. No parser, routing, counters or deadlines; as few instructions as
+ * possible. Blocking sockets: there is nothing else to do while waiting. A peer that
+ * closes early only makes read or write fail (SIGPIPE is ignored), and the loop goes on. */
+#include "common/cli.h"
+#include "common/exit_codes.h"
+#include "common/listener.h"
+#include "common/start.h"
+#include "common/static_assert.h"
+#include "common/sys.h"
+
+#define LITERAL(s) s, (sizeof(s) - 1)
+
+#define MIN_BODY "OK"
+#define MIN_BODY_LEN 2
+#define MIN_RESPONSE \
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n" MIN_BODY
+STATIC_ASSERT(sizeof(MIN_BODY) - 1 == MIN_BODY_LEN, "Content-Length: 2 matches the body");
+#define MIN_READ_SIZE 8192
+
+static const char response[] = MIN_RESPONSE;
+static const char usage[] = "usage: apollod-min [--listen ADDR:PORT] [--help]\n";
+static char request[MIN_READ_SIZE];
+
+int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
+{
+	(void)envp;
+	(void)auxv;
+	struct cli_options opts;
+	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN, &opts)) {
+		write_stderr(LITERAL(usage));
+		return EXIT_USAGE;
+	}
+	if (opts.help) {
+		sys_write(K_STDOUT, LITERAL(usage));
+		return EXIT_OK;
+	}
+	ignore_sigpipe();
+	int lfd;
+	enum exit_code r = listener_open(&opts.listen, 0, &lfd);
+	if (r != EXIT_OK)
+		return r;
+	listener_announce(LITERAL("apollod-min"), &opts.listen);
+	for (;;) {
+		long fd = sys_accept4(lfd, K_SOCK_CLOEXEC);
+		if (sys_is_error(fd)) {
+			if (fd == -EINTR || fd == -ECONNABORTED)
+				continue;
+			return EXIT_ACCEPT;
+		}
+		sys_read((int)fd, request, sizeof(request));
+		sys_write((int)fd, response, sizeof(response) - 1);
+		sys_close((int)fd);
+	}
+}
