@@ -27,10 +27,13 @@ def apollod_tier(
       srcs: tier-specific sources (min: its own loop).
       variant_defines: APOLLOD_VARIANT_* macro -> 0/1, read by common/config.h.
       hotpath_srcs: the request hot path (C reference, or the assembly of asm-hotpath).
-      deadlines: links the idle-deadline sources; must agree with variant_defines.
+      deadlines: False compiles the idle deadline out (APOLLOD_VARIANT_NO_DEADLINES=1)
+        and leaves its sources unlinked.
       routed: a routed tier (the common event loop) rather than min.
       wire_features: features the over-the-wire suite tests (see test/wire/README.md).
     """
+    defines = dict(variant_defines)
+    defines["APOLLOD_VARIANT_NO_DEADLINES"] = "0" if deadlines else "1"
     if routed:
         all_srcs = ROUTED_SRCS + hotpath_srcs + srcs
         if deadlines:
@@ -43,7 +46,7 @@ def apollod_tier(
         srcs = all_srcs + ["//common:hdrs"],
         copts = DAEMON_COPTS + [
             "-D%s=%s" % (k, v)
-            for k, v in variant_defines.items()
+            for k, v in sorted(defines.items())
         ],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
