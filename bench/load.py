@@ -1,0 +1,156 @@
+"""The load runner: wrk against every server in one session, scenario by scenario.
+
+A scenario is one wrk setting (connections, extra headers). Today every scenario opens a
+new connection per request (`Connection: close`); keep-alive and pipelining arrive as more
+entries in SCENARIOS. Within a scenario the servers run one after another, so each gets
+the same machine state; the order rotates between scenarios.
+
+Connection-per-request load on loopback leaves one TIME_WAIT socket per request on the
+server side; a long run fills the ephemeral port space and the TIME_WAIT table
+(net.ipv4.tcp_max_tw_buckets), after which connects stall and p99 shows it. So each wrk
+run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit).
+
+Usage as a program (bench/BUILD wraps it as //bench:load):
+  load.py (--manifest M | NAME=BINARY...) [--quick] [--duration S] [--json OUT]
+          [--nginx PATH]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import servers  # noqa: E402
+import tier_manifest  # noqa: E402
+
+DEFAULT_DURATION_S = 3
+QUICK_DURATION_S = 1  # wrk takes whole seconds
+WRK_TIMEOUT_S = 2     # a response slower than this counts as a timeout error
+WRK_MAX_THREADS = 2   # these machines have 2 cores; wrk needs threads <= connections
+WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
+
+CLOSE = ["Connection: close"]
+
+# name: row label; connections: wrk -c; headers: wrk -H each. Add keep-alive here.
+SCENARIOS = [
+    {"name": "close c=1", "connections": 1, "headers": CLOSE},
+    {"name": "close c=8", "connections": 8, "headers": CLOSE},
+    {"name": "close c=64", "connections": 64, "headers": CLOSE},
+]
+
+WRK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wrk_report.lua")
+
+
+def wrk_argv(port, scenario, duration_s, wrk="wrk"):
+    """The wrk command line for one scenario against 127.0.0.1:port."""
+    connections = scenario["connections"]
+    argv = [wrk, "-t", str(min(WRK_MAX_THREADS, connections)), "-c", str(connections),
+            "-d", "%ds" % duration_s, "--timeout", "%ds" % WRK_TIMEOUT_S, "--latency",
+            "-s", WRK_SCRIPT]
+    for header in scenario["headers"]:
+        argv += ["-H", header]
+    return argv + ["http://%s:%d/" % (servers.LOOPBACK, port)]
+
+
+def parse_wrk(output):
+    """Turns wrk's output (with wrk_report.lua's WRK_JSON line) into a result dict:
+    requests, rps, p50_us, p99_us, success_share (responses with a 2xx/3xx status over
+    all attempts: responses plus connect, read, write and timeout errors), errors."""
+    for line in output.splitlines():
+        if line.startswith("WRK_JSON "):
+            raw = json.loads(line[len("WRK_JSON "):])
+            break
+    else:
+        raise RuntimeError("no WRK_JSON line in wrk output:\n" + output)
+    errors = raw["errors"]
+    failed_attempts = errors["connect"] + errors["read"] + errors["write"] + errors["timeout"]
+    attempts = raw["requests"] + failed_attempts
+    good = raw["requests"] - errors["status"]
+    return {
+        "requests": raw["requests"],
+        "rps": raw["requests"] / (raw["duration_us"] / 1e6),
+        "p50_us": raw["latency_us"]["p50"],
+        "p99_us": raw["latency_us"]["p99"],
+        "success_share": good / attempts if attempts else 0.0,
+        "errors": errors,
+    }
+
+
+def run_wrk(port, scenario, duration_s, wrk="wrk"):
+    """Runs one bounded wrk and returns parse_wrk's dict plus the raw text."""
+    out = subprocess.run(wrk_argv(port, scenario, duration_s, wrk), capture_output=True,
+                         text=True, timeout=duration_s + WRK_SLACK_S, check=True).stdout
+    result = parse_wrk(out)
+    result["wrk_output"] = out
+    return result
+
+
+def run_scenarios(running, scenarios, duration_s, wrk="wrk", log=None):
+    """Runs every scenario against every Server in running. Returns
+    {scenario name: {server name: result}}."""
+    results = {}
+    for i, scenario in enumerate(scenarios):
+        order = running[i % len(running):] + running[:i % len(running)]
+        results[scenario["name"]] = {}
+        for server in order:
+            if log:
+                log("load: %s against %s" % (scenario["name"], server.name))
+            results[scenario["name"]][server.name] = run_wrk(server.port, scenario,
+                                                              duration_s, wrk)
+    return results
+
+
+def measure(tiers, nginx, duration_s, scenarios=SCENARIOS, log=None):
+    """Starts every tier ((name, binary) pairs) and nginx, runs the scenarios, reads each
+    server's peak resident memory after the load, stops them. Returns
+    {"scenarios": run_scenarios' dict, "peak_rss_kib": {server: KiB}}."""
+    with tempfile.TemporaryDirectory(prefix="apollod-load-") as workdir:
+        running = servers.start_all(tiers, nginx, workdir)
+        try:
+            results = run_scenarios(running, scenarios, duration_s, log=log)
+            rss = {s.name: s.peak_rss_kib() for s in running}
+        finally:
+            servers.stop_all(running)
+    return {"scenarios": results, "peak_rss_kib": rss}
+
+
+def parse_tier_args(pairs):
+    """NAME=BINARY strings -> [(name, binary)]."""
+    return [tuple(p.split("=", 1)) for p in pairs]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("tiers", nargs="*", metavar="NAME=BINARY")
+    tier_manifest.add_arguments(ap, manifest_required=False)
+    ap.add_argument("--duration", type=int)
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args()
+    duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
+    tiers = parse_tier_args(args.tiers)
+    if args.manifest:
+        tiers += tier_manifest.binaries(tier_manifest.load(args.manifest))
+    if not tiers:
+        ap.error("no tier: give --manifest or NAME=BINARY")
+    data = measure(tiers, args.nginx, duration,
+                   log=lambda m: print(m, file=sys.stderr))
+    for name, per_server in data["scenarios"].items():
+        for server, r in per_server.items():
+            print("%-12s %-10s %10.0f req/s  p50 %6d us  p99 %6d us  success %.4f"
+                  % (name, server, r["rps"], r["p50_us"], r["p99_us"], r["success_share"]))
+    for server, kib in data["peak_rss_kib"].items():
+        print("peak RSS %-10s %d KiB" % (server, kib))
+    if args.json:
+        for per_server in data["scenarios"].values():
+            for r in per_server.values():
+                del r["wrk_output"]
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=2)
+        print("wrote " + args.json)
+
+
+if __name__ == "__main__":
+    main()

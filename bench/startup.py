@@ -1,0 +1,83 @@
+"""Time from exec to first complete response, every tier and nginx, with hyperfine.
+
+hyperfine times bench/first_response, which starts the server, waits until it can take a
+connection (a tier's "listening on" line; nginx: connect until accepted), sends `GET /`,
+reads the whole response and kills the server. nginx runs with the generated one-process
+config of bench/servers.py on a port picked once.
+
+Usage (bench/BUILD wraps it as //bench:startup):
+  startup.py --manifest M --first-response BIN [--quick] [--runs N] [--json OUT]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import servers  # noqa: E402
+import tier_manifest  # noqa: E402
+
+DEFAULT_RUNS = 100
+QUICK_RUNS = 5
+WARMUP_RUNS = 3
+HYPERFINE_BOUND_S = 600  # generous: each run is bounded by first_response's own 5 s
+
+
+def commands(tiers, nginx, first_response, workdir):
+    """[(name, argv)] for hyperfine: one per tier, then nginx if set."""
+    cmds = [(name, [first_response, "--announce", "--"] + servers.tier_argv(binary))
+            for name, binary in tiers]
+    if nginx:
+        port = servers.free_port()
+        conf = servers.write_nginx_conf(workdir, port)
+        cmds.append(("nginx", [first_response, "--port", str(port), "--"]
+                     + servers.nginx_argv(nginx, workdir, conf)))
+    return cmds
+
+
+def measure(tiers, nginx, first_response, runs, json_out, log=sys.stderr):
+    """Runs hyperfine over every command, writing its JSON to json_out. Returns
+    {name: {"median_s", "mean_s", "stddev_s", "min_s", "max_s", "runs"}}."""
+    with tempfile.TemporaryDirectory(prefix="apollod-startup-") as workdir:
+        argv = ["hyperfine", "-N", "--style", "basic", "--warmup", str(WARMUP_RUNS),
+                "--runs", str(runs), "--export-json", json_out]
+        names = []
+        for name, cmd in commands(tiers, nginx, first_response, workdir):
+            names.append(name)
+            argv += ["-n", name, " ".join(cmd)]
+        subprocess.run(argv, check=True, stdout=log, timeout=HYPERFINE_BOUND_S)
+    with open(json_out) as f:
+        results = json.load(f)["results"]
+    summary = {}
+    for name, r in zip(names, results):
+        summary[name] = {"median_s": r["median"], "mean_s": r["mean"],
+                         "stddev_s": r["stddev"], "min_s": r["min"], "max_s": r["max"],
+                         "runs": len(r["times"])}
+    return summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    tier_manifest.add_arguments(ap)
+    ap.add_argument("--first-response", required=True)
+    ap.add_argument("--runs", type=int)
+    ap.add_argument("--json", help="hyperfine's JSON goes here (default: a new temp dir)")
+    args = ap.parse_args()
+    runs = args.runs or (QUICK_RUNS if args.quick else DEFAULT_RUNS)
+    json_out = args.json or os.path.join(tempfile.mkdtemp(prefix="apollod-startup-"),
+                                         "startup.json")
+    tiers = tier_manifest.binaries(tier_manifest.load(args.manifest))
+    first_response = os.path.join(tier_manifest.root(), args.first_response)
+    summary = measure(tiers, args.nginx, first_response, runs, json_out, log=sys.stdout)
+    print()
+    for name, s in summary.items():
+        print("%-12s median %8.1f us  mean %8.1f us  (%d runs)"
+              % (name, s["median_s"] * 1e6, s["mean_s"] * 1e6, s["runs"]))
+    print("hyperfine JSON: " + json_out)
+
+
+if __name__ == "__main__":
+    main()

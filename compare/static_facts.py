@@ -1,0 +1,244 @@
+"""The static rows of the comparison: facts read from sources, objects and ELF files.
+
+Request path (instructions a `GET /` can execute, counted statically): objdump -d is
+parsed into instructions; the walk starts at every instruction that loads accept4's
+syscall number (288) into a register, the first step of serving a connection in every
+tier, and follows control flow: fall-through, direct jumps and calls into the called
+function, jump tables (read from the ELF: 8-byte entries that point into the same
+function). It stops at ret. Calls through a register (the vDSO clock) lead outside the
+binary and are not followed; any other indirect jump counts its whole function. The
+set is everything the serving loop can reach, so it over-approximates one `GET /`
+(error branches and the other routes are in it) and leaves out start-up code (command
+line, listener set-up) that runs before the first accept. Padding nops are not counted
+here nor in the total."""
+
+import os
+import re
+import struct
+import subprocess
+
+ACCEPT4_NR = 288
+SECTIONS = (".text", ".rodata", ".data", ".bss")
+_PREFIXES = {"addr32", "data16", "bnd", "notrack", "rep", "repz", "repe", "repnz", "repne",
+             "lock", "cs", "ds", "ss", "es", "fs", "gs"}
+_STOPS = {"ret", "retq", "ud2", "hlt"}
+_INSN = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+_FUNC = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+_TARGET = re.compile(r"^([0-9a-f]+)(?: <.*>)?$")
+_TABLE = re.compile(r"^\*(0x[0-9a-f]+)\(,%\w+,8\)$")
+
+
+def _tool(*argv):
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+
+# ---- ELF ------------------------------------------------------------------------------
+
+class Elf:
+    """The section headers of an ELF64 little-endian file: {name: (addr, offset, size,
+    type)}; SHT_NOBITS (.bss) occupies no file bytes."""
+
+    SHT_NOBITS = 8
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+        d = self.data
+        if d[:4] != b"\x7fELF" or d[4] != 2 or d[5] != 1:
+            raise ValueError(path + " is not an ELF64 little-endian file")
+        shoff, = struct.unpack_from("<Q", d, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3A)
+        headers = [struct.unpack_from("<IIQQQQ", d, shoff + i * shentsize)
+                   for i in range(shnum)]
+        strtab_off = headers[shstrndx][4]
+        self.sections = {}
+        for name_off, sh_type, _flags, addr, offset, size in headers:
+            end = d.index(b"\0", strtab_off + name_off)
+            name = d[strtab_off + name_off:end].decode()
+            self.sections[name] = (addr, offset, size, sh_type)
+
+    def size(self, name):
+        """Bytes of section name (0 if absent)."""
+        return self.sections.get(name, (0, 0, 0, 0))[2]
+
+    def read_u64(self, vaddr):
+        """The 8-byte word at virtual address vaddr, or None if no file-backed section
+        holds it."""
+        for addr, offset, size, sh_type in self.sections.values():
+            if sh_type != self.SHT_NOBITS and addr and addr <= vaddr and vaddr + 8 <= addr + size:
+                return struct.unpack_from("<Q", self.data, offset + vaddr - addr)[0]
+        return None
+
+
+def needed_libraries(path):
+    """Number of DT_NEEDED entries: shared libraries the loader maps (0 when static)."""
+    return sum(1 for line in _tool("readelf", "-d", path).splitlines() if "(NEEDED)" in line)
+
+
+def undefined_symbols(path):
+    """Undefined symbols in the static and the dynamic symbol table (nm -u, nm -D -u)."""
+    count = 0
+    for flags in (["-u"], ["-D", "-u"]):
+        out = subprocess.run(["nm"] + flags + [path], capture_output=True, text=True).stdout
+        count += sum(1 for line in out.splitlines() if line.split()[:1] == ["U"]
+                     or (len(line.split()) == 2 and line.split()[0] in ("U", "w", "v")))
+    return count
+
+
+# ---- disassembly ----------------------------------------------------------------------
+
+class Insn:
+    __slots__ = ("addr", "mnemonic", "operand", "func")
+
+    def __init__(self, addr, mnemonic, operand, func):
+        self.addr = addr
+        self.mnemonic = mnemonic  # prefixes (addr32, bnd, rep ...) stripped
+        self.operand = operand
+        self.func = func          # name of the enclosing symbol
+
+
+def disassemble(path):
+    """objdump -d of path as a list of Insn in address order, and the functions as
+    {name: (start, end)} (end: the address after its last instruction)."""
+    insns = []
+    func = None
+    for line in _tool("objdump", "-d", "--no-show-raw-insn", "-w", path).splitlines():
+        m = _FUNC.match(line)
+        if m:
+            func = m.group(2)
+            continue
+        m = _INSN.match(line)
+        if not m:
+            continue
+        words = m.group(2).split()
+        while words and words[0] in _PREFIXES:
+            words = words[1:]
+        if not words:
+            continue
+        insns.append(Insn(int(m.group(1), 16), words[0], " ".join(words[1:]), func))
+    funcs = {}
+    for i, insn in enumerate(insns):
+        end = insns[i + 1].addr if i + 1 < len(insns) else insn.addr + 1
+        start, _ = funcs.get(insn.func, (insn.addr, end))
+        funcs[insn.func] = (start, end)
+    return insns, funcs
+
+
+def is_padding(insn):
+    return "nop" in insn.mnemonic or insn.mnemonic in ("int3",)
+
+
+def instruction_count(insns):
+    """Instructions that are not padding nops."""
+    return sum(1 for insn in insns if not is_padding(insn))
+
+
+def _direct_target(operand):
+    m = _TARGET.match(operand)
+    return int(m.group(1), 16) if m else None
+
+
+def _jump_table(elf, operand, func_range):
+    """Targets of `jmp *TABLE(,%reg,8)`: entries read while they point into the function."""
+    m = _TABLE.match(operand)
+    if not m:
+        return []
+    base = int(m.group(1), 16)
+    targets = []
+    for k in range(1024):
+        entry = elf.read_u64(base + 8 * k)
+        if entry is None or not func_range[0] <= entry < func_range[1]:
+            break
+        targets.append(entry)
+    return targets
+
+
+def request_path(path):
+    """Walks control flow from the accept4 sites (see the module comment). Returns
+    (instructions reached, excluding padding; sorted names of the functions touched)."""
+    elf = Elf(path)
+    insns, funcs = disassemble(path)
+    index = {insn.addr: i for i, insn in enumerate(insns)}
+    accept_load = re.compile(r"^\$0x%x,%%\w+$" % ACCEPT4_NR)
+    roots = [i for i, insn in enumerate(insns)
+             if insn.mnemonic.startswith("mov") and accept_load.match(insn.operand)]
+    if not roots:
+        raise RuntimeError("no accept4 site (mov $0x%x) in %s" % (ACCEPT4_NR, path))
+    seen = set()
+    work = list(roots)
+    while work:
+        i = work.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        insn = insns[i]
+        op = insn.mnemonic
+        targets = []
+        falls_through = op not in _STOPS and op not in ("jmp", "jmpq")
+        if op.startswith("j") or op in ("call", "callq"):
+            if insn.operand.startswith("*"):
+                if op in ("jmp", "jmpq"):
+                    start, end = funcs[insn.func]
+                    targets = (_jump_table(elf, insn.operand, (start, end))
+                               or [a.addr for a in insns if start <= a.addr < end])
+                # an indirect call leaves the binary (vDSO): fall through only
+            else:
+                target = _direct_target(insn.operand)
+                if target is not None:
+                    targets = [target]
+        for target in targets:
+            if target in index:
+                work.append(index[target])
+        if falls_through and i + 1 < len(insns):
+            work.append(i + 1)
+    reached = [insns[i] for i in seen]
+    return (sum(1 for insn in reached if not is_padding(insn)),
+            sorted({insn.func for insn in reached}))
+
+
+# ---- sources and objects --------------------------------------------------------------
+
+def depfile_sources(depfile):
+    """The project files a compiler .d file names (the object it describes, compiler and
+    system headers left out): paths relative to the workspace."""
+    with open(depfile) as f:
+        words = f.read().replace("\\\n", " ").split()
+    return [w for w in words[1:]
+            if not w.endswith(":") and not os.path.isabs(w)
+            and not w.startswith(("external/", "bazel-out/"))]
+
+
+def source_totals(depfiles, root):
+    """(bytes, lines, files) over the union of the project files the depfiles name."""
+    files = sorted({p for d in depfiles for p in depfile_sources(d)})
+    total_bytes = total_lines = 0
+    for rel in files:
+        with open(os.path.join(root, rel), "rb") as f:
+            data = f.read()
+        total_bytes += len(data)
+        total_lines += data.count(b"\n")
+    return total_bytes, total_lines, files
+
+
+def tier_facts(tier, root):
+    """Every static row for one tier (a tier_manifest entry)."""
+    src_bytes, src_lines, files = source_totals(tier["depfiles"], root)
+    facts = {"source_bytes": src_bytes, "source_lines": src_lines, "source_files": files,
+             "object_bytes": sum(os.path.getsize(o) for o in tier["objects"])}
+    facts.update(binary_facts(tier["binary"]))
+    path_insns, path_funcs = request_path(tier["binary"])
+    facts["request_path_instructions"] = path_insns
+    facts["request_path_functions"] = path_funcs
+    return facts
+
+
+def binary_facts(path):
+    """The rows any ELF has (also the nginx binary): sizes, libraries, symbols, code."""
+    elf = Elf(path)
+    facts = {"elf_bytes": os.path.getsize(path)}
+    for name in SECTIONS:
+        facts[name.lstrip(".") + "_bytes"] = elf.size(name)
+    facts["shared_libraries"] = needed_libraries(path)
+    facts["undefined_symbols"] = undefined_symbols(path)
+    facts["instructions_total"] = instruction_count(disassemble(path)[0])
+    return facts

@@ -1,0 +1,100 @@
+"""tier_inputs(): everything the comparison reads about each tier, taken from Bazel itself.
+
+For each tier binary it collects, through an aspect, the compile actions' outputs (the
+object files and the compiler's .d dependency files, which name every source and header
+that was really compiled) and the source files, and writes a JSON manifest that the
+driver reads from its runfiles. The binaries are built with -c opt whatever the command
+line says (a transition), so the table always measures optimised code."""
+
+TierFilesInfo = provider(
+    doc = "Files a tier's compile actions produced and read.",
+    fields = {
+        "objects": "depset of object files (.o)",
+        "depfiles": "depset of compiler dependency files (.d)",
+        "sources": "depset of source and header files",
+    },
+)
+
+def _tier_files_aspect_impl(target, ctx):
+    # The link action's object inputs are the objects in the binary (Bazel also declares
+    # PIC twins it never builds for this link); each one's compile action wrote a .d file.
+    linked = {}
+    for action in target.actions:
+        if action.mnemonic == "CppLink":
+            for f in action.inputs.to_list():
+                if f.extension == "o":
+                    linked[f.path] = True
+    objects = []
+    depfiles = []
+    for action in target.actions:
+        if action.mnemonic != "CppCompile":
+            continue
+        outputs = action.outputs.to_list()
+        if not [f for f in outputs if f.path in linked]:
+            continue
+        for f in outputs:
+            if f.extension == "o":
+                objects.append(f)
+            elif f.extension == "d":
+                depfiles.append(f)
+    sources = []
+    for attr in ("srcs", "hdrs", "textual_hdrs"):
+        sources += getattr(ctx.rule.files, attr, [])
+    transitive = [dep[TierFilesInfo] for dep in getattr(ctx.rule.attr, "deps", []) if TierFilesInfo in dep]
+    return [TierFilesInfo(
+        objects = depset(objects, transitive = [t.objects for t in transitive]),
+        depfiles = depset(depfiles, transitive = [t.depfiles for t in transitive]),
+        sources = depset(sources, transitive = [t.sources for t in transitive]),
+    )]
+
+tier_files_aspect = aspect(
+    implementation = _tier_files_aspect_impl,
+    attr_aspects = ["deps"],
+)
+
+def _force_opt_impl(settings, attr):
+    return {"//command_line_option:compilation_mode": "opt"}
+
+force_opt = transition(
+    implementation = _force_opt_impl,
+    inputs = [],
+    outputs = ["//command_line_option:compilation_mode"],
+)
+
+def _tier_inputs_impl(ctx):
+    by_name = {}
+    files = []
+    for target, name in ctx.attr.binaries.items():
+        info = target[TierFilesInfo]
+        binary = target[DefaultInfo].files_to_run.executable
+        by_name[name] = struct(
+            name = name,
+            binary = binary.short_path,
+            objects = [f.short_path for f in info.objects.to_list()],
+            depfiles = [f.short_path for f in info.depfiles.to_list()],
+            sources = [f.short_path for f in info.sources.to_list()],
+        )
+        files += [binary] + info.objects.to_list() + info.depfiles.to_list() + info.sources.to_list()
+    tiers = [by_name[name] for name in ctx.attr.order]
+    manifest = ctx.actions.declare_file(ctx.label.name + ".json")
+    ctx.actions.write(manifest, struct(tiers = tiers).to_json())
+    return [DefaultInfo(
+        files = depset([manifest]),
+        runfiles = ctx.runfiles(files = [manifest] + files),
+    )]
+
+tier_inputs = rule(
+    implementation = _tier_inputs_impl,
+    doc = "Writes <name>.json: per tier, its binary, objects, depfiles and sources (runfiles paths).",
+    attrs = {
+        "binaries": attr.label_keyed_string_dict(
+            doc = "tier binary -> tier name",
+            cfg = force_opt,
+            aspects = [tier_files_aspect],
+        ),
+        "order": attr.string_list(doc = "tier names in column order"),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+)
