@@ -1,0 +1,71 @@
+/* Compile-time proof that the constants the hot path assembly uses (x86_64/hotpath_asm.h)
+ * equal their C originals: struct offsets against offsetof, enums, limits and character
+ * classes against the headers that define them. Emits no code; a mismatch fails the
+ * build of every target that links the assembly. */
+#include <stddef.h>
+
+#include "common/char_class.h"
+#include "common/http_parse.h"
+#include "common/span.h"
+#include "common/static_assert.h"
+#include "variants/asm-hotpath/x86_64/hotpath_asm.h"
+
+#define SAME(asm_name, c_value) STATIC_ASSERT((asm_name) == (c_value), #asm_name)
+
+SAME(ASM_PARSE_COMPLETE, PARSE_COMPLETE);
+SAME(ASM_PARSE_PARTIAL, PARSE_PARTIAL);
+SAME(ASM_PARSE_BAD, PARSE_BAD);
+
+SAME(ASM_HTTP_METHOD_GET, HTTP_METHOD_GET);
+SAME(ASM_HTTP_METHOD_HEAD, HTTP_METHOD_HEAD);
+SAME(ASM_HTTP_METHOD_OTHER, HTTP_METHOD_OTHER);
+
+SAME(ASM_HTTP_CONNECTION_NONE, HTTP_CONNECTION_NONE);
+SAME(ASM_HTTP_CONNECTION_KEEP_ALIVE, HTTP_CONNECTION_KEEP_ALIVE);
+SAME(ASM_HTTP_CONNECTION_CLOSE, HTTP_CONNECTION_CLOSE);
+/* parse_headers keeps the strongest Connection token by storing close unconditionally
+ * and keep-alive only over none: that relies on this order. */
+STATIC_ASSERT(HTTP_CONNECTION_NONE < HTTP_CONNECTION_KEEP_ALIVE &&
+		      HTTP_CONNECTION_KEEP_ALIVE < HTTP_CONNECTION_CLOSE,
+	      "close outranks keep-alive outranks none");
+
+SAME(ASM_HTTP_METHOD_MAX, HTTP_METHOD_MAX);
+SAME(ASM_HTTP_TARGET_MAX, HTTP_TARGET_MAX);
+SAME(ASM_HTTP_HEADER_NAME_MAX, HTTP_HEADER_NAME_MAX);
+SAME(ASM_HTTP_CONTENT_LENGTH_MAX, HTTP_CONTENT_LENGTH_MAX);
+
+SAME(ASM_REQUEST_LINE_TARGET, offsetof(struct request_line, target));
+SAME(ASM_REQUEST_LINE_TARGET_LEN, offsetof(struct request_line, target_len));
+SAME(ASM_REQUEST_LINE_PATH_LEN, offsetof(struct request_line, path_len));
+SAME(ASM_REQUEST_LINE_LINE_LEN, offsetof(struct request_line, line_len));
+SAME(ASM_REQUEST_LINE_METHOD, offsetof(struct request_line, method));
+SAME(ASM_REQUEST_LINE_VERSION_MINOR, offsetof(struct request_line, version_minor));
+/* The assembly stores these fields with the widths below. */
+STATIC_ASSERT(sizeof(((struct request_line *)0)->target) == 8, "target: 64-bit store");
+STATIC_ASSERT(sizeof(((struct request_line *)0)->target_len) == 4, "32-bit store");
+STATIC_ASSERT(sizeof(((struct request_line *)0)->path_len) == 4, "32-bit store");
+STATIC_ASSERT(sizeof(((struct request_line *)0)->line_len) == 4, "32-bit store");
+STATIC_ASSERT(sizeof(((struct request_line *)0)->method) == 1, "byte store");
+STATIC_ASSERT(sizeof(((struct request_line *)0)->version_minor) == 1, "byte store");
+
+SAME(ASM_HEADER_BLOCK_CONTENT_LENGTH, offsetof(struct header_block, content_length));
+SAME(ASM_HEADER_BLOCK_BLOCK_LEN, offsetof(struct header_block, block_len));
+SAME(ASM_HEADER_BLOCK_CONNECTION, offsetof(struct header_block, connection));
+SAME(ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH, offsetof(struct header_block, has_content_length));
+SAME(ASM_HEADER_BLOCK_HOST_COUNT, offsetof(struct header_block, host_count));
+STATIC_ASSERT(sizeof(((struct header_block *)0)->content_length) == 8, "64-bit store");
+STATIC_ASSERT(sizeof(((struct header_block *)0)->block_len) == 4, "32-bit store");
+STATIC_ASSERT(sizeof(((struct header_block *)0)->connection) == 1, "byte store");
+STATIC_ASSERT(sizeof(((struct header_block *)0)->has_content_length) == 1, "byte store");
+STATIC_ASSERT(sizeof(((struct header_block *)0)->host_count) == 1, "byte store");
+
+SAME(ASM_CC_TCHAR, CC_TCHAR);
+SAME(ASM_CC_TARGET, CC_TARGET);
+SAME(ASM_CC_VALUE, CC_VALUE);
+SAME(ASM_CC_UPPER, CC_UPPER);
+SAME(ASM_CC_DIGIT, CC_DIGIT);
+SAME(ASM_CC_OWS, CC_OWS);
+/* The assembly indexes the table with any byte value, unchecked. */
+STATIC_ASSERT(sizeof(http_char_class) == UINT8_MAX + 1, "one entry per byte value");
+
+SAME(ASM_U64_DEC_MAX, U64_DEC_MAX);

@@ -1,0 +1,490 @@
+/* parse_request_line and parse_headers in x86_64 assembly: the contracts of
+ * common/http_parse.h, behind the same C prototypes (System V AMD64 ABI), behaving
+ * exactly like the C reference common/http_parse.c on every input: same outcome, and the
+ * result fields written with the same values at the same decision points.
+ *
+ * Bounds: every load is at an index already proven < len (or, for a wide load, an index
+ * range proven inside [buf, buf + len) or inside a name or value already scanned), so the
+ * parsers never read past buf + len even when the input ends against an unmapped page.
+ *
+ * Speed: the common shapes take a wide fast path (a 4-byte compare for "GET ", an 8-byte
+ * compare for "HTTP/1.1", header names matched with 4-byte case-folded compares);
+ * anything the fast path does not recognise falls back to the byte-by-byte walk that
+ * mirrors the C code, which decides every partial and bad case. */
+#include "variants/asm-hotpath/x86_64/hotpath_asm.h"
+
+/* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in hotpath_asm.h
+ * for why OR-ing 0x20 is exact on the bytes they are used on): load the 4, 2 or 1 bytes
+ * at addr into the 32-bit register scratch, fold, and jump to miss unless they equal the
+ * literal bytes b0, b1, ... */
+.macro EXPECT_FOLDED4 addr, scratch, b0, b1, b2, b3, miss
+	movl	\addr, \scratch
+	orl	$ASCII_CASE_BITS4, \scratch
+	cmpl	$BYTES4(\b0, \b1, \b2, \b3), \scratch
+	jne	\miss
+.endm
+.macro EXPECT_FOLDED2 addr, scratch, b0, b1, miss
+	movzwl	\addr, \scratch
+	orl	$ASCII_CASE_BITS2, \scratch
+	cmpl	$BYTES2(\b0, \b1), \scratch
+	jne	\miss
+.endm
+.macro EXPECT_FOLDED1 addr, scratch, b0, miss
+	movzbl	\addr, \scratch
+	orl	$ASCII_CASE_BIT, \scratch
+	cmpl	$\b0, \scratch
+	jne	\miss
+.endm
+
+/* Moves i (rcx) past buf[i] and on over bytes whose http_char_class entry (table in r8)
+ * has bit cls: ends with i at the first byte outside cls and that byte in eax, or jumps to
+ * at_limit as soon as i reaches limit (a register; rsi for the end of the buffer). */
+.macro ADVANCE_OVER cls, limit, at_limit
+.Ladvance\@:
+	incq	%rcx
+	cmpq	\limit, %rcx
+	je	\at_limit
+	movzbl	(%rdi,%rcx), %eax
+	testb	$\cls, (%r8,%rax)
+	jnz	.Ladvance\@
+.endm
+
+/* The C reference's expect_crlf once buf[i] (i = rcx < len) is known to be CR: jumps to
+ * partial when the buffer ends after the CR, to bad when the next byte is not LF, and
+ * falls through on CRLF. Clobbers rax. */
+.macro EXPECT_LF_AFTER_CR partial, bad
+	leaq	1(%rcx), %rax
+	cmpq	%rsi, %rax
+	jae	\partial
+	cmpb	$'\n', 1(%rdi,%rcx)
+	jne	\bad
+.endm
+
+/* Returns ASM_PARSE_COMPLETE after storing i + 2 (i = rcx, the index of a CRLF's CR) into
+ * the 32-bit field at offset field of out (rdx): the bytes consumed, CRLF included. */
+.macro RETURN_COMPLETE_AFTER_CRLF field
+	addl	$2, %ecx
+	movl	%ecx, \field(%rdx)
+	xorl	%eax, %eax		/* ASM_PARSE_COMPLETE */
+	ret
+.endm
+
+/* enum parse_outcome parse_request_line(const char *buf, size_t len,
+ *                                       struct request_line *out)
+ *
+ *   in   rdi  buf
+ *        rsi  len
+ *        rdx  out
+ *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *   uses rax, rcx (index i), r8 (&http_char_class), r9 (target start),
+ *        r10 (scan limit, then constants), r11 (path end)
+ *   clobbers rax, rcx, r8, r9, r10, r11; preserves rdi, rsi, rdx and all callee-saved
+ *   stack: none */
+FUNCTION_BEGIN(parse_request_line)
+	LOAD_C_ADDRESS(http_char_class, %r8)
+
+	/* method. Fast path: "GET " or "HEAD " (the byte walk below would classify them
+	 * the same way; it can only ever find OTHER, because a GET or HEAD it could see
+	 * would have matched here first). */
+	cmpq	$4, %rsi
+	jb	.Lline_method_walk
+	movl	(%rdi), %eax
+	cmpl	$BYTES4('G', 'E', 'T', ' '), %eax
+	jne	.Lline_not_get
+	movb	$ASM_HTTP_METHOD_GET, ASM_REQUEST_LINE_METHOD(%rdx)
+	movl	$4, %ecx		/* the target starts after "GET " */
+	jmp	.Lline_target
+.Lline_not_get:
+	cmpl	$BYTES4('H', 'E', 'A', 'D'), %eax
+	jne	.Lline_method_walk
+	cmpq	$5, %rsi
+	jb	.Lline_method_walk
+	cmpb	$' ', 4(%rdi)
+	jne	.Lline_method_walk
+	movb	$ASM_HTTP_METHOD_HEAD, ASM_REQUEST_LINE_METHOD(%rdx)
+	movl	$5, %ecx		/* the target starts after "HEAD " */
+	jmp	.Lline_target
+
+	/* Byte walk: 1-16 bytes of A-Z, then SP. */
+.Lline_method_walk:
+	xorl	%ecx, %ecx
+.Lline_method_byte:
+	cmpq	%rsi, %rcx
+	je	.Lline_partial
+	movzbl	(%rdi,%rcx), %eax
+	testb	$ASM_CC_UPPER, (%r8,%rax)
+	jz	.Lline_method_end
+	incq	%rcx
+	cmpq	$ASM_HTTP_METHOD_MAX, %rcx
+	ja	.Lline_bad
+	jmp	.Lline_method_byte
+.Lline_method_end:			/* eax = buf[i], not A-Z */
+	testq	%rcx, %rcx
+	jz	.Lline_bad		/* empty method */
+	cmpl	$' ', %eax
+	jne	.Lline_bad
+	movb	$ASM_HTTP_METHOD_OTHER, ASM_REQUEST_LINE_METHOD(%rdx)
+	incq	%rcx
+
+	/* target: '/' then target bytes (0x21-0x7e), at most ASM_HTTP_TARGET_MAX, then SP.
+	 * The scan stops at r10 = min(len, start + MAX + 1): reaching start + MAX + 1 means
+	 * one byte too many (BAD), reaching len first means more is needed (PARTIAL); when
+	 * both coincide the C code reports BAD, and so does .Lline_target_stop. */
+.Lline_target:				/* rcx = index of the target's first byte */
+	cmpq	%rsi, %rcx
+	je	.Lline_partial
+	cmpb	$'/', (%rdi,%rcx)
+	jne	.Lline_bad
+	movq	%rcx, %r9
+	leaq	ASM_HTTP_TARGET_MAX+1(%rcx), %r10
+	cmpq	%rsi, %r10
+	cmovaq	%rsi, %r10
+.Lline_path_byte:			/* no '?' seen yet */
+	incq	%rcx
+	cmpq	%r10, %rcx
+	je	.Lline_target_stop
+	movzbl	(%rdi,%rcx), %eax
+	testb	$ASM_CC_TARGET, (%r8,%rax)
+	jz	.Lline_path_end
+	cmpl	$'?', %eax
+	jne	.Lline_path_byte
+	movq	%rcx, %r11		/* the path ends at the first '?' */
+	ADVANCE_OVER ASM_CC_TARGET, %r10, .Lline_target_stop
+	jmp	.Lline_target_end
+.Lline_path_end:
+	movq	%rcx, %r11		/* no query: the path is the whole target */
+.Lline_target_end:			/* eax = buf[i], not a target byte */
+	cmpl	$' ', %eax
+	jne	.Lline_bad
+	leaq	(%rdi,%r9), %rax
+	movq	%rax, ASM_REQUEST_LINE_TARGET(%rdx)
+	movl	%ecx, %eax
+	subl	%r9d, %eax
+	movl	%eax, ASM_REQUEST_LINE_TARGET_LEN(%rdx)
+	subl	%r9d, %r11d
+	movl	%r11d, ASM_REQUEST_LINE_PATH_LEN(%rdx)
+	incq	%rcx
+
+	/* version and CRLF. Fast path: the ten bytes "HTTP/1.1\r\n" or "HTTP/1.0\r\n" are
+	 * all there; anything else (short, other version, no CRLF) takes the byte walk. */
+	movq	%rsi, %rax
+	subq	%rcx, %rax
+	cmpq	$10, %rax
+	jb	.Lline_version_walk
+	movq	(%rdi,%rcx), %rax
+	movabsq	$BYTES8('H', 'T', 'T', 'P', '/', '1', '.', '1'), %r10
+	cmpq	%r10, %rax
+	je	.Lline_minor_1
+	movabsq	$BYTES8('H', 'T', 'T', 'P', '/', '1', '.', '0'), %r10
+	cmpq	%r10, %rax
+	jne	.Lline_version_walk
+	movb	$0, ASM_REQUEST_LINE_VERSION_MINOR(%rdx)
+	jmp	.Lline_version_crlf
+.Lline_minor_1:
+	movb	$1, ASM_REQUEST_LINE_VERSION_MINOR(%rdx)
+.Lline_version_crlf:
+	cmpw	$BYTES2('\r', '\n'), 8(%rdi,%rcx)
+	jne	.Lline_version_walk
+	addl	$10, %ecx
+	movl	%ecx, ASM_REQUEST_LINE_LINE_LEN(%rdx)
+	xorl	%eax, %eax		/* ASM_PARSE_COMPLETE */
+	ret
+
+	/* Byte walk: "HTTP/1." compared against r10, which holds the seven bytes and is
+	 * shifted right one byte per match until it is zero. */
+.Lline_version_walk:
+	movabsq	$BYTES8('H', 'T', 'T', 'P', '/', '1', '.', 0), %r10
+.Lline_prefix_byte:
+	cmpq	%rsi, %rcx
+	je	.Lline_partial
+	cmpb	%r10b, (%rdi,%rcx)
+	jne	.Lline_bad
+	incq	%rcx
+	shrq	$8, %r10
+	jnz	.Lline_prefix_byte
+	cmpq	%rsi, %rcx
+	je	.Lline_partial
+	movzbl	(%rdi,%rcx), %eax
+	subl	$'0', %eax
+	cmpl	$1, %eax
+	ja	.Lline_bad		/* neither '0' nor '1' */
+	movb	%al, ASM_REQUEST_LINE_VERSION_MINOR(%rdx)
+	incq	%rcx
+	cmpq	%rsi, %rcx
+	jae	.Lline_partial
+	cmpb	$'\r', (%rdi,%rcx)
+	jne	.Lline_bad
+	EXPECT_LF_AFTER_CR .Lline_partial, .Lline_bad
+	RETURN_COMPLETE_AFTER_CRLF ASM_REQUEST_LINE_LINE_LEN
+
+.Lline_target_stop:			/* i reached r10: too long, or out of bytes */
+	movq	%rcx, %rax
+	subq	%r9, %rax
+	cmpq	$ASM_HTTP_TARGET_MAX, %rax
+	ja	.Lline_bad
+.Lline_partial:
+	movl	$ASM_PARSE_PARTIAL, %eax
+	ret
+.Lline_bad:
+	movl	$ASM_PARSE_BAD, %eax
+	ret
+FUNCTION_END(parse_request_line)
+
+/* What a header's name asks parse_headers to do once its line is complete. The name is
+ * classified at its colon so the name's registers are free for the value. */
+#define HEADER_OTHER 0
+#define HEADER_HOST 1
+#define HEADER_CONTENT_LENGTH 2
+#define HEADER_TRANSFER_ENCODING 3
+#define HEADER_CONNECTION 4
+
+/* enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out)
+ *
+ *   in   rdi  buf
+ *        rsi  len
+ *        rdx  out
+ *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *   uses rax, rcx (index i), r8 (&http_char_class), r9 (name start, then what the
+ *        header is, then Content-Length value or Connection token start),
+ *        r10 (name scan limit, then value start), r11 (value end)
+ *   clobbers rax, rcx, r8, r9, r10, r11 and, through http_host_valid (a C function,
+ *        called with the normal ABI), nothing else: rdi, rsi, rdx are saved around it
+ *   stack: 40 bytes around the http_host_valid call (five pushes keep rsp 16-aligned
+ *        at the call, as the ABI requires) */
+FUNCTION_BEGIN(parse_headers)
+	movq	$0, ASM_HEADER_BLOCK_CONTENT_LENGTH(%rdx)
+	movb	$ASM_HTTP_CONNECTION_NONE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
+	movb	$0, ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH(%rdx)
+	movb	$0, ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
+	LOAD_C_ADDRESS(http_char_class, %r8)
+	xorl	%ecx, %ecx
+
+.Lhead_line:				/* rcx = start of a header line or of the final CRLF */
+	cmpq	%rsi, %rcx
+	je	.Lhead_partial
+	movzbl	(%rdi,%rcx), %eax
+	cmpl	$'\r', %eax
+	je	.Lhead_end
+
+	/* Fast path: "Host:" in any case, the header nearly every request carries. The
+	 * four bytes that fold to "host" are letters (see ASCII_CASE_BIT), so the walk
+	 * below would find the same 4-byte name and colon. */
+	movq	%rsi, %r9
+	subq	%rcx, %r9
+	cmpq	$5, %r9
+	jb	.Lhead_name
+	leaq	(%rdi,%rcx), %r9
+	EXPECT_FOLDED4 (%r9), %r9d, 'h', 'o', 's', 't', .Lhead_name
+	cmpb	$':', 4(%rdi,%rcx)
+	jne	.Lhead_name
+	addq	$4, %rcx		/* the colon */
+	movl	$HEADER_HOST, %r9d
+	jmp	.Lhead_value
+
+	/* field-name: 1-64 tchar, then ':' (no space before it). Scan limit
+	 * r10 = min(len, start + MAX + 1), as for the request target. */
+.Lhead_name:				/* eax = buf[i], i < len */
+	movq	%rcx, %r9
+	leaq	ASM_HTTP_HEADER_NAME_MAX+1(%rcx), %r10
+	cmpq	%rsi, %r10
+	cmovaq	%rsi, %r10
+	testb	$ASM_CC_TCHAR, (%r8,%rax)
+	jz	.Lhead_name_end
+	ADVANCE_OVER ASM_CC_TCHAR, %r10, .Lhead_name_stop
+.Lhead_name_end:			/* eax = buf[i], not tchar */
+	cmpq	%r9, %rcx
+	je	.Lhead_bad		/* obs-fold, empty name, bare LF, control byte */
+	cmpl	$':', %eax
+	jne	.Lhead_bad		/* space before the colon, or no colon */
+
+	/* Classify the name (rcx - r9 bytes at buf + r9) by length, then by case-folded
+	 * compares. */
+	movq	%rcx, %rax
+	subq	%r9, %rax
+	addq	%rdi, %r9		/* r9 = the name */
+	cmpq	$4, %rax
+	je	.Lhead_name_4
+	cmpq	$10, %rax
+	je	.Lhead_name_10
+	cmpq	$14, %rax
+	je	.Lhead_name_14
+	cmpq	$17, %rax
+	je	.Lhead_name_17
+.Lhead_name_other:
+	movl	$HEADER_OTHER, %r9d
+	jmp	.Lhead_value
+.Lhead_name_4:
+	EXPECT_FOLDED4 (%r9), %eax, 'h', 'o', 's', 't', .Lhead_name_other
+	movl	$HEADER_HOST, %r9d
+	jmp	.Lhead_value
+.Lhead_name_10:
+	EXPECT_FOLDED4 (%r9), %eax, 'c', 'o', 'n', 'n', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'e', 'c', 't', 'i', .Lhead_name_other
+	EXPECT_FOLDED2 8(%r9), %eax, 'o', 'n', .Lhead_name_other
+	movl	$HEADER_CONNECTION, %r9d
+	jmp	.Lhead_value
+.Lhead_name_14:
+	EXPECT_FOLDED4 (%r9), %eax, 'c', 'o', 'n', 't', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'e', 'n', 't', '-', .Lhead_name_other
+	EXPECT_FOLDED4 8(%r9), %eax, 'l', 'e', 'n', 'g', .Lhead_name_other
+	EXPECT_FOLDED2 12(%r9), %eax, 't', 'h', .Lhead_name_other
+	movl	$HEADER_CONTENT_LENGTH, %r9d
+	jmp	.Lhead_value
+.Lhead_name_17:
+	EXPECT_FOLDED4 (%r9), %eax, 't', 'r', 'a', 'n', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 's', 'f', 'e', 'r', .Lhead_name_other
+	EXPECT_FOLDED4 8(%r9), %eax, '-', 'e', 'n', 'c', .Lhead_name_other
+	EXPECT_FOLDED4 12(%r9), %eax, 'o', 'd', 'i', 'n', .Lhead_name_other
+	EXPECT_FOLDED1 16(%r9), %eax, 'g', .Lhead_name_other
+	movl	$HEADER_TRANSFER_ENCODING, %r9d
+
+	/* OWS field-value OWS CRLF. The value starts at the first non-OWS byte and runs
+	 * over field-value bytes (OWS included); a byte that is neither must be the CR. */
+.Lhead_value:				/* rcx = index of the colon */
+	ADVANCE_OVER ASM_CC_OWS, %rsi, .Lhead_partial
+	movq	%rcx, %r10
+	testb	$ASM_CC_VALUE, (%r8,%rax)
+	jz	.Lhead_value_end
+	ADVANCE_OVER ASM_CC_VALUE, %rsi, .Lhead_partial
+.Lhead_value_end:			/* eax = buf[i], not a field-value byte */
+	cmpl	$'\r', %eax
+	jne	.Lhead_bad		/* bare LF, control byte, DEL, 8-bit byte */
+	EXPECT_LF_AFTER_CR .Lhead_partial, .Lhead_bad
+	movq	%rcx, %r11		/* value end, then trailing OWS trimmed */
+.Lhead_trim:
+	cmpq	%r10, %r11
+	jbe	.Lhead_trimmed
+	movzbl	-1(%rdi,%r11), %eax
+	testb	$ASM_CC_OWS, (%r8,%rax)
+	jz	.Lhead_trimmed
+	decq	%r11
+	jmp	.Lhead_trim
+.Lhead_trimmed:
+	addq	$2, %rcx		/* the next line */
+
+	/* Act on the header: the value is [r10, r11) of buf. */
+	cmpl	$HEADER_OTHER, %r9d
+	je	.Lhead_line
+	cmpl	$HEADER_HOST, %r9d
+	je	.Lhead_host
+	cmpl	$HEADER_CONTENT_LENGTH, %r9d
+	je	.Lhead_content_length
+	cmpl	$HEADER_CONNECTION, %r9d
+	je	.Lhead_connection
+	jmp	.Lhead_bad		/* Transfer-Encoding: the daemon reads no bodies */
+
+	/* Host: the second one is BAD (the count is still raised, as in C); the value
+	 * must pass http_host_valid(buf + r10, r11 - r10). */
+.Lhead_host:
+	incb	ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
+	cmpb	$1, ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
+	jne	.Lhead_bad
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%r8
+	movq	%r11, %rsi
+	subq	%r10, %rsi
+	addq	%r10, %rdi
+	CALL_C(http_host_valid)
+	popq	%r8
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	testl	%eax, %eax
+	jz	.Lhead_bad
+	jmp	.Lhead_line
+
+	/* Content-Length: 1-19 digits, nothing else; a repeat must carry the same value. */
+.Lhead_content_length:
+	movq	%r11, %rax
+	subq	%r10, %rax
+	jz	.Lhead_bad
+	cmpq	$ASM_HTTP_CONTENT_LENGTH_MAX, %rax
+	ja	.Lhead_bad
+	xorl	%r9d, %r9d		/* the value; 19 digits cannot overflow 64 bits */
+.Lhead_digit:
+	movzbl	(%rdi,%r10), %eax
+	testb	$ASM_CC_DIGIT, (%r8,%rax)
+	jz	.Lhead_bad
+	leaq	(%r9,%r9,4), %r9
+	leaq	-'0'(%rax,%r9,2), %r9	/* r9 = r9 * 10 + digit */
+	incq	%r10
+	cmpq	%r11, %r10
+	jne	.Lhead_digit
+	cmpb	$0, ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH(%rdx)
+	je	.Lhead_store_length
+	cmpq	ASM_HEADER_BLOCK_CONTENT_LENGTH(%rdx), %r9
+	jne	.Lhead_bad		/* two different lengths */
+.Lhead_store_length:
+	movq	%r9, ASM_HEADER_BLOCK_CONTENT_LENGTH(%rdx)
+	movb	$1, ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH(%rdx)
+	jmp	.Lhead_line
+
+	/* Connection: a comma-separated token list; "close" outranks "keep-alive" outranks
+	 * nothing, so each token can raise out->connection directly: close is stored
+	 * outright, keep-alive only over none (the C code keeps the maximum the same way,
+	 * and nothing can return between the tokens of one line). r9 = token start. */
+.Lhead_connection:
+.Lhead_token_gap:
+	cmpq	%r11, %r10
+	jae	.Lhead_line
+	movzbl	(%rdi,%r10), %eax
+	cmpl	$',', %eax
+	je	.Lhead_gap_byte
+	testb	$ASM_CC_OWS, (%r8,%rax)
+	jz	.Lhead_token
+.Lhead_gap_byte:
+	incq	%r10
+	jmp	.Lhead_token_gap
+.Lhead_token:
+	movq	%r10, %r9
+.Lhead_token_byte:
+	incq	%r10
+	cmpq	%r11, %r10
+	jae	.Lhead_token_end
+	movzbl	(%rdi,%r10), %eax
+	cmpl	$',', %eax
+	je	.Lhead_token_end
+	testb	$ASM_CC_OWS, (%r8,%rax)
+	jz	.Lhead_token_byte
+.Lhead_token_end:			/* the token is [r9, r10) */
+	movq	%r10, %rax
+	subq	%r9, %rax
+	addq	%rdi, %r9
+	cmpq	$5, %rax
+	je	.Lhead_token_5
+	cmpq	$10, %rax
+	jne	.Lhead_token_gap
+	EXPECT_FOLDED4 (%r9), %eax, 'k', 'e', 'e', 'p', .Lhead_token_gap
+	EXPECT_FOLDED4 4(%r9), %eax, '-', 'a', 'l', 'i', .Lhead_token_gap
+	EXPECT_FOLDED2 8(%r9), %eax, 'v', 'e', .Lhead_token_gap
+	cmpb	$ASM_HTTP_CONNECTION_NONE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
+	jne	.Lhead_token_gap
+	movb	$ASM_HTTP_CONNECTION_KEEP_ALIVE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
+	jmp	.Lhead_token_gap
+.Lhead_token_5:
+	EXPECT_FOLDED4 (%r9), %eax, 'c', 'l', 'o', 's', .Lhead_token_gap
+	EXPECT_FOLDED1 4(%r9), %eax, 'e', .Lhead_token_gap
+	movb	$ASM_HTTP_CONNECTION_CLOSE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
+	jmp	.Lhead_token_gap
+
+.Lhead_end:				/* buf[i] is CR at the start of a line: the empty line */
+	EXPECT_LF_AFTER_CR .Lhead_partial, .Lhead_bad
+	RETURN_COMPLETE_AFTER_CRLF ASM_HEADER_BLOCK_BLOCK_LEN
+.Lhead_name_stop:			/* i reached r10: name too long, or out of bytes */
+	movq	%rcx, %rax
+	subq	%r9, %rax
+	cmpq	$ASM_HTTP_HEADER_NAME_MAX, %rax
+	ja	.Lhead_bad
+.Lhead_partial:
+	movl	$ASM_PARSE_PARTIAL, %eax
+	ret
+.Lhead_bad:
+	movl	$ASM_PARSE_BAD, %eax
+	ret
+FUNCTION_END(parse_headers)
+
+	.section .note.GNU-stack, "", @progbits
