@@ -1,0 +1,143 @@
+// Concurrency over the wire (feature `routes`, SPEC 4): one thread must keep serving
+// while other connections are half-sent, idle or very many, and count exactly under 64
+// concurrent clients.
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+// A deadline tier must not expire the held connections while a test runs.
+const std::vector<std::string> kLongIdleArgs = {"--idle-timeout", "60"};
+
+// Closes every descriptor in fds.
+void CloseAll(std::vector<int> *fds)
+{
+	for (int fd : *fds)
+		close(fd);
+	fds->clear();
+}
+
+// Opens count silent connections into *fds; false if one cannot be opened.
+bool OpenSilentConnections(int port, int count, std::vector<int> *fds)
+{
+	for (int i = 0; i < count; i++) {
+		int fd = ConnectLoopback(port);
+		if (fd < 0)
+			return false;
+		fds->push_back(fd);
+	}
+	return true;
+}
+
+// Waits (5 s at most) until the daemon holds at least want descriptors. Returns the count.
+int WaitForDescriptors(Daemon &daemon, int want, int timeout_ms = 5000)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	int count = daemon.OpenDescriptorCount();
+	while (count < want && NowMs() < deadline) {
+		SleepMs(20);
+		count = daemon.OpenDescriptorCount();
+	}
+	return count;
+}
+
+class ConcurrencyTest : public testing::Test {
+protected:
+	void SetUp() override { REQUIRE_FEATURE("routes"); }
+	Daemon daemon_;
+};
+
+TEST_F(ConcurrencyTest, HalfSentRequestHeldWhileOthersServed)
+{
+	START_DAEMON(daemon_, DaemonOptions{kLongIdleArgs});
+	int held = ConnectLoopback(daemon_.port());
+	ASSERT_GE(held, 0);
+	ASSERT_TRUE(SendAll(held, "GET /health HTTP/1.1\r\nHo"));
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(LivenessProblem(daemon_.port()), "") << "request " << i;
+	EXPECT_FALSE(PeerSpokeOrClosed(held, 0)) << "the half-sent request was answered or closed";
+	Received r = Exchange(held, "st: a\r\n\r\n", false);
+	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, Get("/health")), "");
+}
+
+TEST_F(ConcurrencyTest, HundredIdleConnectionsHeldWhileRequestServed)
+{
+	START_DAEMON(daemon_, DaemonOptions{kLongIdleArgs});
+	std::vector<int> idle;
+	ASSERT_TRUE(OpenSilentConnections(daemon_.port(), 100, &idle));
+	EXPECT_EQ(LivenessProblem(daemon_.port()), "");
+	int closed = 0;
+	for (int fd : idle)
+		closed += PeerSpokeOrClosed(fd, 0);
+	EXPECT_EQ(closed, 0) << "idle connections were closed or answered";
+	CloseAll(&idle);
+}
+
+TEST_F(ConcurrencyTest, TwoThousandConnectionsHeldWhileRequestServed)
+{
+	constexpr int kHeld = 2000;
+	constexpr rlim_t kDaemonNofile = 4096;
+	ASSERT_GE(RaiseOwnNofileLimit(kHeld + 256), static_cast<rlim_t>(kHeld + 256))
+		<< "this test needs RLIMIT_NOFILE above " << kHeld;
+	START_DAEMON(daemon_, DaemonOptions{kLongIdleArgs, kDaemonNofile});
+	ASSERT_EQ(LivenessProblem(daemon_.port()), "");
+	int baseline = daemon_.OpenDescriptorCount();
+	std::vector<int> held;
+	bool opened = OpenSilentConnections(daemon_.port(), kHeld, &held);
+	EXPECT_TRUE(opened) << "opened only " << held.size();
+	// Accepted by the daemon, not only waiting in the kernel backlog.
+	EXPECT_EQ(WaitForDescriptors(daemon_, baseline + kHeld), baseline + kHeld);
+	EXPECT_EQ(LivenessProblem(daemon_.port()), "");
+	EXPECT_TRUE(daemon_.IsAlive());
+	CloseAll(&held);
+}
+
+TEST_F(ConcurrencyTest, SixtyFourClientThreadsCountExactly)
+{
+	constexpr int kThreads = 64;
+	constexpr int kRequestsPerThread = 50;
+	START_DAEMON(daemon_, DaemonOptions{});
+	int port = daemon_.port();
+	std::map<std::string, uint64_t> before = FetchMetrics(port);
+	std::atomic<int> successes{0}, errors{0};
+	std::mutex first_error_lock;
+	std::string first_error;
+	std::vector<std::thread> clients;
+	for (int t = 0; t < kThreads; t++) {
+		clients.emplace_back([&] {
+			for (int i = 0; i < kRequestsPerThread; i++) {
+				Received r = Roundtrip(port, Get("/health"), false, 10000);
+				HttpResponse resp = ParseResponse(r.bytes);
+				if (r.eof && resp.status == 200 && resp.body == "ok") {
+					successes++;
+					continue;
+				}
+				errors++;
+				std::lock_guard<std::mutex> hold(first_error_lock);
+				if (first_error.empty())
+					first_error = "'" + r.bytes + "' timed_out=" +
+						      std::to_string(r.timed_out);
+			}
+		});
+	}
+	for (std::thread &t : clients)
+		t.join();
+	EXPECT_EQ(errors.load(), 0) << "first error: " << first_error;
+	EXPECT_EQ(successes.load(), kThreads * kRequestsPerThread);
+	std::map<std::string, uint64_t> after = FetchMetrics(port);
+	uint64_t served = static_cast<uint64_t>(successes.load()) + 1; // + the second scrape
+	EXPECT_EQ(after["requests_total"] - before["requests_total"], served);
+	EXPECT_EQ(after["requests_get"] - before["requests_get"], served);
+	EXPECT_EQ(after["responses_200"] - before["responses_200"], served);
+}
+
+} // namespace
+} // namespace wire

@@ -1,0 +1,256 @@
+// The over-the-wire harness: the suite's command line (daemon path, features), starting
+// and stopping a daemon on an ephemeral port, raw TCP client helpers, HTTP response
+// parsing and running real client programs. Every wait is bounded in time.
+#ifndef APOLLOD_TEST_WIRE_WIRE_HARNESS_H
+#define APOLLOD_TEST_WIRE_WIRE_HARNESS_H
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace wire {
+
+// ---- The suite's command line (set once by main) ----
+
+// Parses argv after InitGoogleTest removed its own flags: argv[1] is the daemon binary,
+// then `--features=a,b`. Returns false (and prints why) when the daemon path is missing.
+bool ParseSuiteArgs(int argc, char **argv);
+
+// The daemon binary under test, as given on the command line.
+const std::string &DaemonPath();
+
+// True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines).
+bool HasFeature(const std::string &feature);
+
+// Skips the current test unless the tier declares feature (GTEST_SKIP returns from the
+// calling function, so this must be a macro).
+#define REQUIRE_FEATURE(feature)                                                     \
+	do {                                                                         \
+		if (!::wire::HasFeature(feature))                                    \
+			GTEST_SKIP() << "tier does not declare feature '" << (feature) \
+				     << "'";                                         \
+	} while (0)
+
+// Milliseconds on the monotonic clock.
+int64_t NowMs();
+
+// Sleeps ms milliseconds.
+void SleepMs(int64_t ms);
+
+// ---- Daemon process ----
+
+struct DaemonOptions {
+	std::vector<std::string> extra_args; // after `--listen 127.0.0.1:0`
+	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
+};
+
+// One daemon child process listening on 127.0.0.1:<ephemeral port>.
+class Daemon {
+public:
+	Daemon() = default;
+	Daemon(const Daemon &) = delete;
+	Daemon &operator=(const Daemon &) = delete;
+	~Daemon() { Stop(); }
+
+	// Forks and execs the daemon with `--listen 127.0.0.1:0` plus options.extra_args and
+	// reads its "... listening on 127.0.0.1:PORT" line (10 s at most). Returns true once
+	// the port is known; on failure returns false with *error set and no child left.
+	bool Start(const DaemonOptions &options, std::string *error);
+
+	// SIGTERM, then SIGKILL after 2 s, and reaps the child. Safe to call twice.
+	void Stop();
+
+	// True while the child has not exited (checked without blocking).
+	bool IsAlive();
+
+	// Descriptors numbered below `below` the child has open now (/proc/PID/fd), or -1.
+	int OpenDescriptorCount(int below = 1 << 30) const;
+
+	int port() const { return port_; }
+	pid_t pid() const { return pid_; }
+
+private:
+	pid_t pid_ = -1;
+	int port_ = 0;
+};
+
+// Starts daemon with options inside a test, failing the test (fatally) when it cannot.
+#define START_DAEMON(daemon, ...)                                   \
+	do {                                                        \
+		std::string start_error_;                           \
+		ASSERT_TRUE((daemon).Start(__VA_ARGS__, &start_error_)) \
+			<< start_error_;                            \
+	} while (0)
+
+// A fixture whose tests share one daemon with default options: started by the first test
+// (or restarted if a previous test left it dead, which that test's own liveness check
+// reports), stopped after the fixture's last test. Counters are not meaningful here:
+// tests that compare /metrics deltas start their own daemon.
+template <class Base>
+class SharedDaemonFixture : public Base {
+protected:
+	void SetUp() override
+	{
+		if (shared_daemon_ == nullptr || !shared_daemon_->IsAlive()) {
+			delete shared_daemon_;
+			shared_daemon_ = new Daemon;
+			START_DAEMON(*shared_daemon_, DaemonOptions{});
+		}
+		port_ = shared_daemon_->port();
+	}
+	static void TearDownTestSuite()
+	{
+		delete shared_daemon_;
+		shared_daemon_ = nullptr;
+	}
+	Daemon &daemon() { return *shared_daemon_; }
+
+	int port_ = 0;
+
+private:
+	inline static Daemon *shared_daemon_ = nullptr;
+};
+
+// ---- Raw TCP client ----
+
+// Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
+// blocking, close-on-exec socket, or -1.
+int ConnectLoopback(int port, int timeout_ms = 5000);
+
+// Sends all of data (MSG_NOSIGNAL). Returns false if the peer refused part of it.
+bool SendAll(int fd, const std::string &data);
+
+// What came back on one connection.
+struct Received {
+	std::string bytes;      // everything read
+	bool eof = false;       // the peer closed (read returned 0)
+	bool reset = false;     // read failed with ECONNRESET (after `bytes`)
+	bool timed_out = false; // neither happened within the time limit
+};
+
+// Reads until EOF, a reset, or timeout_ms without completion (total, not per read).
+Received ReadUntilClose(int fd, int timeout_ms = 5000);
+
+// Sends request while reading whatever the daemon answers (so a daemon that answers early
+// and then drains cannot deadlock a large send), optionally shuts the write side after
+// the last byte, then reads until close. Closes fd. Bounded by timeout_ms in total.
+Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms = 5000);
+
+// Connects, exchanges request (see Exchange) and closes. A failed connect comes back as
+// timed_out with no bytes.
+Received Roundtrip(int port, const std::string &request, bool shut_write = false,
+		   int timeout_ms = 5000);
+
+// True if fd has been closed by the peer or has data waiting, within wait_ms.
+bool PeerSpokeOrClosed(int fd, int wait_ms);
+
+// ---- HTTP responses ----
+
+struct HttpResponse {
+	bool parsed = false;         // a complete head with a valid status line
+	std::string error;           // why not, or the first framing fault found
+	int status = 0;              // e.g. 200
+	std::string status_line;     // without CRLF
+	std::string head;            // status line through the final CRLFCRLF
+	std::vector<std::pair<std::string, std::string>> headers; // in order, as sent
+	std::string body;            // everything after the head
+
+	// The value of the only header named name (any case); "" and *count = 0 if absent.
+	std::string Header(const std::string &name, int *count = nullptr) const;
+};
+
+// Parses bytes as one HTTP/1.1 response. Checks the framing byte by byte: every line ends
+// in CRLF, no bare CR or LF in the head, `name: value` header lines.
+HttpResponse ParseResponse(const std::string &bytes);
+
+// The bytes of a string literal, embedded NULs included (std::string(s) stops at NUL).
+template <size_t N>
+std::string Bytes(const char (&literal)[N])
+{
+	return std::string(literal, N - 1);
+}
+
+// GET request bytes for target on HTTP/1.1 with a Host header.
+std::string Get(const std::string &target, const std::string &method = "GET");
+
+// Liveness: a fresh GET /health (min: GET /) is answered 200. Returns "" or what failed.
+std::string LivenessProblem(int port);
+
+// Counters parsed from a /metrics body, in body order.
+using Counters = std::vector<std::pair<std::string, uint64_t>>;
+
+// Parses `name value\n` lines; false with *error on any other line.
+bool ParseMetricsBody(const std::string &body, Counters *out, std::string *error);
+
+// Fetches /metrics. Returns the counters by name; fails the test (non-fatally) and returns
+// an empty map on any problem. *raw, if given, receives every byte of the response.
+std::map<std::string, uint64_t> FetchMetrics(int port, std::string *raw = nullptr);
+
+// The ten counter names of SPEC 7, in order.
+extern const std::vector<std::string> kSpecCounterNames;
+
+// What a request should earn (malformed, header and conformance tables).
+enum class Outcome {
+	kStatus2xx,   // a 2xx response
+	kStatus400,   // 400 Bad Request
+	kStatus404,   // 404 Not Found
+	kStatus405,   // 405 with `Allow: GET, HEAD`
+	kCloseNo2xx,  // no 2xx (a 400 is fine), and the daemon closes
+	kSilentClose, // the daemon closes without sending a byte
+};
+
+// Returns "" if r, the reply to request, is what outcome asks for, else what differs.
+// Every response must also be well framed, carry Content-Type, an exact Content-Length
+// (a reply to HEAD: no body) and `Connection: close`, and end with the daemon closing
+// (EOF: a reset that may have cut the reply is a fault).
+std::string OutcomeProblem(const Received &r, Outcome expected, const std::string &request);
+
+// Readable name of an outcome, for messages.
+const char *OutcomeName(Outcome outcome);
+
+// One labelled raw request and what it must earn.
+struct RawCase {
+	std::string label;   // a gtest name: letters, digits, underscores
+	std::string raw;     // bytes sent on a fresh connection
+	bool shut_write;     // shut the write side after them (a request ended by EOF)
+	Outcome expected;
+};
+
+// gtest prints a failing parameter by its label rather than as raw bytes.
+inline void PrintTo(const RawCase &c, std::ostream *os) { *os << c.label; }
+
+// Replays c on a fresh connection and checks its outcome, then that the daemon still
+// answers a liveness request (non-fatal failures).
+void CheckRawCase(int port, const RawCase &c);
+
+// Names a parametrized RawCase test by its label.
+std::string RawCaseName(const testing::TestParamInfo<RawCase> &info);
+
+// ---- Child programs ----
+
+struct CommandResult {
+	bool ran = false;        // exec succeeded and the child exited by itself in time
+	int exit_code = -1;      // its exit status (or -1)
+	bool signalled = false;  // killed by a signal (ours after a timeout, or another)
+	std::string out, err;    // its stdout and stderr
+	std::string problem;     // why ran is false
+};
+
+// Runs argv (argv[0] looked up on PATH) with stdin_data on its stdin, collecting stdout
+// and stderr; kills it after timeout_ms.
+CommandResult RunCommand(const std::vector<std::string> &argv, const std::string &stdin_data,
+			 int timeout_ms);
+
+// Raises this process's soft RLIMIT_NOFILE to at least want (up to the hard limit).
+// Returns the soft limit in effect afterwards.
+rlim_t RaiseOwnNofileLimit(rlim_t want);
+
+} // namespace wire
+
+#endif // APOLLOD_TEST_WIRE_WIRE_HARNESS_H
