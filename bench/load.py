@@ -3,7 +3,8 @@
 A scenario is one wrk setting (connections, extra headers). Today every scenario opens a
 new connection per request (`Connection: close`); keep-alive and pipelining arrive as more
 entries in SCENARIOS. Within a scenario the servers run one after another, so each gets
-the same machine state; the order rotates between scenarios.
+the same machine state; the order rotates between scenarios. The whole set runs several
+rounds and each figure is the median over the rounds (the machines are shared and noisy).
 
 Connection-per-request load on loopback leaves one TIME_WAIT socket per request on the
 server side; a long run fills the ephemeral port space and the TIME_WAIT table
@@ -11,7 +12,8 @@ server side; a long run fills the ephemeral port space and the TIME_WAIT table
 run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit).
 
 Usage as a program (bench/BUILD wraps it as //bench:load):
-  load.py (--manifest M | NAME=BINARY...) [--quick] [--duration S] [--json OUT]
+  load.py (--manifest M | NAME=BINARY...) [--quick] [--duration S] [--rounds N]
+          [--json OUT]
           [--nginx PATH]
 """
 
@@ -27,7 +29,9 @@ import servers  # noqa: E402
 import tier_manifest  # noqa: E402
 
 DEFAULT_DURATION_S = 3
-QUICK_DURATION_S = 1  # wrk takes whole seconds
+QUICK_DURATION_S = 1  # wrk takes whole seconds: "0.5s" or "500ms" make it exit at once
+DEFAULT_ROUNDS = 3
+QUICK_ROUNDS = 1
 WRK_TIMEOUT_S = 2     # a response slower than this counts as a timeout error
 WRK_MAX_THREADS = 2   # these machines have 2 cores; wrk needs threads <= connections
 WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
@@ -88,29 +92,58 @@ def run_wrk(port, scenario, duration_s, wrk="wrk"):
     return result
 
 
-def run_scenarios(running, scenarios, duration_s, wrk="wrk", log=None):
-    """Runs every scenario against every Server in running. Returns
-    {scenario name: {server name: result}}."""
-    results = {}
-    for i, scenario in enumerate(scenarios):
-        order = running[i % len(running):] + running[:i % len(running)]
-        results[scenario["name"]] = {}
-        for server in order:
-            if log:
-                log("load: %s against %s" % (scenario["name"], server.name))
-            results[scenario["name"]][server.name] = run_wrk(server.port, scenario,
-                                                              duration_s, wrk)
-    return results
+def _median(values):
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def measure(tiers, nginx, duration_s, scenarios=SCENARIOS, log=None):
+def combine_rounds(results):
+    """One result from several rounds' results: medians of rps, p50 and p99; requests,
+    errors and the success share over all rounds together."""
+    errors = {k: sum(r["errors"][k] for r in results) for k in results[0]["errors"]}
+    good = sum(r["requests"] for r in results) - errors["status"]
+    attempts = sum(r["requests"] for r in results) + sum(
+        errors[k] for k in ("connect", "read", "write", "timeout"))
+    return {
+        "requests": sum(r["requests"] for r in results),
+        "rps": _median([r["rps"] for r in results]),
+        "p50_us": _median([r["p50_us"] for r in results]),
+        "p99_us": _median([r["p99_us"] for r in results]),
+        "success_share": good / attempts if attempts else 0.0,
+        "errors": errors,
+        "rounds": len(results),
+        "wrk_output": [r["wrk_output"] for r in results],
+    }
+
+
+def run_scenarios(running, scenarios, duration_s, rounds=1, wrk="wrk", log=None):
+    """Runs every scenario against every Server in running, rounds times. Returns
+    {scenario name: {server name: combine_rounds' result}}."""
+    raw = {}
+    step = 0
+    for round_no in range(rounds):
+        for scenario in scenarios:
+            order = running[step % len(running):] + running[:step % len(running)]
+            step += 1
+            for server in order:
+                if log:
+                    log("load: round %d/%d, %s against %s"
+                        % (round_no + 1, rounds, scenario["name"], server.name))
+                raw.setdefault(scenario["name"], {}).setdefault(server.name, []).append(
+                    run_wrk(server.port, scenario, duration_s, wrk))
+    return {scenario: {server: combine_rounds(results) for server, results in per.items()}
+            for scenario, per in raw.items()}
+
+
+def measure(tiers, nginx, duration_s, rounds=1, scenarios=SCENARIOS, log=None):
     """Starts every tier ((name, binary) pairs) and nginx, runs the scenarios, reads each
     server's peak resident memory after the load, stops them. Returns
     {"scenarios": run_scenarios' dict, "peak_rss_kib": {server: KiB}}."""
     with tempfile.TemporaryDirectory(prefix="apollod-load-") as workdir:
         running = servers.start_all(tiers, nginx, workdir)
         try:
-            results = run_scenarios(running, scenarios, duration_s, log=log)
+            results = run_scenarios(running, scenarios, duration_s, rounds, log=log)
             rss = {s.name: s.peak_rss_kib() for s in running}
         finally:
             servers.stop_all(running)
@@ -126,16 +159,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("tiers", nargs="*", metavar="NAME=BINARY")
     tier_manifest.add_arguments(ap, manifest_required=False)
-    ap.add_argument("--duration", type=int)
+    ap.add_argument("--duration", type=int, help="seconds per wrk run")
+    ap.add_argument("--rounds", type=int, help="repetitions of the whole set")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
     tiers = parse_tier_args(args.tiers)
     if args.manifest:
         tiers += tier_manifest.binaries(tier_manifest.load(args.manifest))
     if not tiers:
         ap.error("no tier: give --manifest or NAME=BINARY")
-    data = measure(tiers, args.nginx, duration,
+    data = measure(tiers, args.nginx, duration, rounds,
                    log=lambda m: print(m, file=sys.stderr))
     for name, per_server in data["scenarios"].items():
         for server, r in per_server.items():

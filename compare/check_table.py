@@ -8,7 +8,8 @@ Checks (each failure is printed with its row and column):
   - every measured figure has positive ratios to nginx and to min;
   - every tier: zero undefined symbols and zero shared libraries (static, imports
     nothing); ELF, .text, source bytes and the request path are positive;
-  - success shares lie in (0, 1]; each tier's request path is shorter than its total.
+  - success shares lie in (0, 1]; each tier's request path is shorter than its total;
+  - chart.svg is well-formed XML with the bars.
 Usage: check_table.py --manifest M --first-response BIN (the //compare:table args).
 """
 
@@ -18,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -51,7 +53,10 @@ def main():
     print(markdown)
     with open(os.path.join(out, "table.json")) as f:
         result = json.load(f)
-    check(os.path.getsize(os.path.join(out, "chart.svg")) > 0, "chart.svg written")
+    svg = ElementTree.parse(os.path.join(out, "chart.svg")).getroot()
+    bars = svg.findall("{http://www.w3.org/2000/svg}rect")
+    check(len(bars) > len(load.SCENARIOS) * len(result["columns"]),
+          "chart.svg parses and has a bar per scenario and server (%d rects)" % len(bars))
 
     tiers = result["tiers"]
     columns = result["columns"]

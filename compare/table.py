@@ -123,10 +123,17 @@ def collect(args):
         details["syscalls_by_name"][name] = by_name
 
     duration = load.QUICK_DURATION_S if quick else load.DEFAULT_DURATION_S
-    log("load: %d scenarios x %d servers, %d s each" % (len(load.SCENARIOS), len(everyone),
-                                                        duration))
-    loaded = load.measure(servers_list, args.nginx, duration, log=log)
+    rounds = load.QUICK_ROUNDS if quick else load.DEFAULT_ROUNDS
+    log("load: %d rounds of %d scenarios x %d servers, %d s each"
+        % (rounds, len(load.SCENARIOS), len(everyone), duration))
+    loaded = load.measure(servers_list, args.nginx, duration, rounds, log=log)
     details["wrk"] = {}
+    details["wrk_text"] = os.path.join(args.out, "wrk.txt")
+    with open(details["wrk_text"], "w") as wrk_text:
+        for scenario, per_server in loaded["scenarios"].items():
+            for server, r in per_server.items():
+                for i, text in enumerate(r["wrk_output"]):
+                    wrk_text.write("== %s, %s, round %d\n%s\n" % (scenario, server, i + 1, text))
     for scenario, per_server in loaded["scenarios"].items():
         for server, r in per_server.items():
             values.setdefault("rps/" + scenario, {})[server] = r["rps"]
@@ -146,6 +153,7 @@ def collect(args):
     values["first_response_us"] = {name: s["median_s"] * 1e6 for name, s in first.items()}
     details["hyperfine_json"] = hyperfine_json
     details["load_duration_s"] = duration
+    details["load_rounds"] = rounds
 
     rows = []
     for key, label, unit, nginx_has_it in STATIC_ROWS:
@@ -208,8 +216,9 @@ def render_markdown(result):
     notes = [
         "",
         "Measured cells: value (ratio to nginx / ratio to min), all from this one run.",
-        "Latencies in µs; load: wrk, one new connection per request (`Connection: close`), "
-        "%d s per server and scenario, 2 wrk threads at most." % d["load_duration_s"],
+        "Latencies in µs. Load: wrk, one new connection per request (`Connection: close`), "
+        "%d s per server and scenario, 2 wrk threads at most, median of %d rounds."
+        % (d["load_duration_s"], d["load_rounds"]),
         "Syscalls per request: " + "; ".join(
             "%s: %s" % (name, ", ".join("%s %.2g" % kv for kv in sorted(calls.items())))
             for name, calls in d["syscalls_by_name"].items()) + ".",

@@ -5,4 +5,5 @@ TIERS = [
     {"name": "full", "binary": "//variants/full:apollod"},
     {"name": "min", "binary": "//variants/min:apollod-min"},
     {"name": "nodeadline", "binary": "//variants/nodeadline:apollod"},
+    {"name": "asm-hotpath", "binary": "//variants/asm-hotpath:apollod"},
 ]
