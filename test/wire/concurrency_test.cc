@@ -100,6 +100,41 @@ TEST_F(ConcurrencyTest, TwoThousandConnectionsHeldWhileRequestServed)
 	CloseAll(&held);
 }
 
+// SPEC 4: the table has 4096 slots; a descriptor >= 4096 is closed at once, and the
+// daemon goes on serving once slots free up.
+TEST_F(ConcurrencyTest, DescriptorsBeyondTableAreClosedAtOnce)
+{
+	constexpr int kTableSlots = 4096;
+	constexpr int kBeyond = 8; // connections that land on descriptors >= 4096
+	constexpr rlim_t kDaemonNofile = 8192;
+	ASSERT_GE(RaiseOwnNofileLimit(kTableSlots + 256), static_cast<rlim_t>(kTableSlots + 256))
+		<< "this test needs RLIMIT_NOFILE above " << kTableSlots;
+	START_DAEMON(daemon_, DaemonOptions{kLongIdleArgs, kDaemonNofile});
+	ASSERT_EQ(LivenessProblem(daemon_.port()), "");
+	int fits = kTableSlots - daemon_.OpenDescriptorCount(kTableSlots);
+	std::vector<int> held;
+	ASSERT_TRUE(OpenSilentConnections(daemon_.port(), fits, &held)) << held.size();
+	ASSERT_EQ(WaitForDescriptors(daemon_, kTableSlots), kTableSlots) << "table not filled";
+	std::vector<int> beyond;
+	ASSERT_TRUE(OpenSilentConnections(daemon_.port(), kBeyond, &beyond));
+	for (int fd : beyond) {
+		Received r = ReadUntilClose(fd, 5000);
+		EXPECT_TRUE(r.eof && r.bytes.empty())
+			<< "a connection beyond the table was not closed silently: '" << r.bytes
+			<< "' timed_out=" << r.timed_out;
+	}
+	CloseAll(&beyond);
+	int still_open = 0;
+	for (int fd : held)
+		still_open += !PeerSpokeOrClosed(fd, 0);
+	EXPECT_EQ(still_open, fits) << "connections inside the table were closed";
+	EXPECT_TRUE(daemon_.IsAlive());
+	close(held.back());
+	held.pop_back();
+	EXPECT_EQ(LivenessProblem(daemon_.port()), "") << "a freed slot is used again";
+	CloseAll(&held);
+}
+
 TEST_F(ConcurrencyTest, SixtyFourClientThreadsCountExactly)
 {
 	constexpr int kThreads = 64;

@@ -17,6 +17,24 @@ std::string WithHeaders(const std::string &lines)
 	return kLine + lines + "\r\n";
 }
 
+// A /health request of exactly total bytes, padded with one X-Pad header.
+std::string HeadOfExactly(size_t total)
+{
+	std::string request = WithHeaders("X-Pad: \r\n");
+	return WithHeaders("X-Pad: " + std::string(total - request.size(), 'p') + "\r\n");
+}
+
+// A request with a Content-Length body of length bytes, all sent.
+std::string WithBody(const std::string &method, size_t length)
+{
+	return method + " /health HTTP/1.1\r\nContent-Length: " + std::to_string(length) +
+	       "\r\n\r\n" + std::string(length, 'b');
+}
+
+constexpr size_t kHeadMax = 8192;
+constexpr size_t kBodyOverBuffer = 100 * 1000;
+constexpr size_t kBodyOverDrainLimit = 300 * 1024;
+
 std::string FiftyHeaders()
 {
 	std::string lines;
@@ -50,7 +68,17 @@ const std::vector<RawCase> kHeaderCases = {
 	{"expect_ignored", WithHeaders("Expect: 100-continue\r\n"), false, Outcome::kStatus2xx},
 	{"name_64_bytes", WithHeaders(std::string(64, 'n') + ": v\r\n"), false,
 	 Outcome::kStatus2xx},
+	{"head_of_exactly_8192_bytes", HeadOfExactly(kHeadMax), false, Outcome::kStatus2xx},
+	{"get_announcing_huge_body", WithHeaders("Content-Length: 1234567890123456789\r\n"),
+	 false, Outcome::kStatus2xx},
+	// The body is not read; the answer must still arrive whole (no reset cutting it).
+	{"get_with_100k_body_sent", WithBody("GET", kBodyOverBuffer), false, Outcome::kStatus2xx},
+	{"post_with_100k_body_sent", WithBody("POST", kBodyOverBuffer), false,
+	 Outcome::kStatus405},
+	{"post_with_300k_body_sent", WithBody("POST", kBodyOverDrainLimit), false,
+	 Outcome::kStatus405},
 	// Malformed (SPEC 6): 400.
+	{"head_of_8193_bytes", HeadOfExactly(kHeadMax + 1), false, Outcome::kStatus400},
 	{"line_without_colon", WithHeaders("X-Foo bar\r\n"), false, Outcome::kStatus400},
 	{"empty_name", WithHeaders(": value\r\n"), false, Outcome::kStatus400},
 	{"space_before_colon", WithHeaders("Host : a\r\n"), false, Outcome::kStatus400},

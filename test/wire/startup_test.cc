@@ -88,10 +88,8 @@ TEST(StartupTest, SecondDaemonOnBusyPortExits3)
 
 TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 {
-	Daemon probe;
-	START_DAEMON(probe, DaemonOptions{});
-	int port = probe.port(); // free a moment ago; the kernel will not hand it out again soon
-	probe.Stop();
+	int port = RecentlyFreePort();
+	ASSERT_GT(port, 0);
 	Daemon chosen;
 	std::string error;
 	DaemonOptions options{{"--listen", "127.0.0.1:" + std::to_string(port)}};
@@ -99,6 +97,23 @@ TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 	ASSERT_TRUE(chosen.Start(options, &error)) << error;
 	EXPECT_EQ(chosen.port(), port);
 	EXPECT_EQ(LivenessProblem(chosen.port()), "");
+}
+
+// SPEC 2: "A closed stdout is not an error": the daemon still serves, whether descriptor
+// 1 is closed or a pipe nobody reads (EPIPE, and SIGPIPE must not kill it).
+TEST(StartupTest, ClosedOrBrokenStdoutIsNotAnError)
+{
+	for (DaemonStdout mode : {DaemonStdout::kClosed, DaemonStdout::kBrokenPipe}) {
+		SCOPED_TRACE(mode == DaemonStdout::kClosed ? "stdout closed" : "stdout broken pipe");
+		DaemonOptions options;
+		options.stdout_mode = mode;
+		options.fixed_port = RecentlyFreePort();
+		ASSERT_GT(options.fixed_port, 0);
+		Daemon daemon;
+		START_DAEMON(daemon, options);
+		EXPECT_EQ(LivenessProblem(daemon.port()), "");
+		EXPECT_TRUE(daemon.IsAlive());
+	}
 }
 
 } // namespace

@@ -134,9 +134,42 @@ void SleepMs(int64_t ms)
 
 // ---- Daemon process ----
 
+// Reads the daemon's announcement from fd (kStartTimeoutMs at most). Returns the port, or
+// 0 with *line holding what was read.
+static int ReadAnnouncedPort(int fd, std::string *line)
+{
+	int64_t deadline = NowMs() + kStartTimeoutMs;
+	while (line->find('\n') == std::string::npos) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (!PollOne(&p, deadline) || !DrainInto(fd, line))
+			break;
+	}
+	size_t at = line->find(kListeningMarker);
+	if (at == std::string::npos || line->find('\n') == std::string::npos)
+		return 0;
+	return atoi(line->c_str() + at + strlen(kListeningMarker));
+}
+
+// Waits until something accepts connections on port (kStartTimeoutMs at most).
+static bool WaitUntilListening(int port)
+{
+	int64_t deadline = NowMs() + kStartTimeoutMs;
+	while (NowMs() < deadline) {
+		int fd = ConnectLoopback(port, 500);
+		if (fd >= 0) {
+			close(fd);
+			return true;
+		}
+		SleepMs(20);
+	}
+	return false;
+}
+
 bool Daemon::Start(const DaemonOptions &options, std::string *error)
 {
-	std::vector<std::string> args = {g_daemon_path, "--listen", "127.0.0.1:0"};
+	bool announced = options.stdout_mode == DaemonStdout::kPipe;
+	std::string listen = "127.0.0.1:" + std::to_string(announced ? 0 : options.fixed_port);
+	std::vector<std::string> args = {g_daemon_path, "--listen", listen};
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
 	int out[2];
@@ -144,9 +177,14 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 		*error = std::string("pipe2: ") + strerror(errno);
 		return false;
 	}
+	if (options.stdout_mode == DaemonStdout::kBrokenPipe)
+		close(out[0]);
 	pid_ = fork();
 	if (pid_ == 0) { // child: async-signal-safe calls only
-		dup2(out[1], STDOUT_FILENO);
+		if (options.stdout_mode == DaemonStdout::kClosed)
+			close(STDOUT_FILENO);
+		else
+			dup2(out[1], STDOUT_FILENO);
 		// Only stdin, stdout and stderr go to the daemon: descriptors this process
 		// inherited would otherwise count against the daemon's RLIMIT_NOFILE.
 		close_range(3, ~0u, 0);
@@ -161,29 +199,33 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	close(out[1]);
 	if (pid_ < 0) {
 		*error = std::string("fork: ") + strerror(errno);
-		close(out[0]);
+		if (announced)
+			close(out[0]);
 		return false;
 	}
-	// Read the announcement line; the daemon writes it once, right after listen.
 	std::string line;
-	int64_t deadline = NowMs() + kStartTimeoutMs;
-	while (line.find('\n') == std::string::npos) {
-		struct pollfd p = {out[0], POLLIN, 0};
-		int left = MsLeft(deadline);
-		if (left == 0 || poll(&p, 1, left) <= 0 || !DrainInto(out[0], &line))
-			break;
+	if (announced) {
+		port_ = ReadAnnouncedPort(out[0], &line);
+		close(out[0]);
+	} else if (WaitUntilListening(options.fixed_port)) {
+		port_ = options.fixed_port;
 	}
-	close(out[0]);
-	size_t at = line.find(kListeningMarker);
-	if (at != std::string::npos)
-		port_ = atoi(line.c_str() + at + strlen(kListeningMarker));
-	if (port_ <= 0 || line.find('\n') == std::string::npos) {
-		*error = "daemon " + g_daemon_path + " did not announce a port; stdout was: '" +
+	if (port_ <= 0) {
+		*error = "daemon " + g_daemon_path + " did not start listening; stdout was: '" +
 			 line + "'";
 		Stop();
 		return false;
 	}
 	return true;
+}
+
+int RecentlyFreePort()
+{
+	Daemon probe;
+	std::string error;
+	if (!probe.Start(DaemonOptions{}, &error))
+		return 0;
+	return probe.port();
 }
 
 void Daemon::Stop()

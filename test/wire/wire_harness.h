@@ -45,9 +45,18 @@ void SleepMs(int64_t ms);
 
 // ---- Daemon process ----
 
+// Where the daemon's standard output goes.
+enum class DaemonStdout {
+	kPipe,       // a pipe the harness reads the announcement from
+	kClosed,     // descriptor 1 closed (SPEC 2: not an error)
+	kBrokenPipe, // a pipe whose read end is already closed: the write fails with EPIPE
+};
+
 struct DaemonOptions {
 	std::vector<std::string> extra_args; // after `--listen 127.0.0.1:0`
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
+	DaemonStdout stdout_mode = DaemonStdout::kPipe;
+	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
 };
 
 // One daemon child process listening on 127.0.0.1:<ephemeral port>.
@@ -59,8 +68,10 @@ public:
 	~Daemon() { Stop(); }
 
 	// Forks and execs the daemon with `--listen 127.0.0.1:0` plus options.extra_args and
-	// reads its "... listening on 127.0.0.1:PORT" line (10 s at most). Returns true once
-	// the port is known; on failure returns false with *error set and no child left.
+	// reads its "... listening on 127.0.0.1:PORT" line (10 s at most). Without a stdout
+	// pipe it listens on options.fixed_port instead and is ready once a connect succeeds.
+	// Returns true once the port is known; on failure returns false with *error set and
+	// no child left.
 	bool Start(const DaemonOptions &options, std::string *error);
 
 	// SIGTERM, then SIGKILL after 2 s, and reaps the child. Safe to call twice.
@@ -119,9 +130,13 @@ private:
 
 // ---- Raw TCP client ----
 
+// A port that was free a moment ago (the kernel's pick for a daemon that then stopped),
+// for tests that must name the port themselves; 0 if none could be found.
+int RecentlyFreePort();
+
 // Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
 // blocking, close-on-exec socket, or -1.
-int ConnectLoopback(int port, int timeout_ms = 5000);
+int ConnectLoopback(int port, int timeout_ms = 10000);
 
 // Sends all of data (MSG_NOSIGNAL). Returns false if the peer refused part of it.
 bool SendAll(int fd, const std::string &data);
