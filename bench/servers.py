@@ -12,7 +12,9 @@ import time
 LOOPBACK = "127.0.0.1"
 START_BOUND_S = 10.0  # a server that is not answering by then has failed
 STOP_BOUND_S = 10.0
-REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+# The request wrk sends in the connection-per-request scenarios, byte for byte, so the
+# per-request counts describe the same work as the load rows.
+REQUEST_FORMAT = "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
 NGINX_BODY = "apollo says hello"
 
 # nginx as the reference peer: one process serving (master_process off, so the process we
@@ -71,8 +73,11 @@ def tier_argv(binary):
     return [binary, "--listen", LOOPBACK + ":0"]
 
 
-def fetch(port, request=REQUEST, timeout=5.0):
-    """Sends request to 127.0.0.1:port and returns every byte until the server closes."""
+def fetch(port, request=None, timeout=5.0):
+    """Sends request (default: REQUEST_FORMAT's `GET /`) to 127.0.0.1:port and returns
+    every byte until the server closes."""
+    if request is None:
+        request = REQUEST_FORMAT.format(port=port).encode()
     with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
         s.sendall(request)
         chunks = []

@@ -52,23 +52,27 @@ STATIC_ROWS = [
 
 
 def measured_rows(scenarios):
-    """The measured rows: (key, label, unit). Load rows come from the scenario list, so a
-    keep-alive scenario adds its rows by being added to bench/load.py."""
+    """The measured rows: (key, label, unit, nginx has it), like STATIC_ROWS. Load rows
+    come from the scenario list, so a keep-alive scenario adds its rows by being added to
+    bench/load.py."""
     rows = [
-        ("instructions_per_request", "user-space instructions per request (callgrind)", "count"),
-        ("syscalls_per_request", "syscalls per request (strace -f -c)", "count"),
+        ("instructions_per_request", "user-space instructions per request (callgrind)",
+         "count", True),
+        ("instructions_per_short_request",
+         "the same, shorter request (callgrind_per_request.sh)", "count", False),
+        ("syscalls_per_request", "syscalls per request (strace -f -c)", "count", True),
     ]
     for s in scenarios:
         name = s["name"]
         rows += [
-            ("rps/" + name, "requests/s, %s" % name, "req/s"),
-            ("p50/" + name, "p50 latency, %s" % name, "us"),
-            ("p99/" + name, "p99 latency, %s" % name, "us"),
-            ("success/" + name, "success share, %s" % name, "share"),
+            ("rps/" + name, "requests/s, %s" % name, "req/s", True),
+            ("p50/" + name, "p50 latency, %s" % name, "us", True),
+            ("p99/" + name, "p99 latency, %s" % name, "us", True),
+            ("success/" + name, "success share, %s" % name, "share", True),
         ]
     rows += [
-        ("first_response_us", "exec to first response, median (hyperfine)", "us"),
-        ("peak_rss_kib", "peak resident memory after the load (VmHWM)", "KiB"),
+        ("first_response_us", "exec to first response, median (hyperfine)", "us", True),
+        ("peak_rss_kib", "peak resident memory after the load (VmHWM)", "KiB", True),
     ]
     return rows
 
@@ -77,16 +81,15 @@ def log(message):
     print("[%s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr, flush=True)
 
 
-def callgrind_per_request(kind, binary, requests, root):
-    """Instructions per request: bench/callgrind_per_request.sh for a tier when it is
-    there, bench/counts.py otherwise (and always for nginx, which that script cannot
-    start). Returns (figure, method)."""
+def script_callgrind_per_request(binary, requests, root):
+    """bench/callgrind_per_request.sh's figure for a tier (its own shorter request:
+    `GET / HTTP/1.1`, `Host: x`, no Connection header), or None when the script is absent."""
     script = os.path.join(root, CALLGRIND_SCRIPT)
-    if kind != NGINX and os.path.exists(script):
-        out = subprocess.run(["bash", script, binary, str(requests)], capture_output=True,
-                             text=True, check=True, timeout=600).stdout
-        return float(out.split()[-1]), CALLGRIND_SCRIPT
-    return counts.instructions_per_request(kind, binary, requests), "bench/counts.py"
+    if not os.path.exists(script):
+        return None
+    out = subprocess.run(["bash", script, binary, str(requests)], capture_output=True,
+                         text=True, check=True, timeout=600).stdout
+    return float(out.split()[-1])
 
 
 def collect(args):
@@ -99,7 +102,7 @@ def collect(args):
     everyone = servers_list + [(NGINX, args.nginx)]
     values = {}   # row key -> {column: number}
     details = {"quick": args.quick, "request_path_functions": {}, "source_files": {},
-               "syscalls_by_name": {}, "callgrind_method": {}}
+               "syscalls_by_name": {}}
 
     log("static facts")
     for tier in tiers:
@@ -114,9 +117,11 @@ def collect(args):
     quick = args.quick
     for name, binary in everyone:
         log("callgrind: " + name)
-        figure, method = callgrind_per_request(name, binary, CALLGRIND_REQUESTS[quick], root)
-        values.setdefault("instructions_per_request", {})[name] = figure
-        details["callgrind_method"][name] = method
+        values.setdefault("instructions_per_request", {})[name] = \
+            counts.instructions_per_request(name, binary, CALLGRIND_REQUESTS[quick])
+        if name != NGINX:  # the script serves no Connection: close, which nginx needs
+            values.setdefault("instructions_per_short_request", {})[name] = \
+                script_callgrind_per_request(binary, CALLGRIND_REQUESTS[quick], root)
         log("strace: " + name)
         total, by_name = counts.syscalls_per_request(name, binary, STRACE_REQUESTS[quick])
         values.setdefault("syscalls_per_request", {})[name] = total
@@ -156,20 +161,19 @@ def collect(args):
     details["load_rounds"] = rounds
 
     rows = []
-    for key, label, unit, nginx_has_it in STATIC_ROWS:
-        row_values = {c: values[key].get(c) for c in columns}
-        if not nginx_has_it:
-            row_values[NGINX] = None
-        rows.append({"key": key, "label": label, "unit": unit, "section": "static",
-                     "values": row_values})
-    for key, label, unit in measured_rows(load.SCENARIOS):
-        row_values = {c: values[key].get(c) for c in columns}
-        row = {"key": key, "label": label, "unit": unit, "section": "measured",
-               "values": row_values}
-        for base in RATIO_BASES:
-            row["ratio_to_" + base] = {c: ratio(row_values[c], row_values[base])
-                                       for c in columns}
-        rows.append(row)
+    sections = [("static", STATIC_ROWS), ("measured", measured_rows(load.SCENARIOS))]
+    for section, declared in sections:
+        for key, label, unit, nginx_has_it in declared:
+            row_values = {c: values.get(key, {}).get(c) for c in columns}
+            if not nginx_has_it:
+                row_values[NGINX] = None
+            row = {"key": key, "label": label, "unit": unit, "section": section,
+                   "values": row_values}
+            if section == "measured":
+                for base in RATIO_BASES:
+                    row["ratio_to_" + base] = {c: ratio(row_values[c], row_values[base])
+                                               for c in columns}
+            rows.append(row)
     return {"columns": columns, "tiers": names, "rows": rows, "details": details}
 
 
@@ -222,8 +226,10 @@ def render_markdown(result):
         "Syscalls per request: " + "; ".join(
             "%s: %s" % (name, ", ".join("%s %.2g" % kv for kv in sorted(calls.items())))
             for name, calls in d["syscalls_by_name"].items()) + ".",
-        "Instructions per request: " + ", ".join(
-            "%s via %s" % (name, how) for name, how in d["callgrind_method"].items()) + ".",
+        "Instructions and syscalls per request: wrk's own request (`GET /`, `Host`, "
+        "`Connection: close`), N sequential connections minus a start-up-only run "
+        "(bench/counts.py); the shorter request of %s has no Connection header "
+        "(nginx would keep the connection open)." % CALLGRIND_SCRIPT,
     ]
     if d["quick"]:
         notes.append("--quick run: short measurements, figures are rough.")
