@@ -13,6 +13,25 @@
  * mirrors the C code, which decides every partial and bad case. */
 #include "variants/asm-hotpath/x86_64/hotpath_asm.h"
 
+/* Lengths of the literals the parsers look for. */
+#define CRLF_LEN 2
+#define GET_SP_LEN 4            /* "GET " */
+#define HEAD_SP_LEN 5           /* "HEAD " */
+#define VERSION_CRLF_LEN 10     /* "HTTP/1.1\r\n" */
+#define HOST_LEN 4              /* "host" */
+#define HOST_COLON_LEN 5        /* "host:" */
+#define CONNECTION_LEN 10       /* "connection" */
+#define CONTENT_LENGTH_LEN 14   /* "content-length" */
+#define TRANSFER_ENCODING_LEN 17 /* "transfer-encoding" */
+#define CLOSE_LEN 5             /* "close" */
+#define KEEP_ALIVE_LEN 10       /* "keep-alive" */
+
+/* The SSE2 field-value scan: 16 bytes a step; pmovmskb gives one bit per byte. */
+#define SSE_BLOCK 16
+#define SSE_ALL_BYTES_MASK 0xFFFF
+
+#define BITS_PER_BYTE 8
+
 /* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in hotpath_asm.h
  * for why OR-ing 0x20 is exact on the bytes they are used on): load the 4, 2 or 1 bytes
  * at addr into the 32-bit register scratch, fold, and jump to miss unless they equal the
@@ -63,7 +82,7 @@
 /* Returns ASM_PARSE_COMPLETE after storing i + 2 (i = rcx, the index of a CRLF's CR) into
  * the 32-bit field at offset field of out (rdx): the bytes consumed, CRLF included. */
 .macro RETURN_COMPLETE_AFTER_CRLF field
-	addl	$2, %ecx
+	addl	$CRLF_LEN, %ecx
 	movl	%ecx, \field(%rdx)
 	xorl	%eax, %eax		/* ASM_PARSE_COMPLETE */
 	ret
@@ -86,23 +105,23 @@ FUNCTION_BEGIN(parse_request_line)
 	/* method. Fast path: "GET " or "HEAD " (the byte walk below would classify them
 	 * the same way; it can only ever find OTHER, because a GET or HEAD it could see
 	 * would have matched here first). */
-	cmpq	$4, %rsi
+	cmpq	$GET_SP_LEN, %rsi
 	jb	.Lline_method_walk
 	movl	(%rdi), %eax
 	cmpl	$BYTES4('G', 'E', 'T', ' '), %eax
 	jne	.Lline_not_get
 	movb	$ASM_HTTP_METHOD_GET, ASM_REQUEST_LINE_METHOD(%rdx)
-	movl	$4, %ecx		/* the target starts after "GET " */
+	movl	$GET_SP_LEN, %ecx	/* the target starts after "GET " */
 	jmp	.Lline_target
 .Lline_not_get:
 	cmpl	$BYTES4('H', 'E', 'A', 'D'), %eax
 	jne	.Lline_method_walk
-	cmpq	$5, %rsi
+	cmpq	$HEAD_SP_LEN, %rsi
 	jb	.Lline_method_walk
 	cmpb	$' ', 4(%rdi)
 	jne	.Lline_method_walk
 	movb	$ASM_HTTP_METHOD_HEAD, ASM_REQUEST_LINE_METHOD(%rdx)
-	movl	$5, %ecx		/* the target starts after "HEAD " */
+	movl	$HEAD_SP_LEN, %ecx	/* the target starts after "HEAD " */
 	jmp	.Lline_target
 
 	/* Byte walk: 1-16 bytes of A-Z, then SP. */
@@ -169,7 +188,7 @@ FUNCTION_BEGIN(parse_request_line)
 	 * all there; anything else (short, other version, no CRLF) takes the byte walk. */
 	movq	%rsi, %rax
 	subq	%rcx, %rax
-	cmpq	$10, %rax
+	cmpq	$VERSION_CRLF_LEN, %rax
 	jb	.Lline_version_walk
 	movq	(%rdi,%rcx), %rax
 	movabsq	$BYTES8('H', 'T', 'T', 'P', '/', '1', '.', '1'), %r10
@@ -185,7 +204,7 @@ FUNCTION_BEGIN(parse_request_line)
 .Lline_version_crlf:
 	cmpw	$BYTES2('\r', '\n'), 8(%rdi,%rcx)
 	jne	.Lline_version_walk
-	addl	$10, %ecx
+	addl	$VERSION_CRLF_LEN, %ecx
 	movl	%ecx, ASM_REQUEST_LINE_LINE_LEN(%rdx)
 	xorl	%eax, %eax		/* ASM_PARSE_COMPLETE */
 	ret
@@ -200,13 +219,13 @@ FUNCTION_BEGIN(parse_request_line)
 	cmpb	%r10b, (%rdi,%rcx)
 	jne	.Lline_bad
 	incq	%rcx
-	shrq	$8, %r10
+	shrq	$BITS_PER_BYTE, %r10
 	jnz	.Lline_prefix_byte
 	cmpq	%rsi, %rcx
 	je	.Lline_partial
 	movzbl	(%rdi,%rcx), %eax
 	subl	$'0', %eax
-	cmpl	$1, %eax
+	cmpl	$'1' - '0', %eax
 	ja	.Lline_bad		/* neither '0' nor '1' */
 	movb	%al, ASM_REQUEST_LINE_VERSION_MINOR(%rdx)
 	incq	%rcx
@@ -246,9 +265,10 @@ FUNCTION_END(parse_request_line)
  *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
  *   uses rax, rcx (index i), r8 (&http_char_class), r9 (name start, then what the
  *        header is, then Content-Length value or Connection token start),
- *        r10 (name scan limit, then value start), r11 (value end)
- *   clobbers rax, rcx, r8, r9, r10, r11 and, through http_host_valid (a C function,
- *        called with the normal ABI), nothing else: rdi, rsi, rdx are saved around it
+ *        r10 (name scan limit, then value start), r11 (SSE2 scan limit, then value
+ *        end), xmm0-xmm5 (SSE2 field-value scan)
+ *   clobbers rax, rcx, r8-r11, xmm0-xmm5 and whatever http_host_valid (a C function,
+ *        called with the normal ABI) clobbers; rdi, rsi, rdx are saved around it
  *   stack: 40 bytes around the http_host_valid call (five pushes keep rsp 16-aligned
  *        at the call, as the ABI requires) */
 FUNCTION_BEGIN(parse_headers)
@@ -271,13 +291,13 @@ FUNCTION_BEGIN(parse_headers)
 	 * below would find the same 4-byte name and colon. */
 	movq	%rsi, %r9
 	subq	%rcx, %r9
-	cmpq	$5, %r9
+	cmpq	$HOST_COLON_LEN, %r9
 	jb	.Lhead_name
 	leaq	(%rdi,%rcx), %r9
 	EXPECT_FOLDED4 (%r9), %r9d, 'h', 'o', 's', 't', .Lhead_name
 	cmpb	$':', 4(%rdi,%rcx)
 	jne	.Lhead_name
-	addq	$4, %rcx		/* the colon */
+	addq	$HOST_LEN, %rcx		/* the colon */
 	movl	$HEADER_HOST, %r9d
 	jmp	.Lhead_value
 
@@ -302,35 +322,35 @@ FUNCTION_BEGIN(parse_headers)
 	movq	%rcx, %rax
 	subq	%r9, %rax
 	addq	%rdi, %r9		/* r9 = the name */
-	cmpq	$4, %rax
-	je	.Lhead_name_4
-	cmpq	$10, %rax
-	je	.Lhead_name_10
-	cmpq	$14, %rax
-	je	.Lhead_name_14
-	cmpq	$17, %rax
-	je	.Lhead_name_17
+	cmpq	$HOST_LEN, %rax
+	je	.Lhead_name_host_len
+	cmpq	$CONNECTION_LEN, %rax
+	je	.Lhead_name_connection_len
+	cmpq	$CONTENT_LENGTH_LEN, %rax
+	je	.Lhead_name_content_length_len
+	cmpq	$TRANSFER_ENCODING_LEN, %rax
+	je	.Lhead_name_transfer_encoding_len
 .Lhead_name_other:
 	movl	$HEADER_OTHER, %r9d
 	jmp	.Lhead_value
-.Lhead_name_4:
+.Lhead_name_host_len:
 	EXPECT_FOLDED4 (%r9), %eax, 'h', 'o', 's', 't', .Lhead_name_other
 	movl	$HEADER_HOST, %r9d
 	jmp	.Lhead_value
-.Lhead_name_10:
+.Lhead_name_connection_len:
 	EXPECT_FOLDED4 (%r9), %eax, 'c', 'o', 'n', 'n', .Lhead_name_other
 	EXPECT_FOLDED4 4(%r9), %eax, 'e', 'c', 't', 'i', .Lhead_name_other
 	EXPECT_FOLDED2 8(%r9), %eax, 'o', 'n', .Lhead_name_other
 	movl	$HEADER_CONNECTION, %r9d
 	jmp	.Lhead_value
-.Lhead_name_14:
+.Lhead_name_content_length_len:
 	EXPECT_FOLDED4 (%r9), %eax, 'c', 'o', 'n', 't', .Lhead_name_other
 	EXPECT_FOLDED4 4(%r9), %eax, 'e', 'n', 't', '-', .Lhead_name_other
 	EXPECT_FOLDED4 8(%r9), %eax, 'l', 'e', 'n', 'g', .Lhead_name_other
 	EXPECT_FOLDED2 12(%r9), %eax, 't', 'h', .Lhead_name_other
 	movl	$HEADER_CONTENT_LENGTH, %r9d
 	jmp	.Lhead_value
-.Lhead_name_17:
+.Lhead_name_transfer_encoding_len:
 	EXPECT_FOLDED4 (%r9), %eax, 't', 'r', 'a', 'n', .Lhead_name_other
 	EXPECT_FOLDED4 4(%r9), %eax, 's', 'f', 'e', 'r', .Lhead_name_other
 	EXPECT_FOLDED4 8(%r9), %eax, '-', 'e', 'n', 'c', .Lhead_name_other
@@ -345,7 +365,42 @@ FUNCTION_BEGIN(parse_headers)
 	movq	%rcx, %r10
 	testb	$ASM_CC_VALUE, (%r8,%rax)
 	jz	.Lhead_value_end
+	/* Long values (User-Agent, Accept, Cookie) are scanned 16 bytes at a time with SSE2
+	 * while 16 whole bytes follow buf[i]; the rest byte by byte. A byte is a field-value
+	 * byte when it is above 0x1F as a signed byte (0x20-0x7F; 0x80-0xFF are negative)
+	 * and not DEL, or is HTAB: exactly the bytes char_class.c marks CC_VALUE. Measured
+	 * with callgrind: parse_headers on curl's head 492 -> 386 instructions, on a
+	 * browser's 4550 -> 2751, on "Host: x" 98 -> 102 (three more for the length check).
+	 * xmm0-xmm5 are caller-saved scratch in the System V ABI. */
+	leaq	1+SSE_BLOCK(%rcx), %r11
+	cmpq	%rsi, %r11
+	ja	.Lhead_value_bytes
+	movdqa	.Lbytes_1f(%rip), %xmm2
+	movdqa	.Lbytes_del(%rip), %xmm3
+	movdqa	.Lbytes_htab(%rip), %xmm4
+.Lhead_value_block:			/* buf[i] is a value byte, i + 1 + 16 <= len */
+	movdqu	1(%rdi,%rcx), %xmm0
+	movdqa	%xmm0, %xmm1
+	pcmpgtb	%xmm2, %xmm1		/* 0x20-0x7F */
+	movdqa	%xmm0, %xmm5
+	pcmpeqb	%xmm4, %xmm5		/* HTAB */
+	pcmpeqb	%xmm3, %xmm0		/* DEL, which is inside 0x20-0x7F ... */
+	pxor	%xmm0, %xmm1		/* ... so xor takes it out */
+	por	%xmm5, %xmm1
+	pmovmskb %xmm1, %eax		/* bit k set: byte i + 1 + k is a value byte */
+	xorl	$SSE_ALL_BYTES_MASK, %eax
+	jnz	.Lhead_value_block_end
+	addq	$SSE_BLOCK, %rcx
+	leaq	1+SSE_BLOCK(%rcx), %r11
+	cmpq	%rsi, %r11
+	jbe	.Lhead_value_block
+.Lhead_value_bytes:
 	ADVANCE_OVER ASM_CC_VALUE, %rsi, .Lhead_partial
+	jmp	.Lhead_value_end
+.Lhead_value_block_end:
+	bsfl	%eax, %eax		/* the first byte that is not a value byte */
+	leaq	1(%rcx,%rax), %rcx
+	movzbl	(%rdi,%rcx), %eax
 .Lhead_value_end:			/* eax = buf[i], not a field-value byte */
 	cmpl	$'\r', %eax
 	jne	.Lhead_bad		/* bare LF, control byte, DEL, 8-bit byte */
@@ -360,7 +415,7 @@ FUNCTION_BEGIN(parse_headers)
 	decq	%r11
 	jmp	.Lhead_trim
 .Lhead_trimmed:
-	addq	$2, %rcx		/* the next line */
+	addq	$CRLF_LEN, %rcx		/* the next line */
 
 	/* Act on the header: the value is [r10, r11) of buf. */
 	cmpl	$HEADER_OTHER, %r9d
@@ -454,9 +509,9 @@ FUNCTION_BEGIN(parse_headers)
 	movq	%r10, %rax
 	subq	%r9, %rax
 	addq	%rdi, %r9
-	cmpq	$5, %rax
-	je	.Lhead_token_5
-	cmpq	$10, %rax
+	cmpq	$CLOSE_LEN, %rax
+	je	.Lhead_token_close_len
+	cmpq	$KEEP_ALIVE_LEN, %rax
 	jne	.Lhead_token_gap
 	EXPECT_FOLDED4 (%r9), %eax, 'k', 'e', 'e', 'p', .Lhead_token_gap
 	EXPECT_FOLDED4 4(%r9), %eax, '-', 'a', 'l', 'i', .Lhead_token_gap
@@ -465,7 +520,7 @@ FUNCTION_BEGIN(parse_headers)
 	jne	.Lhead_token_gap
 	movb	$ASM_HTTP_CONNECTION_KEEP_ALIVE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
 	jmp	.Lhead_token_gap
-.Lhead_token_5:
+.Lhead_token_close_len:
 	EXPECT_FOLDED4 (%r9), %eax, 'c', 'l', 'o', 's', .Lhead_token_gap
 	EXPECT_FOLDED1 4(%r9), %eax, 'e', .Lhead_token_gap
 	movb	$ASM_HTTP_CONNECTION_CLOSE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
@@ -486,5 +541,15 @@ FUNCTION_BEGIN(parse_headers)
 	movl	$ASM_PARSE_BAD, %eax
 	ret
 FUNCTION_END(parse_headers)
+
+	/* The SSE2 field-value scan's constants: one byte repeated 16 times. */
+	.section .rodata.SYM(parse_headers_value_bytes), "a", @progbits
+	.p2align 4
+.Lbytes_1f:
+	.fill	SSE_BLOCK, 1, 0x1F
+.Lbytes_del:
+	.fill	SSE_BLOCK, 1, 0x7F
+.Lbytes_htab:
+	.fill	SSE_BLOCK, 1, '\t'
 
 	.section .note.GNU-stack, "", @progbits
