@@ -75,7 +75,8 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 	const char *arg = argv[*i];
 	size_t n = cstr_len(flag);
 	*matched = 0;
-	if (!span_eq(arg, flag, n))
+	/* span_eq reads all n bytes: never more than the word has. */
+	if (cstr_len(arg) < n || !span_eq(arg, flag, n))
 		return 0;
 	if (arg[n] == '=') {
 		*matched = 1;
@@ -97,7 +98,8 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	for (int i = 1; i < argc; i++) {
 		int matched;
 		const char *v;
-		if (span_eq(argv[i], "--help", sizeof("--help"))) {
+		if (cstr_len(argv[i]) == sizeof("--help") - 1 &&
+		    span_eq(argv[i], "--help", sizeof("--help") - 1)) {
 			opts->help = 1;
 			continue;
 		}

@@ -1,0 +1,49 @@
+/* The kernel constants and structure layouts of common/kernel_consts.h paired with the
+ * host libc's names for the same thing: X(apollod's expression, libc's expression).
+ * kernel_consts_probe.cc evaluates the first column with only common/ headers included,
+ * kernel_consts_test.cc the second with only libc headers, and compares. */
+#ifndef APOLLOD_TEST_UNIT_KERNEL_FACTS_H
+#define APOLLOD_TEST_UNIT_KERNEL_FACTS_H
+
+#include <stddef.h>
+
+#define FOR_EACH_KERNEL_FACT(X)                                                         \
+	X(K_AF_INET, AF_INET)                                                           \
+	X(K_SOCK_STREAM, SOCK_STREAM)                                                   \
+	X(K_SOCK_NONBLOCK, SOCK_NONBLOCK)                                               \
+	X(K_SOCK_CLOEXEC, SOCK_CLOEXEC)                                                 \
+	X(K_MSG_DONTWAIT, MSG_DONTWAIT)                                                 \
+	X(K_MSG_NOSIGNAL, MSG_NOSIGNAL)                                                 \
+	X(K_SHUT_WR, SHUT_WR)                                                           \
+	X(K_SIGPIPE, SIGPIPE)                                                           \
+	X(K_SIG_IGN, SIG_IGN)                                                           \
+	X(K_CLOCK_MONOTONIC, CLOCK_MONOTONIC)                                           \
+	X(K_RLIMIT_NOFILE, RLIMIT_NOFILE)                                               \
+	X(K_STDOUT, STDOUT_FILENO)                                                      \
+	X(K_STDERR, STDERR_FILENO)                                                      \
+	X(K_SOCKADDR_IN_SIZE, sizeof(struct sockaddr_in))                               \
+	X(sizeof(struct k_sockaddr_in), sizeof(struct sockaddr_in))                     \
+	X(offsetof(struct k_sockaddr_in, sin_family), offsetof(struct sockaddr_in, sin_family)) \
+	X(offsetof(struct k_sockaddr_in, sin_port), offsetof(struct sockaddr_in, sin_port)) \
+	X(offsetof(struct k_sockaddr_in, sin_addr), offsetof(struct sockaddr_in, sin_addr)) \
+	X(offsetof(struct k_sockaddr_in, sin_zero), offsetof(struct sockaddr_in, sin_zero)) \
+	X(sizeof(((struct k_sockaddr_in *)0)->sin_port), sizeof(in_port_t))             \
+	X(sizeof(((struct k_sockaddr_in *)0)->sin_addr), sizeof(struct in_addr))        \
+	X(sizeof(struct k_timespec), sizeof(struct timespec))                           \
+	X(offsetof(struct k_timespec, tv_nsec), offsetof(struct timespec, tv_nsec))     \
+	X(sizeof(struct k_iovec), sizeof(struct iovec))                                 \
+	X(offsetof(struct k_iovec, iov_len), offsetof(struct iovec, iov_len))           \
+	X(sizeof(struct k_rlimit), sizeof(struct rlimit))                               \
+	X(offsetof(struct k_rlimit, rlim_max), offsetof(struct rlimit, rlim_max))
+
+/* One evaluated fact, labelled with libc's spelling. */
+struct kernel_fact {
+	const char *label;
+	long value;
+};
+
+/* apollod's values, in FOR_EACH_KERNEL_FACT order (kernel_consts_probe.cc). */
+extern const struct kernel_fact apollod_kernel_facts[];
+extern const size_t apollod_kernel_fact_count;
+
+#endif /* APOLLOD_TEST_UNIT_KERNEL_FACTS_H */

@@ -1,0 +1,431 @@
+// The request-head parsers (common/http_parse.h) against tables of labelled cases, run for
+// every hot-path implementation, with every input ending against a PROT_NONE page.
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/http_parse.h"
+#include "test/unit/guarded_buffer.h"
+#include "test/unit/hotpath_test.h"
+
+using namespace std::string_literals; // "\0"s keeps embedded NUL bytes
+
+namespace {
+
+const std::string kMethod16 = "ABCDEFGHIJKLMNOP";
+const std::string kMethod17 = "ABCDEFGHIJKLMNOPQ";
+const std::string kTarget1024 = "/" + std::string(HTTP_TARGET_MAX - 1, 'a');
+const std::string kTarget1025 = "/" + std::string(HTTP_TARGET_MAX, 'a');
+const std::string kName64 = std::string(HTTP_HEADER_NAME_MAX, 'n');
+const std::string kName65 = std::string(HTTP_HEADER_NAME_MAX + 1, 'n');
+
+// ---------------------------------------------------------------- request line
+
+struct RequestLineCase {
+	const char *label;
+	std::string line;  // the request line; when COMPLETE, line_len must equal its size
+	std::string after; // bytes that follow it in the buffer (headers), not consumed
+	parse_outcome outcome;
+	uint8_t method;        // the rest only when COMPLETE
+	uint8_t version_minor;
+	std::string target;
+	uint32_t path_len;
+};
+
+RequestLineCase LineOk(const char *label, std::string line, uint8_t method, uint8_t minor,
+		       std::string target, uint32_t path_len, std::string after = "")
+{
+	return {label, line, after, PARSE_COMPLETE, method, minor, target, path_len};
+}
+
+RequestLineCase LineBad(const char *label, std::string line)
+{
+	return {label, line, "", PARSE_BAD, 0, 0, "", 0};
+}
+
+RequestLineCase LinePartial(const char *label, std::string line)
+{
+	return {label, line, "", PARSE_PARTIAL, 0, 0, "", 0};
+}
+
+const std::vector<RequestLineCase> &RequestLineCases()
+{
+	static const std::vector<RequestLineCase> cases = {
+		LineOk("GET / HTTP/1.1", "GET / HTTP/1.1\r\n", HTTP_METHOD_GET, 1, "/", 1),
+		LineOk("HEAD on HTTP/1.0", "HEAD /health HTTP/1.0\r\n", HTTP_METHOD_HEAD, 0,
+		       "/health", 7),
+		LineOk("POST is another method", "POST /x HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1,
+		       "/x", 2),
+		LineOk("GETS is not GET", "GETS / HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1, "/", 1),
+		LineOk("HEA is not HEAD", "HEA / HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1, "/", 1),
+		LineOk("query stripped from path", "GET /health?x=1 HTTP/1.1\r\n",
+		       HTTP_METHOD_GET, 1, "/health?x=1", 7),
+		LineOk("path ends at the first '?'", "GET /a?b?c HTTP/1.1\r\n", HTTP_METHOD_GET,
+		       1, "/a?b?c", 2),
+		LineOk("empty path query", "GET /? HTTP/1.1\r\n", HTTP_METHOD_GET, 1, "/?", 1),
+		LineOk("every visible byte in target", "GET /!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ HTTP/1.1\r\n",
+		       HTTP_METHOD_GET, 1, "/!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", 21),
+		LineOk("method of 16 A-Z", kMethod16 + " / HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1,
+		       "/", 1),
+		LineOk("target of exactly 1024 bytes", "GET " + kTarget1024 + " HTTP/1.1\r\n",
+		       HTTP_METHOD_GET, 1, kTarget1024, HTTP_TARGET_MAX),
+		LineOk("headers after the line are not consumed", "GET / HTTP/1.1\r\n",
+		       HTTP_METHOD_GET, 1, "/", 1, "Host: a\r\n\r\n"),
+		LineBad("method of 17 A-Z", kMethod17 + " / HTTP/1.1\r\n"),
+		LineBad("target of 1025 bytes", "GET " + kTarget1025 + " HTTP/1.1\r\n"),
+		LineBad("lowercase method", "get / HTTP/1.1\r\n"),
+		LineBad("mixed-case method", "Get / HTTP/1.1\r\n"),
+		LineBad("empty method", " / HTTP/1.1\r\n"),
+		LineBad("'@' in method", "G@T / HTTP/1.1\r\n"),
+		LineBad("NUL in method", "G\0T / HTTP/1.1\r\n"s),
+		LineBad("empty line before the request line", "\r\nGET / HTTP/1.1\r\n"),
+		LineBad("target not starting with '/'", "GET x HTTP/1.1\r\n"),
+		LineBad("asterisk target", "GET * HTTP/1.1\r\n"),
+		LineBad("absolute-form target", "GET http://a/ HTTP/1.1\r\n"),
+		LineBad("two spaces after method", "GET  / HTTP/1.1\r\n"),
+		LineBad("HTAB as separator", "GET\t/ HTTP/1.1\r\n"),
+		LineBad("NUL in target", "GET /a\0b HTTP/1.1\r\n"s),
+		LineBad("DEL in target", "GET /a\x7f HTTP/1.1\r\n"),
+		LineBad("0x80 byte in target", "GET /\x80 HTTP/1.1\r\n"),
+		LineBad("HTAB in target", "GET /a\tb HTTP/1.1\r\n"),
+		LineBad("HTTP/0.9: no version", "GET /\r\n"),
+		LineBad("HTTP/1.2", "GET / HTTP/1.2\r\n"),
+		LineBad("HTTP/2.0", "GET / HTTP/2.0\r\n"),
+		LineBad("lowercase version", "GET / http/1.1\r\n"),
+		LineBad("space after version", "GET / HTTP/1.1 \r\n"),
+		LineBad("bare LF after version", "GET / HTTP/1.1\n"),
+		LineBad("bare CR after version", "GET / HTTP/1.1\rX"),
+		LinePartial("empty buffer", ""),
+		LinePartial("inside the target", "GET /inde"),
+		LinePartial("CR without its LF yet", "GET / HTTP/1.1\r"),
+	};
+	return cases;
+}
+
+// Checks one request-line case, input ending against a guard page.
+void ExpectRequestLine(const hotpath_impl &impl, const RequestLineCase &c)
+{
+	SCOPED_TRACE(c.label);
+	std::string input = c.line + c.after;
+	GuardedBuffer buf(input);
+	struct request_line out;
+	memset(&out, 0xa5, sizeof(out));
+	ASSERT_EQ(impl.parse_request_line(buf.data(), buf.size(), &out), c.outcome);
+	if (c.outcome != PARSE_COMPLETE)
+		return;
+	EXPECT_EQ(out.method, c.method);
+	EXPECT_EQ(out.version_minor, c.version_minor);
+	EXPECT_EQ(out.target, buf.data() + c.line.find(' ') + 1) << "target points into buf";
+	EXPECT_EQ(std::string(out.target, out.target_len), c.target);
+	EXPECT_EQ(out.path_len, c.path_len);
+	EXPECT_EQ(out.line_len, c.line.size());
+}
+
+// ---------------------------------------------------------------- header block
+
+struct HeaderCase {
+	const char *label = "";
+	std::string block; // when COMPLETE, block_len must equal its size
+	parse_outcome outcome = PARSE_BAD;
+	// Expected fields when COMPLETE; set with the builder calls below.
+	uint8_t host_count = 0;
+	uint8_t connection = HTTP_CONNECTION_NONE;
+	bool has_content_length = false;
+	uint64_t content_length = 0;
+	std::string after; // bytes after the block (a body, the next request): not consumed
+
+	HeaderCase &Hosts(uint8_t n) { host_count = n; return *this; }
+	HeaderCase &Connection(http_connection c) { connection = (uint8_t)c; return *this; }
+	HeaderCase &Length(uint64_t n) { has_content_length = true; content_length = n; return *this; }
+	HeaderCase &FollowedBy(std::string bytes) { after = bytes; return *this; }
+};
+
+HeaderCase Headers(const char *label, std::string block, parse_outcome outcome)
+{
+	HeaderCase c;
+	c.label = label;
+	c.block = block;
+	c.outcome = outcome;
+	return c;
+}
+
+HeaderCase HeadersOk(const char *label, std::string block)
+{
+	return Headers(label, block, PARSE_COMPLETE);
+}
+
+HeaderCase HeadersBad(const char *label, std::string block)
+{
+	return Headers(label, block, PARSE_BAD);
+}
+
+HeaderCase HeadersPartial(const char *label, std::string block)
+{
+	return Headers(label, block, PARSE_PARTIAL);
+}
+
+const std::vector<HeaderCase> &HeaderCases()
+{
+	static const std::vector<HeaderCase> cases = {
+		HeadersOk("no headers", "\r\n"),
+		HeadersOk("Host", "Host: example.com\r\n\r\n").Hosts(1),
+		HeadersOk("HOST folded", "HOST: a\r\n\r\n").Hosts(1),
+		HeadersOk("hOsT folded", "hOsT: a\r\n\r\n").Hosts(1),
+		HeadersOk("Host with port", "Host: example.com:80\r\n\r\n").Hosts(1),
+		HeadersOk("Host IPv6 literal and port", "Host: [::1]:8080\r\n\r\n").Hosts(1),
+		HeadersOk("Host IPv4", "Host: 1.2.3.4\r\n\r\n").Hosts(1),
+		HeadersOk("Host empty", "Host:\r\n\r\n").Hosts(1),
+		HeadersOk("Host empty but OWS", "Host:  \t \r\n\r\n").Hosts(1),
+		HeadersOk("Host OWS around value", "Host:\t example.com \t\r\n\r\n").Hosts(1),
+		HeadersOk("connection: close folded", "connection: CLOSE\r\n\r\n")
+			.Connection(HTTP_CONNECTION_CLOSE),
+		HeadersOk("CONNECTION: Keep-Alive folded", "CONNECTION: Keep-Alive\r\n\r\n")
+			.Connection(HTTP_CONNECTION_KEEP_ALIVE),
+		HeadersOk("Connection list: keep-alive, close", "Connection: keep-alive, close\r\n\r\n")
+			.Connection(HTTP_CONNECTION_CLOSE),
+		HeadersOk("Connection list: close,keep-alive", "Connection: close,keep-alive\r\n\r\n")
+			.Connection(HTTP_CONNECTION_CLOSE),
+		HeadersOk("Connection list with other tokens", "Connection: Upgrade, keep-alive\r\n\r\n")
+			.Connection(HTTP_CONNECTION_KEEP_ALIVE),
+		HeadersOk("Connection: upgrade only", "Connection: upgrade\r\n\r\n"),
+		HeadersOk("Connection: closed is not close", "Connection: closed\r\n\r\n"),
+		HeadersOk("two Connection lines, close second",
+			  "Connection: keep-alive\r\nConnection: close\r\n\r\n")
+			.Connection(HTTP_CONNECTION_CLOSE),
+		HeadersOk("two Connection lines, close first",
+			  "Connection: close\r\nConnection: keep-alive\r\n\r\n")
+			.Connection(HTTP_CONNECTION_CLOSE),
+		HeadersOk("content-length folded", "content-length: 5\r\n\r\n").Length(5),
+		HeadersOk("CONTENT-LENGTH with OWS", "CONTENT-LENGTH:\t 42 \t\r\n\r\n").Length(42),
+		HeadersOk("Content-Length 0", "Content-Length: 0\r\n\r\n").Length(0),
+		HeadersOk("Content-Length of 19 digits", "Content-Length: 9999999999999999999\r\n\r\n")
+			.Length(9999999999999999999ull),
+		HeadersOk("duplicate equal Content-Length",
+			  "Content-Length: 7\r\nContent-Length: 7\r\n\r\n")
+			.Length(7),
+		HeadersOk("body after the block is not consumed", "Content-Length: 3\r\n\r\n")
+			.Length(3)
+			.FollowedBy("abc"),
+		HeadersOk("name of 64 bytes", kName64 + ": v\r\n\r\n"),
+		HeadersOk("value with colons", "X-Time: 12:30:45\r\n\r\n"),
+		HeadersOk("value with HTAB and delimiters", "X-A: a\tb {}[]\"\\/\r\n\r\n"),
+		HeadersOk("name of every tchar punctuation", "X!#$%&'*+-.^_`|~: v\r\n\r\n"),
+		HeadersOk("Expect is ignored", "Expect: 100-continue\r\n\r\n"),
+		HeadersOk("unknown headers are ignored", "Hostx: !!\r\nContent-Lengthy: z\r\n\r\n"),
+		HeadersBad("missing colon", "Host example.com\r\n\r\n"),
+		HeadersBad("empty name", ": value\r\n\r\n"),
+		HeadersBad("space before colon", "Host : a\r\n\r\n"),
+		HeadersBad("name of 65 bytes", kName65 + ": v\r\n\r\n"),
+		HeadersBad("'[' in name", "X[: v\r\n\r\n"),
+		HeadersBad("'{' in name", "X{: v\r\n\r\n"),
+		HeadersBad("'\"' in name", "X\": v\r\n\r\n"),
+		HeadersBad("'/' in name", "X/: v\r\n\r\n"),
+		HeadersBad("obs-fold with SP", "X-A: 1\r\n b\r\n\r\n"),
+		HeadersBad("obs-fold with HTAB", "X-A: 1\r\n\tb\r\n\r\n"),
+		HeadersBad("first line starts with SP", " Host: a\r\n\r\n"),
+		HeadersBad("NUL in value", "X-A: a\0b\r\n\r\n"s),
+		HeadersBad("NUL in name", "X\0A: b\r\n\r\n"s),
+		HeadersBad("DEL in value", "X-A: a\x7f\r\n\r\n"),
+		HeadersBad("bare CR in value", "X-A: a\rb\r\n\r\n"),
+		HeadersBad("0x80 byte in value", "X-A: caf\x80\r\n\r\n"),
+		HeadersBad("0xff byte in value", "X-A: \xff\r\n\r\n"),
+		HeadersBad("bare LF ends a header line", "Host: a\n\r\n"),
+		HeadersBad("bare LF ends the block", "Host: a\r\n\n"),
+		HeadersBad("bare LF as the only line", "\n"),
+		HeadersBad("bare CR ends the block", "Host: a\r\n\rX"),
+		HeadersBad("Content-Length of 20 digits", "Content-Length: 10000000000000000000\r\n\r\n"),
+		HeadersBad("Content-Length of 20 digits, small value",
+			   "Content-Length: 00000000000000000001\r\n\r\n"),
+		HeadersBad("Content-Length empty", "Content-Length:\r\n\r\n"),
+		HeadersBad("Content-Length not a number", "Content-Length: 1a\r\n\r\n"),
+		HeadersBad("Content-Length negative", "Content-Length: -1\r\n\r\n"),
+		HeadersBad("Content-Length with plus", "Content-Length: +1\r\n\r\n"),
+		HeadersBad("Content-Length list", "Content-Length: 1, 1\r\n\r\n"),
+		HeadersBad("differing Content-Length", "Content-Length: 7\r\nContent-Length: 8\r\n\r\n"),
+		HeadersBad("Transfer-Encoding chunked", "Transfer-Encoding: chunked\r\n\r\n"),
+		HeadersBad("transfer-encoding identity", "transfer-encoding: identity\r\n\r\n"),
+		HeadersBad("Transfer-Encoding empty", "Transfer-Encoding:\r\n\r\n"),
+		HeadersBad("Content-Length with Transfer-Encoding",
+			   "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"),
+		HeadersBad("duplicate Host", "Host: a\r\nHost: a\r\n\r\n"),
+		HeadersBad("duplicate Host, other case", "Host: a\r\nhost: b\r\n\r\n"),
+		HeadersBad("Host with space inside", "Host: exa mple.com\r\n\r\n"),
+		HeadersBad("Host with userinfo", "Host: user@example.com\r\n\r\n"),
+		HeadersBad("Host with path", "Host: example.com/x\r\n\r\n"),
+		HeadersBad("Host with non-numeric port", "Host: example.com:http\r\n\r\n"),
+		HeadersBad("Host with two ports", "Host: 1.2.3.4:80:80\r\n\r\n"),
+		HeadersBad("Host IPv6 unclosed", "Host: [::1\r\n\r\n"),
+		HeadersBad("Host IPv6 empty", "Host: []\r\n\r\n"),
+		HeadersBad("Host IPv6 junk after ]", "Host: [::1]x\r\n\r\n"),
+		HeadersBad("Host with quote", "Host: \"a\"\r\n\r\n"),
+		HeadersPartial("line without its CRLF", "Host: a"),
+		HeadersPartial("block without the final CRLF", "Host: a\r\n"),
+		HeadersPartial("final CR without LF", "Host: a\r\n\r"),
+	};
+	return cases;
+}
+
+// Checks one header-block case, input ending against a guard page.
+void ExpectHeaders(const hotpath_impl &impl, const HeaderCase &c)
+{
+	SCOPED_TRACE(c.label);
+	GuardedBuffer buf(c.block + c.after);
+	struct header_block out;
+	memset(&out, 0xa5, sizeof(out));
+	ASSERT_EQ(impl.parse_headers(buf.data(), buf.size(), &out), c.outcome);
+	if (c.outcome != PARSE_COMPLETE)
+		return;
+	EXPECT_EQ(out.block_len, c.block.size());
+	EXPECT_EQ(out.host_count, c.host_count);
+	EXPECT_EQ(out.connection, c.connection);
+	EXPECT_EQ(out.has_content_length, c.has_content_length ? 1 : 0);
+	if (c.has_content_length) {
+		EXPECT_EQ(out.content_length, c.content_length);
+	}
+}
+
+// ---------------------------------------------------------------- whole heads
+
+// Valid heads, split into their request line and header block, for the prefix tests.
+struct ValidHead {
+	const char *label;
+	std::string line;
+	std::string headers;
+};
+
+const std::vector<ValidHead> &ValidHeads()
+{
+	static const std::vector<ValidHead> heads = {
+		{"minimal GET", "GET / HTTP/1.1\r\n", "\r\n"},
+		{"HEAD with Host, Connection and Content-Length",
+		 "HEAD /health?x=1 HTTP/1.0\r\n",
+		 "Host: [::1]:8080\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n"},
+		{"16-byte method with OWS in values", kMethod16 + " /metrics HTTP/1.1\r\n",
+		 "User-Agent: curl/8.0\r\nX-A:\t a\tb \r\n\r\n"},
+		{"1024-byte target", "GET " + kTarget1024 + " HTTP/1.1\r\n", "Host: a\r\n\r\n"},
+	};
+	return heads;
+}
+
+// Expects PARTIAL for every proper prefix of whole (each ending against a guard page) and
+// COMPLETE for whole itself; parse is called as parse(buf, len).
+template <typename Parse>
+void ExpectEveryPrefixPartial(const std::string &whole, Parse parse)
+{
+	for (size_t len = 0; len < whole.size(); len++) {
+		GuardedBuffer buf(whole.substr(0, len));
+		ASSERT_EQ(parse(buf.data(), len), PARSE_PARTIAL) << "prefix of " << len << " bytes";
+	}
+	GuardedBuffer buf(whole);
+	EXPECT_EQ(parse(buf.data(), whole.size()), PARSE_COMPLETE);
+}
+
+class ParserTest : public HotpathTest {};
+INSTANTIATE_FOR_EVERY_HOTPATH(ParserTest);
+
+TEST_P(ParserTest, RequestLineTable)
+{
+	for (const RequestLineCase &c : RequestLineCases())
+		ExpectRequestLine(impl(), c);
+}
+
+TEST_P(ParserTest, HeaderTable)
+{
+	for (const HeaderCase &c : HeaderCases())
+		ExpectHeaders(impl(), c);
+}
+
+TEST_P(ParserTest, EveryPrefixOfARequestLineIsPartial)
+{
+	for (const ValidHead &head : ValidHeads()) {
+		SCOPED_TRACE(head.label);
+		ExpectEveryPrefixPartial(head.line, [&](const char *buf, size_t len) {
+			struct request_line out;
+			return impl().parse_request_line(buf, len, &out);
+		});
+	}
+}
+
+TEST_P(ParserTest, EveryPrefixOfAHeaderBlockIsPartial)
+{
+	for (const ValidHead &head : ValidHeads()) {
+		SCOPED_TRACE(head.label);
+		ExpectEveryPrefixPartial(head.headers, [&](const char *buf, size_t len) {
+			struct header_block out;
+			return impl().parse_headers(buf, len, &out);
+		});
+	}
+}
+
+// parse_request is the daemon's entry point; it calls the linked parsers by name, so it
+// is tested once, not per implementation.
+TEST(ParseRequestTest, EveryPrefixOfAHeadIsPartial)
+{
+	for (const ValidHead &head : ValidHeads()) {
+		SCOPED_TRACE(head.label);
+		ExpectEveryPrefixPartial(head.line + head.headers, [](const char *buf, size_t len) {
+			struct http_request out;
+			return parse_request(buf, len, &out);
+		});
+	}
+}
+
+struct RequestCase {
+	const char *label;
+	std::string head; // when COMPLETE, head_len must equal its size
+	std::string after;
+	parse_outcome outcome;
+	uint8_t method = 0; // the rest only when COMPLETE
+	std::string path = "";
+	uint8_t connection = HTTP_CONNECTION_NONE;
+	bool has_content_length = false;
+	uint64_t content_length = 0;
+};
+
+TEST(ParseRequestTest, Table)
+{
+	const RequestCase cases[] = {
+		{"GET with no headers", "GET / HTTP/1.1\r\n\r\n", "", PARSE_COMPLETE,
+		 HTTP_METHOD_GET, "/", HTTP_CONNECTION_NONE, false, 0},
+		{"HEAD with query, Host and keep-alive",
+		 "HEAD /health?x=1 HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\n", "",
+		 PARSE_COMPLETE, HTTP_METHOD_HEAD, "/health", HTTP_CONNECTION_KEEP_ALIVE, false, 0},
+		{"POST with a body: head_len stops before it",
+		 "POST /x HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "hello", PARSE_COMPLETE,
+		 HTTP_METHOD_OTHER, "/x", HTTP_CONNECTION_NONE, true, 5},
+		{"pipelined: only the first head", "GET /metrics HTTP/1.1\r\n\r\n",
+		 "GET / HTTP/1.1\r\n\r\n", PARSE_COMPLETE, HTTP_METHOD_GET, "/metrics",
+		 HTTP_CONNECTION_NONE, false, 0},
+		{"good line, bad header", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", "", PARSE_BAD},
+		{"405 method with a bad header is BAD", "PUT / HTTP/1.1\r\nX\0: a\r\n\r\n"s, "",
+		 PARSE_BAD},
+		{"lowercase method with good headers", "get / HTTP/1.1\r\nHost: a\r\n\r\n", "",
+		 PARSE_BAD},
+		{"line only", "GET / HTTP/1.1\r\n", "", PARSE_PARTIAL},
+		{"inside a header", "GET / HTTP/1.1\r\nHost: a", "", PARSE_PARTIAL},
+	};
+	for (const RequestCase &c : cases) {
+		SCOPED_TRACE(c.label);
+		GuardedBuffer buf(c.head + c.after);
+		struct http_request out;
+		memset(&out, 0xa5, sizeof(out));
+		ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), c.outcome);
+		if (c.outcome != PARSE_COMPLETE)
+			continue;
+		EXPECT_EQ(out.head_len, c.head.size());
+		EXPECT_EQ(out.head_len, out.line.line_len + out.headers.block_len);
+		EXPECT_EQ(out.line.method, c.method);
+		EXPECT_EQ(std::string(out.line.target, out.line.path_len), c.path);
+		EXPECT_EQ(out.headers.connection, c.connection);
+		EXPECT_EQ(out.headers.has_content_length, c.has_content_length ? 1 : 0);
+		if (c.has_content_length) {
+			EXPECT_EQ(out.headers.content_length, c.content_length);
+		}
+	}
+}
+
+} // namespace

@@ -1,0 +1,176 @@
+// What the daemon sends: the static responses, the /metrics rendering, and the routes.
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/counters.h"
+#include "common/metrics.h"
+#include "common/responses.h"
+#include "common/routes.h"
+#include "test/unit/guarded_buffer.h"
+#include "test/unit/spec_counters.h"
+
+namespace {
+
+const std::string kCrlf = "\r\n";
+
+// Returns the value of header `name` (exact case, "Name: value" form) in head, or
+// "<absent>" when no such line exists.
+std::string HeaderValue(const std::string &head, const std::string &name)
+{
+	std::string key = kCrlf + name + ": ";
+	size_t at = head.find(key);
+	if (at == std::string::npos)
+		return "<absent>";
+	size_t start = at + key.size();
+	return head.substr(start, head.find(kCrlf, start) - start);
+}
+
+bool EndsWith(const std::string &s, const std::string &suffix)
+{
+	return s.size() >= suffix.size() &&
+	       s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Checks what every response head must carry (SPEC 6): HTTP/1.1 status line, CRLF line
+// ends up to CRLFCRLF, Content-Type, Connection: close, and a Content-Length equal to the
+// body's length.
+void ExpectWellFormed(const std::string &head, size_t body_len)
+{
+	EXPECT_EQ(head.rfind("HTTP/1.1 ", 0), 0u) << head;
+	EXPECT_TRUE(EndsWith(head, "\r\n\r\n")) << head;
+	EXPECT_EQ(head.find("\r\n\r\n"), head.size() - 4) << "one empty line, at the end";
+	for (size_t lf = head.find('\n'); lf != std::string::npos; lf = head.find('\n', lf + 1))
+		EXPECT_TRUE(lf > 0 && head[lf - 1] == '\r') << "bare LF at " << lf;
+	EXPECT_NE(HeaderValue(head, "Content-Type"), "<absent>");
+	EXPECT_EQ(HeaderValue(head, "Connection"), "close");
+	EXPECT_EQ(HeaderValue(head, "Content-Length"), std::to_string(body_len));
+}
+
+TEST(StaticResponsesTest, EveryEntryIsWellFormed)
+{
+	const struct {
+		const char *label;
+		enum static_response_id id;
+		const char *status_line;
+		enum counter_id counter;
+	} cases[] = {
+		{"hello", RESP_HELLO, "HTTP/1.1 200 OK\r\n", C_responses_200},
+		{"health", RESP_HEALTH, "HTTP/1.1 200 OK\r\n", C_responses_200},
+		{"400", RESP_BAD_REQUEST, "HTTP/1.1 400 Bad Request\r\n", C_responses_400},
+		{"404", RESP_NOT_FOUND, "HTTP/1.1 404 Not Found\r\n", C_responses_404},
+		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
+	};
+	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		const struct static_response &r = static_responses[c.id];
+		ASSERT_NE(r.bytes, nullptr);
+		ASSERT_LE(r.head_len, r.total_len);
+		std::string head(r.bytes, r.head_len);
+		EXPECT_EQ(head.rfind(c.status_line, 0), 0u);
+		ExpectWellFormed(head, r.total_len - r.head_len);
+		EXPECT_EQ(strlen(r.bytes), r.total_len) << "the block ends where total_len says";
+		EXPECT_EQ(r.counter, (uint32_t)c.counter);
+	}
+}
+
+TEST(StaticResponsesTest, Bodies)
+{
+	auto body = [](enum static_response_id id) {
+		const struct static_response &r = static_responses[id];
+		return std::string(r.bytes + r.head_len, r.total_len - r.head_len);
+	};
+	EXPECT_EQ(body(RESP_HELLO), "apollo says hello");
+	EXPECT_EQ(body(RESP_HEALTH), "ok");
+}
+
+TEST(StaticResponsesTest, OnlyThe405CarriesAllow)
+{
+	for (int id = 0; id < STATIC_RESPONSE_COUNT; id++) {
+		const struct static_response &r = static_responses[id];
+		std::string head(r.bytes, r.head_len);
+		SCOPED_TRACE(head.substr(0, head.find(kCrlf)));
+		EXPECT_EQ(HeaderValue(head, "Allow"), id == RESP_NOT_ALLOWED ? "GET, HEAD" : "<absent>");
+	}
+}
+
+// Renders /metrics into a buffer of exactly METRICS_BUFFER_SIZE bytes that ends at a guard
+// page and checks head, body and placement. expected_body is what the counters hold.
+void ExpectMetricsResponse(const std::string &expected_body)
+{
+	GuardedBuffer out(METRICS_BUFFER_SIZE);
+	struct rendered_response r = build_metrics(out.mutable_data());
+	ASSERT_GE(r.bytes, out.data());
+	ASSERT_LE(r.head_len, r.total_len);
+	ASSERT_LE(r.bytes + r.total_len, out.data() + out.size());
+	EXPECT_EQ(r.bytes + r.head_len, out.data() + METRICS_HEAD_RESERVE)
+		<< "the body starts right after the reserve";
+	std::string head(r.bytes, r.head_len);
+	std::string body(r.bytes + r.head_len, r.total_len - r.head_len);
+	EXPECT_EQ(head.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+	ExpectWellFormed(head, body.size());
+	EXPECT_EQ(body, expected_body);
+}
+
+// Sets every counter to value_of(index) and returns the /metrics body they must produce,
+// written from SPEC section 7's list (appended counters follow it in enum order).
+template <typename ValueOf>
+std::string SetCountersAndExpectBody(ValueOf value_of)
+{
+	std::vector<std::string> names = counter_names();
+	std::string body;
+	for (int id = 0; id < COUNTER_COUNT; id++) {
+		uint64_t v = value_of(id);
+		apollod_counters.value[id] = v;
+		const std::string &name = (size_t)id < spec_counter_names.size()
+						  ? spec_counter_names[id]
+						  : names[id];
+		body += name + " " + std::to_string(v) + "\n";
+	}
+	return body;
+}
+
+TEST(MetricsTest, BodyListsTheCountersInOrder)
+{
+	ExpectMetricsResponse(SetCountersAndExpectBody([](int id) { return (uint64_t)(id + 1) * 1001; }));
+}
+
+TEST(MetricsTest, AllZero)
+{
+	ExpectMetricsResponse(SetCountersAndExpectBody([](int) { return (uint64_t)0; }));
+}
+
+TEST(MetricsTest, FitsItsBufferWithEveryCounterAtMax)
+{
+	ExpectMetricsResponse(SetCountersAndExpectBody([](int) { return UINT64_MAX; }));
+}
+
+TEST(RoutesTest, MatchIsExactOnThePath)
+{
+	const struct {
+		const char *label;
+		const char *path;
+		enum route route;
+	} cases[] = {
+		{"root", "/", ROUTE_ROOT},
+		{"health", "/health", ROUTE_HEALTH},
+		{"metrics", "/metrics", ROUTE_METRICS},
+		{"trailing slash is another route", "/health/", ROUTE_NONE},
+		{"longer name", "/healthz", ROUTE_NONE},
+		{"prefix of a route", "/healt", ROUTE_NONE},
+		{"other case", "/Health", ROUTE_NONE},
+		{"double slash", "//", ROUTE_NONE},
+		{"empty path", "", ROUTE_NONE},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		GuardedBuffer path{std::string(c.path)};
+		EXPECT_EQ(route_match(path.data(), path.size()), c.route);
+	}
+}
+
+} // namespace

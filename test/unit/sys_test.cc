@@ -1,0 +1,231 @@
+// The syscall convention (common/sys.h) and the listener set-up (common/listener.h),
+// checked against the host libc in the same process: what a wrapper creates, libc sees,
+// and the other way round.
+
+// common/ headers first: kernel_consts.h names a field sa_handler, which glibc's
+// <signal.h> defines as a macro.
+#include "common/listener.h"
+#include "test/unit/sys_probe.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+const struct sys_wrappers &sys = sys_wrappers;
+
+int SocketOption(int fd, int option)
+{
+	int value = -1;
+	socklen_t len = sizeof(value);
+	EXPECT_EQ(getsockopt(fd, SOL_SOCKET, option, &value, &len), 0) << strerror(errno);
+	return value;
+}
+
+bool FdIsOpen(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+// 127.0.0.1:port as the kernel wants it.
+struct k_sockaddr_in Loopback(uint16_t port)
+{
+	struct k_sockaddr_in a = {};
+	a.sin_family = K_AF_INET;
+	a.sin_port = htons(port);
+	a.sin_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+TEST(SysTest, ErrorsComeBackAsMinusErrno)
+{
+	EXPECT_EQ(sys.write(-1, "x", 1), -EBADF);
+	EXPECT_EQ(sys.close(-1), -EBADF);
+	EXPECT_EQ(sys.socket(-1, K_SOCK_STREAM, 0), -EAFNOSUPPORT);
+	struct k_timespec ts;
+	EXPECT_EQ(sys.clock_gettime(-12345, &ts), -EINVAL);
+}
+
+TEST(SysTest, IsErrorBoundaries)
+{
+	const struct {
+		const char *label;
+		long result;
+		int is_error;
+	} cases[] = {
+		{"-1 (EPERM)", -1, 1},
+		{"-4095, the lowest -errno", -4095, 1},
+		{"-4096 is not an error", -4096, 0},
+		{"-4097 is not an error", -4097, 0},
+		{"0", 0, 0},
+		{"1", 1, 0},
+		{"large positive (an address)", 0x7ffff7dd0000L, 0},
+		{"LONG_MAX", LONG_MAX, 0},
+		{"LONG_MIN", LONG_MIN, 0},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		EXPECT_EQ(sys.is_error(c.result), c.is_error);
+	}
+}
+
+TEST(SysTest, SocketAndCloseAgreeWithLibc)
+{
+	long fd = sys.socket(K_AF_INET, K_SOCK_STREAM | K_SOCK_NONBLOCK | K_SOCK_CLOEXEC, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(SocketOption((int)fd, SO_DOMAIN), AF_INET);
+	EXPECT_EQ(SocketOption((int)fd, SO_TYPE), SOCK_STREAM);
+	EXPECT_TRUE(fcntl((int)fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_TRUE(fcntl((int)fd, F_GETFL) & O_NONBLOCK);
+	EXPECT_EQ(sys.close((int)fd), 0);
+	EXPECT_FALSE(FdIsOpen((int)fd));
+
+	int libc_fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(libc_fd, 0);
+	EXPECT_EQ(sys.close(libc_fd), 0);
+	EXPECT_FALSE(FdIsOpen(libc_fd));
+	EXPECT_EQ(sys.close(libc_fd), -EBADF) << "closing twice";
+}
+
+TEST(SysTest, GetsocknameAgreesWithLibc)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(fd, 0);
+	struct sockaddr_in bound = {};
+	bound.sin_family = AF_INET;
+	bound.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(bind(fd, (struct sockaddr *)&bound, sizeof(bound)), 0) << strerror(errno);
+
+	struct sockaddr_in libc_addr = {};
+	socklen_t libc_len = sizeof(libc_addr);
+	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&libc_addr, &libc_len), 0);
+	struct k_sockaddr_in ours;
+	uint32_t our_len = sizeof(ours);
+	ASSERT_EQ(sys.getsockname(fd, &ours, &our_len), 0);
+	EXPECT_EQ(our_len, libc_len);
+	EXPECT_EQ(ours.sin_family, libc_addr.sin_family);
+	EXPECT_NE(ours.sin_port, 0) << "the kernel chose a port";
+	EXPECT_EQ(ours.sin_port, libc_addr.sin_port);
+	EXPECT_EQ(ours.sin_addr, libc_addr.sin_addr.s_addr);
+	close(fd);
+}
+
+TEST(SysTest, ClockGettimeLiesBetweenTwoLibcReadings)
+{
+	struct timespec before, after;
+	struct k_timespec ours;
+	ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &before), 0);
+	ASSERT_EQ(sys.clock_gettime(K_CLOCK_MONOTONIC, &ours), 0);
+	ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &after), 0);
+	auto ns = [](int64_t s, int64_t n) { return s * 1000000000 + n; };
+	EXPECT_LE(ns(before.tv_sec, before.tv_nsec), ns(ours.tv_sec, ours.tv_nsec));
+	EXPECT_LE(ns(ours.tv_sec, ours.tv_nsec), ns(after.tv_sec, after.tv_nsec));
+	EXPECT_GE(ours.tv_nsec, 0);
+	EXPECT_LT(ours.tv_nsec, 1000000000);
+}
+
+TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)
+{
+	struct k_sockaddr_in addr = Loopback(0);
+	int fd = -1;
+	ASSERT_EQ(listener_open(&addr, K_SOCK_NONBLOCK, &fd), EXIT_OK);
+	EXPECT_NE(addr.sin_port, 0) << "the kernel's port is written back";
+	EXPECT_EQ(SocketOption(fd, SO_ACCEPTCONN), 1);
+	EXPECT_EQ(SocketOption(fd, SO_REUSEADDR), 1);
+	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_TRUE(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	struct sockaddr_in libc_addr = {};
+	socklen_t len = sizeof(libc_addr);
+	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&libc_addr, &len), 0);
+	EXPECT_EQ(addr.sin_port, libc_addr.sin_port);
+
+	// SPEC 3: Linux refuses a second SO_REUSEADDR listener on the same address.
+	struct k_sockaddr_in same = addr;
+	int second = -1;
+	EXPECT_EQ(listener_open(&same, 0, &second), EXIT_BIND);
+	close(fd);
+}
+
+// Writes a byte to fd until the result is -EPIPE, at most `tries` times, sleeping a little
+// between tries (a TCP peer's RST takes a moment). Every other result must be a success or
+// -ECONNRESET. Returns whether -EPIPE came.
+bool WriteUntilEpipe(int fd, int tries)
+{
+	for (int i = 0; i < tries; i++) {
+		long r = sys.write(fd, "x", 1);
+		if (r == -EPIPE)
+			return true;
+		EXPECT_TRUE(r == 1 || r == -ECONNRESET) << "write returned " << r;
+		usleep(2000);
+	}
+	return false;
+}
+
+// Sets SIGPIPE back to the default action (terminate), as a fresh process has it.
+void DefaultSigpipe()
+{
+	struct sigaction dfl = {};
+	dfl.sa_handler = SIG_DFL;
+	ASSERT_EQ(sigaction(SIGPIPE, &dfl, nullptr), 0);
+}
+
+TEST(ListenerTest, IgnoreSigpipeTurnsTheSignalIntoEpipe)
+{
+	DefaultSigpipe();
+	ASSERT_EQ(ignore_sigpipe(), 0);
+	struct sigaction now;
+	ASSERT_EQ(sigaction(SIGPIPE, nullptr, &now), 0);
+	EXPECT_EQ(now.sa_handler, SIG_IGN);
+
+	int pair[2];
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+	close(pair[1]);
+	EXPECT_EQ(sys.write(pair[0], "x", 1), -EPIPE);
+	EXPECT_EQ(sys.send(pair[0], "x", 1, 0), -EPIPE) << "send without MSG_NOSIGNAL";
+	close(pair[0]);
+
+	struct k_sockaddr_in addr = Loopback(0);
+	int listener = -1;
+	ASSERT_EQ(listener_open(&addr, 0, &listener), EXIT_OK);
+	int client = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(client, 0);
+	ASSERT_EQ(connect(client, (const struct sockaddr *)&addr, sizeof(addr)), 0)
+		<< strerror(errno);
+	long server = sys.accept4(listener, K_SOCK_CLOEXEC);
+	ASSERT_GE(server, 0);
+	close(client);
+	EXPECT_TRUE(WriteUntilEpipe((int)server, 500)) << "TCP peer closed";
+	close((int)server);
+	close(listener);
+	// Still here: neither write killed the process.
+}
+
+// The control for the test above: without ignore_sigpipe the same write kills the process,
+// so that test really depends on it.
+TEST(ListenerDeathTest, WithoutIgnoreSigpipeTheWriteKills)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(
+		{
+			DefaultSigpipe();
+			int pair[2];
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
+				_exit(2);
+			close(pair[1]);
+			sys.write(pair[0], "x", 1);
+			_exit(0);
+		},
+		::testing::KilledBySignal(SIGPIPE), "");
+}
+
+} // namespace
