@@ -1,7 +1,7 @@
 /* Kernel constants and structures that the UAPI headers do not export to user space
  * (the socket-family and socket-type numbers live in glibc's <bits/socket.h>, not in
  * the linux/ UAPI headers). Values are from include/linux/socket.h and include/linux/net.h in the
- * kernel tree; test/kernel_consts_test.cc checks every one against the host libc. */
+ * kernel tree; test/unit/kernel_consts_test.cc checks every one against the host libc. */
 #ifndef APOLLOD_COMMON_KERNEL_CONSTS_H
 #define APOLLOD_COMMON_KERNEL_CONSTS_H
 
@@ -50,12 +50,13 @@ struct k_iovec {
 STATIC_ASSERT(sizeof(struct k_iovec) == 16, "iovec is pointer + length");
 
 /* The kernel's struct sigaction for rt_sigaction(2) on x86_64 and the generic ABI:
- * handler, flags, restorer, then the mask. sa_mask is the kernel's 64-bit sigset. */
+ * handler, flags, restorer, then the kernel's 64-bit signal mask. The fields are not
+ * named sa_* because glibc's <signal.h> defines sa_handler as a macro. */
 struct k_sigaction {
-	uint64_t sa_handler;
-	uint64_t sa_flags;
-	uint64_t sa_restorer;
-	uint64_t sa_mask;
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
 };
 #define K_SIGSET_SIZE 8
 

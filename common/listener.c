@@ -33,7 +33,7 @@ void listener_announce(const char *name, size_t name_len, const struct k_sockadd
 long ignore_sigpipe(void)
 {
 	/* SIG_IGN needs no handler trampoline, so no SA_RESTORER either. */
-	struct k_sigaction act = {.sa_handler = K_SIG_IGN};
+	struct k_sigaction act = {.handler = K_SIG_IGN};
 	return sys_rt_sigaction(K_SIGPIPE, &act, 0);
 }
 
