@@ -16,6 +16,7 @@ packages=(
 	hyperfine        # start-up timing
 	wrk              # load
 	nginx-light      # the reference peer
+	python3          # compare/ and bench/ drivers (Debian's /usr/bin/python3)
 )
 
 missing=()
