@@ -12,7 +12,11 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-/* SPEC section 7: the first ten, in this order, never reordered; later ones are appended. */
+/* SPEC section 7: the first ten, in this order, never reordered; later ones are appended.
+ * connections_accepted / connections_closed: every descriptor accept4 returned / closed.
+ * syscalls_total: every syscall the serving loop makes (epoll, accept4, read, write,
+ * writev, shutdown, close; the vDSO clock is not one), so syscalls per request is
+ * Δsyscalls_total / Δrequests_total from /metrics alone. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -23,7 +27,10 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_405)    \
 	X(bytes_read)       \
 	X(bytes_written)    \
-	X(timeouts)
+	X(timeouts)         \
+	X(connections_accepted) \
+	X(connections_closed)   \
+	X(syscalls_total)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

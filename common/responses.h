@@ -23,6 +23,19 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
 	  "method not allowed\n", "Allow: GET, HEAD\r\n")
 
+/* The two forms of every response: what the Connection header says the daemon will do.
+ * X(id, header value) */
+#define FOR_EACH_CONN_FORM(X)                  \
+	X(CONN_FORM_CLOSE, "close")            \
+	X(CONN_FORM_KEEP_ALIVE, "keep-alive")
+
+enum conn_form {
+#define FORM_ENUM(id, value) id,
+	FOR_EACH_CONN_FORM(FORM_ENUM)
+#undef FORM_ENUM
+	CONN_FORM_COUNT
+};
+
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,
 	FOR_EACH_STATIC_RESPONSE(RESPONSE_ENUM)
@@ -41,13 +54,15 @@ struct static_response {
 #define STATIC_RESPONSE_SIZE 24
 STATIC_ASSERT(sizeof(struct static_response) == STATIC_RESPONSE_SIZE, "layout");
 
-extern const struct static_response static_responses[STATIC_RESPONSE_COUNT];
+/* static_responses[form][id]: both forms pre-rendered, so each leaves in one write. */
+extern const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RESPONSE_COUNT];
 
 /* The head of a dynamic 200 response up to the Content-Length digits, and what follows
- * them; /metrics writes the digits in between. */
+ * them in each connection form; /metrics writes the digits in between. */
 #define DYNAMIC_200_HEAD_PREFIX \
 	"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: "
-#define DYNAMIC_HEAD_SUFFIX "\r\nConnection: close\r\n\r\n"
+#define DYNAMIC_HEAD_SUFFIX(conn) "\r\nConnection: " conn "\r\n\r\n"
+#define DYNAMIC_HEAD_SUFFIX_MAX (sizeof(DYNAMIC_HEAD_SUFFIX("keep-alive")) - 1)
 
 APOLLOD_EXTERN_C_END
 

@@ -1,10 +1,18 @@
-/* The event loop of the routed tiers: accept, read a head, parse, route, answer with one
- * contiguous write, close. One thread; the backend (event_backend.h) only waits.
+/* The event loop of the routed tiers: accept, read, parse, route, answer, and keep the
+ * connection for the next request (HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with
+ * "Connection: keep-alive"). One thread; the backend (event_backend.h) only waits.
  *
- * Happy path per connection: accept4, read, write, close. The first read is tried right
- * after accept4, because on loopback the request has usually arrived with the handshake;
- * only when it has not (EAGAIN) is the descriptor registered with the backend, once,
- * edge-triggered for both directions. See docs/AUDIT.md for the state machine. */
+ * Every complete request already in the buffer is answered in order (pipelining); their
+ * responses are queued and leave together in one write(2) or writev(2). A partial request
+ * at the end of the buffer waits for the next read.
+ *
+ * Syscalls: a new connection costs accept4, read, write, close: the first read is tried
+ * right after accept4, because on loopback the request has usually arrived with the
+ * handshake; only when it has not is the descriptor registered with the backend, once,
+ * edge-triggered for both directions. On a persistent connection a request costs one read
+ * and one write: a read that comes back shorter than the space offered means the socket
+ * was emptied, so the loop waits for the next edge instead of paying for an EAGAIN read.
+ * See docs/AUDIT.md for the state machine. */
 #include "common/server.h"
 
 #include "common/config.h"
@@ -22,18 +30,27 @@
 STATIC_ASSERT(DEADLINE_SLOTS == CONN_SLOTS, "one deadline node per slot");
 #endif
 
-/* Lingering close: after an answer that left request bytes unread in the kernel (the
- * buffer filled, or a body was announced), closing at once would make the kernel send a
- * RST that can destroy the answer before the client reads it (RFC 9112 9.6). Such a
- * connection shuts down its write side and reads and discards until the client closes,
- * at most DRAIN_MAX bytes, bounded in time by the idle deadline. */
+/* Lingering close: when the daemon closes with request bytes still unread in the kernel
+ * (a body not yet arrived, input after the last answered request), closing at once makes
+ * the kernel send RST, which can destroy the answer before the client reads it
+ * (RFC 9112 9.6). Such a connection shuts down its write side and reads and discards until
+ * the client closes: at most DRAIN_MAX bytes, bounded in time by the idle deadline. */
 #define DRAIN_MAX (256u * 1024u)
+
+/* A GET or HEAD body is skipped on a persistent connection up to this size; a larger one
+ * ends the connection after the response instead of being read for nothing. */
+#define BODY_SKIP_MAX (1024u * 1024u)
 
 /* With the listener parked and nothing else to wake the loop, retry accept this often. */
 #define PARK_RETRY_MS 1000
 
+/* Every syscall of the serving path is counted, so syscalls per request can be read from
+ * /metrics alone. Evaluates to the call's result. */
+#define COUNTED(call) (counter_add(C_syscalls_total, 1), (call))
+
 static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
+static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE];
 static backend_event events[BACKEND_EVENTS_MAX];
 
@@ -46,9 +63,6 @@ static struct deadline_queue deadlines;
 static uint64_t now_ms; /* monotonic time read once per loop iteration */
 #endif
 
-static void conn_read(int fd, struct conn *c);
-static void conn_write(int fd, struct conn *c);
-
 /* Ends a connection: leaves the deadline queue, frees the slot, closes the descriptor
  * (which also removes it from the epoll set: no epoll_ctl needed). close(2) releases the
  * descriptor even when it reports an error, so its result is not acted on. */
@@ -58,18 +72,20 @@ static void conn_close(int fd, struct conn *c)
 	deadline_cancel(&deadlines, fd);
 #endif
 	c->state = CONN_FREE;
-	sys_close(fd);
+	COUNTED(sys_close(fd));
+	counter_add(C_connections_closed, 1);
 	unpark_requested = listener_parked;
 }
 
-/* Waits for the next readiness edge: registers the descriptor the first time, and re-arms
- * the idle deadline when bytes moved (SPEC 5: progress in either direction). */
-static void conn_wait(int fd, struct conn *c, int progressed)
+/* Prepares to wait for the next readiness edge: registers the descriptor the first time,
+ * and re-arms the idle deadline when bytes moved (SPEC 5: progress in either direction).
+ * Returns 1, or 0 when registration failed and the connection was closed. */
+static int conn_wait(int fd, struct conn *c, int progressed)
 {
 	if (!c->watched) {
-		if (sys_is_error(backend_watch_conn(fd, conn_token(fd, c->gen)))) {
+		if (sys_is_error(COUNTED(backend_watch_conn(fd, conn_token(fd, c->gen))))) {
 			conn_close(fd, c);
-			return;
+			return 0;
 		}
 		c->watched = 1;
 	}
@@ -79,74 +95,163 @@ static void conn_wait(int fd, struct conn *c, int progressed)
 #else
 	(void)progressed;
 #endif
+	return 1;
 }
 
-/* Sets c up to send the len bytes at resp. */
-static void conn_respond(int fd, struct conn *c, const char *resp, uint32_t len)
+/* Appends len bytes at p to c's response queue; the caller checked there is room. */
+static void conn_queue_push(int fd, struct conn *c, const char *p, uint32_t len)
 {
-	c->resp = resp;
-	c->resp_len = len;
-	c->resp_off = 0;
-	c->state = CONN_WRITING;
-	conn_write(fd, c);
+	struct k_iovec *iov = &conn_queue[fd][c->out_head + c->out_count++];
+	iov->iov_base = p;
+	iov->iov_len = len;
 }
 
-/* Answers the head in c's buffer. outcome is COMPLETE (req filled) or BAD. peer_done is
- * set when the peer has already closed its side, so nothing is left to drain. Counts the
- * request, its method and its status before the response is built, so /metrics includes
- * the current request (SPEC 7). */
-static void conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
-			const struct http_request *req, int peer_done)
+/* Answers one request at the front of c's input. outcome is COMPLETE (req filled) or BAD.
+ * Counts the request, its method and its status before a /metrics body is rendered, so
+ * /metrics includes the current request (SPEC 7).
+ * Returns 1 when a response was queued and the input consumed, or 0 when the request is a
+ * /metrics that must wait until the responses queued before it have left (so its
+ * bytes_written covers them); the input is then untouched. */
+static int conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
+		       const struct http_request *req)
 {
-	counter_add(C_requests_total, 1);
-	enum static_response_id id;
-	int head_only = 0;
-	c->drain = !peer_done && c->req_len == CONN_BUFFER_SIZE;
-	if (outcome != PARSE_COMPLETE) {
-		id = RESP_BAD_REQUEST;
-	} else {
+	enum static_response_id id = RESP_BAD_REQUEST;
+	enum route route = ROUTE_NONE;
+	int keep = 0;      /* the connection persists after this response */
+	int head_only = 0; /* HEAD: the head of the GET response, no body */
+	uint64_t body = 0; /* Content-Length the request announced */
+	uint32_t consumed = c->in_end - c->in_start; /* a 400 ends the input */
+
+	if (outcome == PARSE_COMPLETE) {
 		const struct request_line *line = &req->line;
-		if (!peer_done && req->headers.has_content_length &&
-		    req->headers.content_length > c->req_len - req->head_len)
-			c->drain = 1;
+		const struct header_block *h = &req->headers;
+		keep = line->version_minor ? h->connection != HTTP_CONNECTION_CLOSE
+					   : h->connection == HTTP_CONNECTION_KEEP_ALIVE;
+		body = h->has_content_length ? h->content_length : 0;
+		consumed = req->head_len;
 		if (line->method == HTTP_METHOD_OTHER) {
 			id = RESP_NOT_ALLOWED;
+			if (body)
+				keep = 0; /* SPEC 6: a 405 with a body closes */
 		} else {
+			route = route_match(line->target, line->path_len);
+			if (route == ROUTE_METRICS && c->out_count)
+				return 0;
 			head_only = line->method == HTTP_METHOD_HEAD;
 			counter_add(head_only ? C_requests_head : C_requests_get, 1);
-			switch (route_match(line->target, line->path_len)) {
-			case ROUTE_ROOT:
-				id = RESP_HELLO;
-				break;
-			case ROUTE_HEALTH:
-				id = RESP_HEALTH;
-				break;
-			case ROUTE_METRICS: {
-				counter_add(C_responses_200, 1);
-				struct rendered_response r = build_metrics(conn_scratch[fd]);
-				conn_respond(fd, c, r.bytes, head_only ? r.head_len : r.total_len);
-				return;
-			}
-			default:
-				id = RESP_NOT_FOUND;
-				break;
-			}
+			id = route == ROUTE_ROOT ? RESP_HELLO
+			     : route == ROUTE_HEALTH ? RESP_HEALTH
+						     : RESP_NOT_FOUND;
+			if (body > BODY_SKIP_MAX)
+				keep = 0;
 		}
 	}
-	const struct static_response *sr = &static_responses[id];
+	counter_add(C_requests_total, 1);
+	c->in_start += consumed;
+	if (keep) {
+		c->skip = body; /* discarded before the next head is parsed */
+	} else {
+		c->flags |= CONN_F_CLOSE_AFTER;
+		/* Bytes may still be on their way: linger rather than reset them. */
+		if (!(c->flags & CONN_F_PEER_EOF) &&
+		    (outcome != PARSE_COMPLETE || c->in_end == CONN_BUFFER_SIZE ||
+		     body > c->in_end - c->in_start || c->in_start < c->in_end))
+			c->flags |= CONN_F_DRAIN;
+	}
+	enum conn_form form = keep ? CONN_FORM_KEEP_ALIVE : CONN_FORM_CLOSE;
+	if (route == ROUTE_METRICS) {
+		counter_add(C_responses_200, 1);
+		struct rendered_response r = build_metrics(conn_scratch[fd], form);
+		conn_queue_push(fd, c, r.bytes, head_only ? r.head_len : r.total_len);
+		return 1;
+	}
+	const struct static_response *sr = &static_responses[form][id];
 	counter_add((enum counter_id)sr->counter, 1);
-	conn_respond(fd, c, sr->bytes, head_only ? sr->head_len : sr->total_len);
+	conn_queue_push(fd, c, sr->bytes, head_only ? sr->head_len : sr->total_len);
+	return 1;
+}
+
+/* Answers every complete request at the front of c's input, in order, until the input
+ * holds no complete head, the queue is full, a /metrics must wait for the queue, or the
+ * connection is to close. Then moves a partial head to the buffer's start, so every head
+ * can use the whole 8 KiB. */
+static void conn_answer_pending(int fd, struct conn *c)
+{
+	char *buf = conn_buffer[fd];
+	while (!(c->flags & CONN_F_CLOSE_AFTER) && c->out_head + c->out_count < CONN_QUEUE_MAX) {
+		uint32_t avail = c->in_end - c->in_start;
+		if (c->skip) { /* the previous request's body */
+			uint32_t take = c->skip < avail ? (uint32_t)c->skip : avail;
+			c->in_start += take;
+			c->skip -= take;
+			avail -= take;
+		}
+		if (c->skip || avail == 0)
+			break;
+		struct http_request req;
+		enum parse_outcome r = parse_request(buf + c->in_start, avail, &req);
+		if (r == PARSE_PARTIAL) {
+			/* 8 KiB without CRLFCRLF, or the peer ended mid-head: 400 */
+			if (avail < CONN_BUFFER_SIZE && !(c->flags & CONN_F_PEER_EOF))
+				break;
+			r = PARSE_BAD;
+		}
+		if (!conn_answer(fd, c, r, &req))
+			break;
+	}
+	if (c->in_start == c->in_end) {
+		c->in_start = c->in_end = 0;
+	} else if (c->in_start && !(c->flags & CONN_F_CLOSE_AFTER)) {
+		__builtin_memmove(buf, buf + c->in_start, c->in_end - c->in_start);
+		c->in_end -= c->in_start;
+		c->in_start = 0;
+	}
+}
+
+/* Sends the queued responses: one write for one response, one writev for several.
+ * Returns 1 when the queue is empty, 0 on EAGAIN (the caller waits for EPOLLOUT), or -1
+ * when the connection failed and was closed. Sets *progressed when bytes left. */
+static int conn_flush(int fd, struct conn *c, int *progressed)
+{
+	while (c->out_count) {
+		struct k_iovec *iov = &conn_queue[fd][c->out_head];
+		long n = c->out_count == 1
+				 ? COUNTED(sys_write(fd, iov->iov_base, iov->iov_len))
+				 : COUNTED(sys_writev(fd, iov, (int)c->out_count));
+		if (n > 0) {
+			counter_add(C_bytes_written, (uint64_t)n);
+			*progressed = 1;
+			uint64_t left = (uint64_t)n;
+			while (c->out_count && left >= iov->iov_len) { /* whole responses */
+				left -= iov->iov_len;
+				iov++;
+				c->out_head++;
+				c->out_count--;
+			}
+			if (c->out_count) { /* a short write: resume inside this response */
+				iov->iov_base = (const char *)iov->iov_base + left;
+				iov->iov_len -= left;
+			}
+		} else if (n == -EAGAIN) {
+			return 0;
+		} else if (n != -EINTR) {
+			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
+			return -1;
+		}
+	}
+	c->out_head = 0;
+	return 1;
 }
 
 /* Reads and discards until the peer closes (see DRAIN_MAX). */
 static void conn_drain(int fd, struct conn *c)
 {
 	for (;;) {
-		long n = sys_read(fd, conn_buffer[fd], CONN_BUFFER_SIZE);
+		long n = COUNTED(sys_read(fd, conn_buffer[fd], CONN_BUFFER_SIZE));
 		if (n > 0) {
 			counter_add(C_bytes_read, (uint64_t)n);
-			c->req_len += (uint32_t)n; /* drained so far */
-			if (c->req_len <= DRAIN_MAX)
+			c->drained += (uint64_t)n;
+			if (c->drained <= DRAIN_MAX)
 				continue;
 		} else if (n == -EINTR) {
 			continue;
@@ -159,96 +264,88 @@ static void conn_drain(int fd, struct conn *c)
 	}
 }
 
-/* Collects a request head: reads until it parses as complete or bad, the buffer is full,
- * EAGAIN, EOF or an error (SPEC 4). */
-static void conn_read(int fd, struct conn *c)
+/* Ends a connection whose last response has left: closes, or lingers (CONN_F_DRAIN). */
+static void conn_finish(int fd, struct conn *c)
 {
-	if (c->state == CONN_DRAINING) {
-		conn_drain(fd, c);
-		return;
-	}
-	int progressed = 0;
-	for (;;) {
-		char *buf = conn_buffer[fd];
-		long n = sys_read(fd, buf + c->req_len, CONN_BUFFER_SIZE - c->req_len);
-		if (n > 0) {
-			counter_add(C_bytes_read, (uint64_t)n);
-			c->req_len += (uint32_t)n;
-			progressed = 1;
-			struct http_request req;
-			enum parse_outcome r = parse_request(buf, c->req_len, &req);
-			if (r == PARSE_PARTIAL && c->req_len < CONN_BUFFER_SIZE)
-				continue;
-			conn_answer(fd, c, r, &req, 0); /* PARTIAL here: 8 KiB without CRLFCRLF */
-			return;
-		}
-		if (n == 0) { /* EOF: silence closes quietly, a partial head earns a 400 */
-			if (c->req_len == 0)
-				conn_close(fd, c);
-			else
-				conn_answer(fd, c, PARSE_BAD, 0, 1);
-			return;
-		}
-		if (n == -EINTR)
-			continue;
-		if (n == -EAGAIN) {
-			conn_wait(fd, c, progressed);
-			return;
-		}
-		conn_close(fd, c); /* ECONNRESET and friends: the peer is gone */
-		return;
-	}
-}
-
-/* Sends what is left of the response; on completion closes (or starts draining). */
-static void conn_write(int fd, struct conn *c)
-{
-	int progressed = 0;
-	while (c->resp_off < c->resp_len) {
-		long n = sys_write(fd, c->resp + c->resp_off, c->resp_len - c->resp_off);
-		if (n > 0) {
-			counter_add(C_bytes_written, (uint64_t)n);
-			c->resp_off += (uint32_t)n;
-			progressed = 1;
-		} else if (n == -EINTR) {
-			continue;
-		} else if (n == -EAGAIN) {
-			conn_wait(fd, c, progressed);
-			return;
-		} else {
-			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
-			return;
-		}
-	}
-	if (!c->drain) {
+	if (!(c->flags & CONN_F_DRAIN)) {
 		conn_close(fd, c);
 		return;
 	}
-	sys_shutdown(fd, K_SHUT_WR); /* FIN after the answer; failure just means gone */
+	COUNTED(sys_shutdown(fd, K_SHUT_WR)); /* FIN after the answer; failure: peer gone */
 	c->state = CONN_DRAINING;
-	c->req_len = 0;
+	c->drained = 0;
 	conn_drain(fd, c);
 }
 
-/* Takes a new connection on fd (< CONN_SLOTS) and tries its first read at once. */
+/* Drives an open connection as far as it can go without blocking: answer what is
+ * buffered, send, read more, until it must wait for the peer or it ends. */
+static void conn_service(int fd, struct conn *c)
+{
+	int progressed = 0;
+	for (;;) {
+		conn_answer_pending(fd, c);
+		if (c->out_count) {
+			int sent = conn_flush(fd, c, &progressed);
+			if (sent < 0)
+				return;
+			if (sent == 0) {
+				conn_wait(fd, c, progressed);
+				return;
+			}
+			continue; /* a /metrics or more input may have waited for the queue */
+		}
+		if (c->flags & CONN_F_CLOSE_AFTER) {
+			conn_finish(fd, c);
+			return;
+		}
+		if (c->flags & CONN_F_PEER_EOF) { /* everything answered; nothing will come */
+			conn_close(fd, c);
+			return;
+		}
+		if (c->flags & CONN_F_INPUT_DRAINED) {
+			conn_wait(fd, c, progressed);
+			return;
+		}
+		uint32_t space = CONN_BUFFER_SIZE - c->in_end;
+		long n = COUNTED(sys_read(fd, conn_buffer[fd] + c->in_end, space));
+		if (n > 0) {
+			counter_add(C_bytes_read, (uint64_t)n);
+			c->in_end += (uint32_t)n;
+			progressed = 1;
+			if ((uint32_t)n < space)
+				c->flags |= CONN_F_INPUT_DRAINED;
+		} else if (n == 0) {
+			c->flags |= CONN_F_PEER_EOF;
+		} else if (n == -EAGAIN) {
+			c->flags |= CONN_F_INPUT_DRAINED;
+		} else if (n != -EINTR) {
+			conn_close(fd, c); /* ECONNRESET and friends: the peer is gone */
+			return;
+		}
+	}
+}
+
+/* Takes a new connection on fd (< CONN_SLOTS) and serves it at once. */
 static void conn_open(int fd)
 {
 	struct conn *c = &conn_table[fd];
 	c->gen++;
-	c->state = CONN_READING;
+	c->state = CONN_OPEN;
 	c->watched = 0;
-	c->drain = 0;
-	c->req_len = 0;
+	c->flags = 0;
+	c->in_start = c->in_end = 0;
+	c->skip = 0;
+	c->out_head = c->out_count = 0;
 #if APOLLOD_HAVE_DEADLINES
 	deadline_arm(&deadlines, fd, now_ms);
 #endif
-	conn_read(fd, c);
+	conn_service(fd, c);
 }
 
 /* Stops (park = 1) or resumes watching the listener. Returns EXIT_OK or EXIT_EPOLL. */
 static enum exit_code listener_set_parked(int park)
 {
-	if (sys_is_error(backend_watch_listener(listener_fd, LISTENER_TOKEN, !park)))
+	if (sys_is_error(COUNTED(backend_watch_listener(listener_fd, LISTENER_TOKEN, !park))))
 		return EXIT_EPOLL;
 	listener_parked = park;
 	unpark_requested = 0;
@@ -259,12 +356,15 @@ static enum exit_code listener_set_parked(int park)
 static enum exit_code accept_ready(void)
 {
 	for (;;) {
-		long fd = sys_accept4(listener_fd, K_SOCK_NONBLOCK | K_SOCK_CLOEXEC);
+		long fd = COUNTED(sys_accept4(listener_fd, K_SOCK_NONBLOCK | K_SOCK_CLOEXEC));
 		if (!sys_is_error(fd)) {
-			if (fd >= CONN_SLOTS)
-				sys_close((int)fd); /* beyond the table: refuse */
-			else
+			counter_add(C_connections_accepted, 1);
+			if (fd < CONN_SLOTS) {
 				conn_open((int)fd);
+			} else { /* beyond the table: refuse */
+				COUNTED(sys_close((int)fd));
+				counter_add(C_connections_closed, 1);
+			}
 			continue;
 		}
 		switch (-fd) {
@@ -305,12 +405,14 @@ static enum exit_code dispatch(const backend_event *e)
 	struct conn *c = &conn_table[fd];
 	if (c->state == CONN_FREE || c->gen != (uint32_t)(token >> CONN_TOKEN_GEN_SHIFT))
 		return EXIT_OK;
-	if (c->state == CONN_WRITING) {
-		if (backend_event_writable(e))
-			conn_write(fd, c);
-	} else if (backend_event_readable(e)) {
-		conn_read(fd, c);
+	if (c->state == CONN_DRAINING) {
+		if (backend_event_readable(e))
+			conn_drain(fd, c);
+		return EXIT_OK;
 	}
+	if (backend_event_readable(e))
+		c->flags &= (uint8_t)~CONN_F_INPUT_DRAINED; /* a new edge: input may be there */
+	conn_service(fd, c);
 	return EXIT_OK;
 }
 
@@ -347,7 +449,7 @@ enum exit_code server_run(int listen_fd, uint64_t idle_ms)
 #endif
 		if (listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
 			timeout_ms = PARK_RETRY_MS;
-		long n = backend_wait(events, timeout_ms);
+		long n = COUNTED(backend_wait(events, timeout_ms));
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
