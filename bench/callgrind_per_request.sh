@@ -6,8 +6,8 @@
 # With VERBOSE=1 it also prints both totals on stderr.
 #
 # Method: run BINARY under callgrind on 127.0.0.1:0 twice, once serving N sequential
-# requests (`GET / HTTP/1.1\r\nHost: x\r\n\r\n`, one connection each, the reply read to
-# EOF) and once serving none; stop each run with SIGTERM (valgrind still runs the tool's
+# requests (`GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, one connection
+# each, the reply read to EOF; the routed tiers keep HTTP/1.1 connections open without it) and once serving none; stop each run with SIGTERM (valgrind still runs the tool's
 # exit code on a fatal signal, so the totals are written), subtract the start-up-only
 # total and divide by N. Callgrind counts guest instructions only: kernel time is not in
 # the figure, which is the point (syscalls per request are counted separately).
@@ -46,7 +46,7 @@ send_requests() {
 	python3 - "$1" "$2" <<'EOF'
 import socket, sys
 port, count = int(sys.argv[1]), int(sys.argv[2])
-request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+request = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 for i in range(count):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(10)

@@ -20,6 +20,7 @@ Usage as a program (bench/BUILD wraps it as //bench:load):
 import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,26 +38,41 @@ WRK_MAX_THREADS = 2   # these machines have 2 cores; wrk needs threads <= connec
 WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
 
 CLOSE = ["Connection: close"]
+PIPELINE_DEPTH = 16
 
-# name: row label; connections: wrk -c; headers: wrk -H each. Add keep-alive here.
+# name: row label; connections: wrk -c; headers: wrk -H each; script: the wrk Lua script
+# (default WRK_SCRIPT) and its arguments; latency: False when wrk's latency figures mean
+# nothing for the scenario (with pipelining wrk times a batch from its first write, and
+# its histogram reports zeros). Keep-alive scenarios send no Connection header (HTTP/1.1
+# persists); the pipelined one sends PIPELINE_DEPTH requests per write.
 SCENARIOS = [
     {"name": "close c=1", "connections": 1, "headers": CLOSE},
     {"name": "close c=8", "connections": 8, "headers": CLOSE},
     {"name": "close c=64", "connections": 64, "headers": CLOSE},
+    {"name": "keep-alive c=1", "connections": 1, "headers": []},
+    {"name": "keep-alive c=8", "connections": 8, "headers": []},
+    {"name": "keep-alive c=64", "connections": 64, "headers": []},
+    {"name": "pipelined x%d c=64" % PIPELINE_DEPTH, "connections": 64, "headers": [],
+     "script": "wrk_pipeline.lua", "script_args": [str(PIPELINE_DEPTH)], "latency": False},
 ]
 
-WRK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wrk_report.lua")
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+WRK_SCRIPT = os.path.join(BENCH_DIR, "wrk_report.lua")
 
 
 def wrk_argv(port, scenario, duration_s, wrk="wrk"):
     """The wrk command line for one scenario against 127.0.0.1:port."""
     connections = scenario["connections"]
+    script = os.path.join(BENCH_DIR, scenario["script"]) if "script" in scenario else WRK_SCRIPT
     argv = [wrk, "-t", str(min(WRK_MAX_THREADS, connections)), "-c", str(connections),
             "-d", "%ds" % duration_s, "--timeout", "%ds" % WRK_TIMEOUT_S, "--latency",
-            "-s", WRK_SCRIPT]
+            "-s", script]
     for header in scenario["headers"]:
         argv += ["-H", header]
-    return argv + ["http://%s:%d/" % (servers.LOOPBACK, port)]
+    argv.append("http://%s:%d/" % (servers.LOOPBACK, port))
+    if scenario.get("script_args"):
+        argv += ["--"] + scenario["script_args"]
+    return argv
 
 
 def parse_wrk(output):
@@ -83,12 +99,47 @@ def parse_wrk(output):
     }
 
 
+def daemon_counters(port):
+    """The daemon's own /metrics counters as {name: value}, or None for a server without
+    them (nginx, min). One request with Connection: close, bounded in time."""
+    request = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    reply = b""
+    try:
+        with socket.create_connection((servers.LOOPBACK, port), timeout=5) as s:
+            s.sendall(request)
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+    except OSError:
+        return None
+    head, _, body = reply.partition(b"\r\n\r\n")
+    counters = {}
+    for line in body.decode("ascii", "replace").splitlines():
+        name, _, value = line.partition(" ")
+        if not value.isdigit():
+            return None
+        counters[name] = int(value)
+    return counters if "syscalls_total" in counters else None
+
+
 def run_wrk(port, scenario, duration_s, wrk="wrk"):
-    """Runs one bounded wrk and returns parse_wrk's dict plus the raw text."""
+    """Runs one bounded wrk and returns parse_wrk's dict plus the raw text. For a daemon
+    with counters, also syscalls_per_request: Δsyscalls_total / Δrequests_total over the
+    run, from /metrics read before and after (the /metrics request read before is in the
+    delta; over thousands of requests it weighs nothing, and the figure says so)."""
+    before = daemon_counters(port)
     out = subprocess.run(wrk_argv(port, scenario, duration_s, wrk), capture_output=True,
                          text=True, timeout=duration_s + WRK_SLACK_S, check=True).stdout
+    after = daemon_counters(port)
     result = parse_wrk(out)
     result["wrk_output"] = out
+    result["syscalls_per_request"] = None
+    if before and after and after["requests_total"] > before["requests_total"]:
+        result["syscalls_per_request"] = (
+            (after["syscalls_total"] - before["syscalls_total"])
+            / (after["requests_total"] - before["requests_total"]))
     return result
 
 
@@ -112,6 +163,9 @@ def combine_rounds(results):
         "p99_us": _median([r["p99_us"] for r in results]),
         "success_share": good / attempts if attempts else 0.0,
         "errors": errors,
+        "syscalls_per_request": (
+            None if any(r["syscalls_per_request"] is None for r in results)
+            else _median([r["syscalls_per_request"] for r in results])),
         "rounds": len(results),
         "wrk_output": [r["wrk_output"] for r in results],
     }

@@ -31,6 +31,7 @@ events {{
 }}
 http {{
     access_log off;
+    keepalive_requests 1000000;
     client_body_temp_path {dir}/client_body;
     proxy_temp_path {dir}/proxy;
     fastcgi_temp_path {dir}/fastcgi;

@@ -64,11 +64,16 @@ def measured_rows(scenarios):
     ]
     for s in scenarios:
         name = s["name"]
+        rows.append(("rps/" + name, "requests/s, %s" % name, "req/s", True))
+        if s.get("latency", True):
+            rows += [
+                ("p50/" + name, "p50 latency, %s" % name, "us", True),
+                ("p99/" + name, "p99 latency, %s" % name, "us", True),
+            ]
         rows += [
-            ("rps/" + name, "requests/s, %s" % name, "req/s", True),
-            ("p50/" + name, "p50 latency, %s" % name, "us", True),
-            ("p99/" + name, "p99 latency, %s" % name, "us", True),
             ("success/" + name, "success share, %s" % name, "share", True),
+            ("syscalls/" + name, "syscalls per request (daemon counters), %s" % name,
+             "count", False),
         ]
     rows += [
         ("first_response_us", "exec to first response, median (hyperfine)", "us", True),
@@ -83,7 +88,7 @@ def log(message):
 
 def script_callgrind_per_request(binary, requests, root):
     """bench/callgrind_per_request.sh's figure for a tier (its own shorter request:
-    `GET / HTTP/1.1`, `Host: x`, no Connection header), or None when the script is absent."""
+    `GET / HTTP/1.1`, `Host: x`, `Connection: close`), or None when the script is absent."""
     script = os.path.join(root, CALLGRIND_SCRIPT)
     if not os.path.exists(script):
         return None
@@ -119,7 +124,7 @@ def collect(args):
         log("callgrind: " + name)
         values.setdefault("instructions_per_request", {})[name] = \
             counts.instructions_per_request(name, binary, CALLGRIND_REQUESTS[quick])
-        if name != NGINX:  # the script serves no Connection: close, which nginx needs
+        if name != NGINX:  # the script starts a daemon tier by its command line
             values.setdefault("instructions_per_short_request", {})[name] = \
                 script_callgrind_per_request(binary, CALLGRIND_REQUESTS[quick], root)
         log("strace: " + name)
@@ -145,6 +150,9 @@ def collect(args):
             values.setdefault("p50/" + scenario, {})[server] = r["p50_us"]
             values.setdefault("p99/" + scenario, {})[server] = r["p99_us"]
             values.setdefault("success/" + scenario, {})[server] = r["success_share"]
+            if r["syscalls_per_request"] is not None:
+                values.setdefault("syscalls/" + scenario, {})[server] = \
+                    r["syscalls_per_request"]
             details["wrk"].setdefault(scenario, {})[server] = {
                 k: r[k] for k in ("requests", "errors")}
     values["peak_rss_kib"] = loaded["peak_rss_kib"]
@@ -228,8 +236,8 @@ def render_markdown(result):
             for name, calls in d["syscalls_by_name"].items()) + ".",
         "Instructions and syscalls per request: wrk's own request (`GET /`, `Host`, "
         "`Connection: close`), N sequential connections minus a start-up-only run "
-        "(bench/counts.py); the shorter request of %s has no Connection header "
-        "(nginx would keep the connection open)." % CALLGRIND_SCRIPT,
+        "(bench/counts.py); %s sends a shorter request (`Host: x`) and starts "
+        "daemon tiers only." % CALLGRIND_SCRIPT,
     ]
     if d["quick"]:
         notes.append("--quick run: short measurements, figures are rough.")
