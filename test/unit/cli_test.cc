@@ -1,6 +1,6 @@
 // The command line (common/cli.h): address parsing, flags, and the start-up line.
 
-// common/ headers first: kernel_consts.h names a field sa_handler, which glibc's
+// common/ headers first (kept from when kernel_consts.h named a field sa_handler, which glibc's
 // <signal.h> (reached through GoogleTest) defines as a macro.
 #include "common/cli.h"
 #include "common/kernel_consts.h"

@@ -35,10 +35,20 @@ bool EndsWith(const std::string &s, const std::string &suffix)
 	       s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The two connection forms and what their Connection header must say.
+const struct {
+	enum conn_form form;
+	const char *connection;
+} kForms[] = {
+	{CONN_FORM_CLOSE, "close"},
+	{CONN_FORM_KEEP_ALIVE, "keep-alive"},
+};
+static_assert(sizeof(kForms) / sizeof(kForms[0]) == CONN_FORM_COUNT, "every form listed");
+
 // Checks what every response head must carry (SPEC 6): HTTP/1.1 status line, CRLF line
-// ends up to CRLFCRLF, Content-Type, Connection: close, and a Content-Length equal to the
-// body's length.
-void ExpectWellFormed(const std::string &head, size_t body_len)
+// ends up to CRLFCRLF, Content-Type, the Connection value of its form, and a
+// Content-Length equal to the body's length.
+void ExpectWellFormed(const std::string &head, size_t body_len, const char *connection)
 {
 	EXPECT_EQ(head.rfind("HTTP/1.1 ", 0), 0u) << head;
 	EXPECT_TRUE(EndsWith(head, "\r\n\r\n")) << head;
@@ -46,7 +56,7 @@ void ExpectWellFormed(const std::string &head, size_t body_len)
 	for (size_t lf = head.find('\n'); lf != std::string::npos; lf = head.find('\n', lf + 1))
 		EXPECT_TRUE(lf > 0 && head[lf - 1] == '\r') << "bare LF at " << lf;
 	EXPECT_NE(HeaderValue(head, "Content-Type"), "<absent>");
-	EXPECT_EQ(HeaderValue(head, "Connection"), "close");
+	EXPECT_EQ(HeaderValue(head, "Connection"), connection);
 	EXPECT_EQ(HeaderValue(head, "Content-Length"), std::to_string(body_len));
 }
 
@@ -65,45 +75,52 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
-	for (const auto &c : cases) {
-		SCOPED_TRACE(c.label);
-		const struct static_response &r = static_responses[c.id];
-		ASSERT_NE(r.bytes, nullptr);
-		ASSERT_LE(r.head_len, r.total_len);
-		std::string head(r.bytes, r.head_len);
-		EXPECT_EQ(head.rfind(c.status_line, 0), 0u);
-		ExpectWellFormed(head, r.total_len - r.head_len);
-		EXPECT_EQ(strlen(r.bytes), r.total_len) << "the block ends where total_len says";
-		EXPECT_EQ(r.counter, (uint32_t)c.counter);
+	for (const auto &f : kForms) {
+		for (const auto &c : cases) {
+			SCOPED_TRACE(std::string(c.label) + ", Connection: " + f.connection);
+			const struct static_response &r = static_responses[f.form][c.id];
+			ASSERT_NE(r.bytes, nullptr);
+			ASSERT_LE(r.head_len, r.total_len);
+			std::string head(r.bytes, r.head_len);
+			EXPECT_EQ(head.rfind(c.status_line, 0), 0u);
+			ExpectWellFormed(head, r.total_len - r.head_len, f.connection);
+			EXPECT_EQ(strlen(r.bytes), r.total_len) << "the block ends where total_len says";
+			EXPECT_EQ(r.counter, (uint32_t)c.counter);
+		}
 	}
 }
 
-TEST(StaticResponsesTest, Bodies)
+TEST(StaticResponsesTest, BodiesAreTheSameInBothForms)
 {
-	auto body = [](enum static_response_id id) {
-		const struct static_response &r = static_responses[id];
+	auto body = [](enum conn_form form, enum static_response_id id) {
+		const struct static_response &r = static_responses[form][id];
 		return std::string(r.bytes + r.head_len, r.total_len - r.head_len);
 	};
-	EXPECT_EQ(body(RESP_HELLO), "apollo says hello");
-	EXPECT_EQ(body(RESP_HEALTH), "ok");
+	EXPECT_EQ(body(CONN_FORM_CLOSE, RESP_HELLO), "apollo says hello");
+	EXPECT_EQ(body(CONN_FORM_CLOSE, RESP_HEALTH), "ok");
+	for (int id = 0; id < STATIC_RESPONSE_COUNT; id++)
+		EXPECT_EQ(body(CONN_FORM_CLOSE, (enum static_response_id)id),
+			  body(CONN_FORM_KEEP_ALIVE, (enum static_response_id)id));
 }
 
 TEST(StaticResponsesTest, OnlyThe405CarriesAllow)
 {
-	for (int id = 0; id < STATIC_RESPONSE_COUNT; id++) {
-		const struct static_response &r = static_responses[id];
-		std::string head(r.bytes, r.head_len);
-		SCOPED_TRACE(head.substr(0, head.find(kCrlf)));
-		EXPECT_EQ(HeaderValue(head, "Allow"), id == RESP_NOT_ALLOWED ? "GET, HEAD" : "<absent>");
+	for (const auto &f : kForms) {
+		for (int id = 0; id < STATIC_RESPONSE_COUNT; id++) {
+			const struct static_response &r = static_responses[f.form][id];
+			std::string head(r.bytes, r.head_len);
+			SCOPED_TRACE(head.substr(0, head.find(kCrlf)));
+			EXPECT_EQ(HeaderValue(head, "Allow"),
+				  id == RESP_NOT_ALLOWED ? "GET, HEAD" : "<absent>");
+		}
 	}
 }
 
-// Renders /metrics into a buffer of exactly METRICS_BUFFER_SIZE bytes that ends at a guard
-// page and checks head, body and placement. expected_body is what the counters hold.
-void ExpectMetricsResponse(const std::string &expected_body)
+void ExpectMetricsResponseInForm(const std::string &expected_body, enum conn_form form,
+				 const char *connection)
 {
 	GuardedBuffer out(METRICS_BUFFER_SIZE);
-	struct rendered_response r = build_metrics(out.mutable_data());
+	struct rendered_response r = build_metrics(out.mutable_data(), form);
 	ASSERT_GE(r.bytes, out.data());
 	ASSERT_LE(r.head_len, r.total_len);
 	ASSERT_LE(r.bytes + r.total_len, out.data() + out.size());
@@ -112,8 +129,19 @@ void ExpectMetricsResponse(const std::string &expected_body)
 	std::string head(r.bytes, r.head_len);
 	std::string body(r.bytes + r.head_len, r.total_len - r.head_len);
 	EXPECT_EQ(head.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
-	ExpectWellFormed(head, body.size());
+	ExpectWellFormed(head, body.size(), connection);
 	EXPECT_EQ(body, expected_body);
+}
+
+// Renders /metrics in every connection form into a buffer of exactly METRICS_BUFFER_SIZE
+// bytes that ends at a guard page and checks head, body and placement. expected_body is
+// what the counters hold.
+void ExpectMetricsResponse(const std::string &expected_body)
+{
+	for (const auto &f : kForms) {
+		SCOPED_TRACE(f.connection);
+		ExpectMetricsResponseInForm(expected_body, f.form, f.connection);
+	}
 }
 
 // Sets every counter to value_of(index) and returns the /metrics body they must produce,

@@ -2,7 +2,7 @@
 // checked against the host libc in the same process: what a wrapper creates, libc sees,
 // and the other way round.
 
-// common/ headers first: kernel_consts.h names a field sa_handler, which glibc's
+// common/ headers first (kept from when kernel_consts.h named a field sa_handler, which glibc's
 // <signal.h> defines as a macro.
 #include "common/listener.h"
 #include "test/unit/sys_probe.h"
