@@ -95,6 +95,7 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	cli_parse_ipv4_port("127.0.0.1:8080", &opts->listen);
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
 	opts->help = 0;
+	opts->root = 0;
 	for (int i = 1; i < argc; i++) {
 		int matched;
 		const char *v;
@@ -108,6 +109,15 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 			if (matched) {
 				if (!v || !cli_parse_ipv4_port(v, &opts->listen))
 					return 0;
+				continue;
+			}
+		}
+		if (accept & CLI_ACCEPT_ROOT) {
+			v = flag_value(argc, argv, &i, "--root", &matched);
+			if (matched) {
+				if (!v || !*v)
+					return 0;
+				opts->root = v;
 				continue;
 			}
 		}

@@ -21,11 +21,13 @@ struct cli_options {
 	struct k_sockaddr_in listen; /* family, port and address in network byte order */
 	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
 	uint8_t help;                /* --help was given */
+	const char *root;            /* --root DIR, or NULL */
 };
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
 #define CLI_ACCEPT_IDLE_TIMEOUT 0x2
+#define CLI_ACCEPT_ROOT 0x4
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */

@@ -16,7 +16,11 @@ APOLLOD_EXTERN_C_BEGIN
  * connections_accepted / connections_closed: every descriptor accept4 returned / closed.
  * syscalls_total: every syscall the serving loop makes (epoll, accept4, read, write,
  * writev, shutdown, close; the vDSO clock is not one), so syscalls per request is
- * Δsyscalls_total / Δrequests_total from /metrics alone. */
+ * Δsyscalls_total / Δrequests_total from /metrics alone.
+ * The file cache (--root): cache_hits / cache_misses: GET or HEAD of a path that is / is
+ * not a cached file (built-in routes are neither); response_syscalls: write and writev
+ * calls that sent responses; write_eagains: those that returned EAGAIN; files_cached,
+ * bytes_cached: what --root loaded at start-up. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -30,7 +34,13 @@ APOLLOD_EXTERN_C_BEGIN
 	X(timeouts)         \
 	X(connections_accepted) \
 	X(connections_closed)   \
-	X(syscalls_total)
+	X(syscalls_total)       \
+	X(cache_hits)           \
+	X(cache_misses)         \
+	X(response_syscalls)    \
+	X(write_eagains)        \
+	X(files_cached)         \
+	X(bytes_cached)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -3,7 +3,9 @@
 #include "common/cli.h"
 #include "common/config.h"
 #include "common/event_backend.h"
+#include "common/counters.h"
 #include "common/exit_codes.h"
+#include "common/file_cache.h"
 #include "common/listener.h"
 #include "common/server.h"
 #include "common/start.h"
@@ -15,7 +17,7 @@
 #define LITERAL(s) s, (sizeof(s) - 1)
 
 static const char usage[] =
-	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--help]\n";
+	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--root DIR] [--help]\n";
 
 #define MS_PER_S 1000u
 
@@ -23,7 +25,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	(void)envp;
 	struct cli_options opts;
-	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT, &opts)) {
+	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT,
+		       &opts)) {
 		write_stderr(LITERAL(usage));
 		return EXIT_USAGE;
 	}
@@ -37,6 +40,13 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	(void)auxv;
 #endif
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+	if (opts.root) { /* before the socket: a bad tree never opens a port */
+		enum exit_code loaded = file_cache_load(opts.root);
+		if (loaded != EXIT_OK)
+			return loaded;
+		counter_add(C_files_cached, file_cache_count());
+		counter_add(C_bytes_cached, file_cache_bytes());
+	}
 
 	int fd;
 	enum exit_code r = listener_open(&opts.listen, K_SOCK_NONBLOCK, &fd);
@@ -45,5 +55,5 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	listener_announce(LITERAL("apollod"), &opts.listen);
 	if (sys_is_error(backend_open()))
 		return EXIT_EPOLL_CREATE;
-	return server_run(fd, (uint64_t)opts.idle_timeout_s * MS_PER_S);
+	return server_run(fd, (uint64_t)opts.idle_timeout_s * MS_PER_S, opts.root != 0);
 }

@@ -60,6 +60,21 @@ struct k_sigaction {
 };
 #define K_SIGSET_SIZE 8
 
+/* struct linux_dirent64 as getdents64(2) writes it (the kernel keeps it out of UAPI). */
+struct k_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	uint16_t d_reclen; /* bytes to the next entry */
+	uint8_t d_type;    /* K_DT_* */
+	char d_name[];     /* NUL-terminated */
+};
+#define K_DIRENT64_NAME_OFFSET 19
+STATIC_ASSERT(__builtin_offsetof(struct k_dirent64, d_name) == K_DIRENT64_NAME_OFFSET,
+	      "linux_dirent64 layout");
+#define K_DT_UNKNOWN 0
+#define K_DT_DIR 4
+#define K_DT_REG 8
+
 /* struct rlimit64 for prlimit64(2). */
 struct k_rlimit {
 	uint64_t rlim_cur;

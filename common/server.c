@@ -19,6 +19,7 @@
 #include "common/conn.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
+#include "common/file_cache.h"
 #include "common/http_parse.h"
 #include "common/metrics.h"
 #include "common/responses.h"
@@ -54,7 +55,12 @@ static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE];
 static backend_event events[BACKEND_EVENTS_MAX];
 
+/* Entries one response can take in the queue: a file response is its head and its body. */
+#define RESPONSE_IOV_MAX 2
+STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
+
 static int listener_fd;
+static int serve_files;      /* --root was given: unrouted paths go to the file cache */
 static int listener_parked;  /* not watched: the descriptor table was full */
 static int unpark_requested; /* a connection closed since the listener was parked */
 
@@ -99,7 +105,7 @@ static int conn_wait(int fd, struct conn *c, int progressed)
 }
 
 /* Appends len bytes at p to c's response queue; the caller checked there is room. */
-static void conn_queue_push(int fd, struct conn *c, const char *p, uint32_t len)
+static void conn_queue_push(int fd, struct conn *c, const char *p, uint64_t len)
 {
 	struct k_iovec *iov = &conn_queue[fd][c->out_head + c->out_count++];
 	iov->iov_base = p;
@@ -117,6 +123,7 @@ static int conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
 {
 	enum static_response_id id = RESP_BAD_REQUEST;
 	enum route route = ROUTE_NONE;
+	const struct cached_file *file = 0; /* a cache hit */
 	int keep = 0;      /* the connection persists after this response */
 	int head_only = 0; /* HEAD: the head of the GET response, no body */
 	uint64_t body = 0; /* Content-Length the request announced */
@@ -142,6 +149,11 @@ static int conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
 			id = route == ROUTE_ROOT ? RESP_HELLO
 			     : route == ROUTE_HEALTH ? RESP_HEALTH
 						     : RESP_NOT_FOUND;
+			if (route == ROUTE_NONE && serve_files) {
+				/* "/a/b" is cached as "a/b"; the path always starts with '/' */
+				file = file_cache_find(line->target + 1, line->path_len - 1);
+				counter_add(file ? C_cache_hits : C_cache_misses, 1);
+			}
 			if (body > BODY_SKIP_MAX)
 				keep = 0;
 		}
@@ -159,6 +171,13 @@ static int conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
 			c->flags |= CONN_F_DRAIN;
 	}
 	enum conn_form form = keep ? CONN_FORM_KEEP_ALIVE : CONN_FORM_CLOSE;
+	if (file) { /* the pre-rendered head, then the mapping itself: one writev */
+		counter_add(C_responses_200, 1);
+		conn_queue_push(fd, c, file->head[form], file->head_len[form]);
+		if (!head_only && file->size)
+			conn_queue_push(fd, c, file->body, file->size);
+		return 1;
+	}
 	if (route == ROUTE_METRICS) {
 		counter_add(C_responses_200, 1);
 		struct rendered_response r = build_metrics(conn_scratch[fd], form);
@@ -178,7 +197,8 @@ static int conn_answer(int fd, struct conn *c, enum parse_outcome outcome,
 static void conn_answer_pending(int fd, struct conn *c)
 {
 	char *buf = conn_buffer[fd];
-	while (!(c->flags & CONN_F_CLOSE_AFTER) && c->out_head + c->out_count < CONN_QUEUE_MAX) {
+	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
+	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
 		uint32_t avail = c->in_end - c->in_start;
 		if (c->skip) { /* the previous request's body */
 			uint32_t take = c->skip < avail ? (uint32_t)c->skip : avail;
@@ -215,6 +235,7 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 {
 	while (c->out_count) {
 		struct k_iovec *iov = &conn_queue[fd][c->out_head];
+		counter_add(C_response_syscalls, 1);
 		long n = c->out_count == 1
 				 ? COUNTED(sys_write(fd, iov->iov_base, iov->iov_len))
 				 : COUNTED(sys_writev(fd, iov, (int)c->out_count));
@@ -233,6 +254,7 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 				iov->iov_len -= left;
 			}
 		} else if (n == -EAGAIN) {
+			counter_add(C_write_eagains, 1);
 			return 0;
 		} else if (n != -EINTR) {
 			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
@@ -430,9 +452,10 @@ static void expire_idle(void)
 }
 #endif
 
-enum exit_code server_run(int listen_fd, uint64_t idle_ms)
+enum exit_code server_run(int listen_fd, uint64_t idle_ms, int files)
 {
 	listener_fd = listen_fd;
+	serve_files = files;
 	enum exit_code r = listener_set_parked(0);
 	if (r != EXIT_OK)
 		return r;

@@ -138,6 +138,32 @@ static inline long sys_prlimit64(int pid, int resource, const struct k_rlimit *n
 	return syscall4(__NR_prlimit64, pid, resource, (long)new_limit, (long)old_limit);
 }
 
+/* int openat(int dirfd, const char *pathname, int flags, mode_t mode); */
+static inline long sys_openat(int dirfd, const char *path, int flags)
+{
+	return syscall4(__NR_openat, dirfd, (long)path, flags, 0);
+}
+
+/* ssize_t getdents64(int fd, void *dirp, size_t count); */
+static inline long sys_getdents64(int fd, void *dirp, size_t count)
+{
+	return syscall3(__NR_getdents64, fd, (long)dirp, (long)count);
+}
+
+/* int statx(int dirfd, const char *pathname, int flags, unsigned int mask,
+ *           struct statx *statxbuf);  -- the same layout on every architecture */
+static inline long sys_statx(int dirfd, const char *path, int flags, unsigned mask, void *buf)
+{
+	return syscall5(__NR_statx, dirfd, (long)path, flags, mask, (long)buf);
+}
+
+/* void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+ * Returns the address, or -errno (addresses never fall in [-4095, -1]). */
+static inline long sys_mmap(void *addr, size_t length, int prot, int flags, int fd, long off)
+{
+	return syscall6(__NR_mmap, (long)addr, (long)length, prot, flags, fd, off);
+}
+
 /* void exit_group(int status); -- never returns. */
 static inline __attribute__((noreturn)) void sys_exit_group(int status)
 {

@@ -1,0 +1,317 @@
+/* The warm file cache (see file_cache.h). Start-up only, except file_cache_find. */
+#include "common/file_cache.h"
+
+#include <linux/mman.h>              /* PROT_READ, MAP_PRIVATE */
+#include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
+#include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
+
+#include "common/char_class.h"
+#include "common/listener.h"
+#include "common/span.h"
+#include "common/sys.h"
+
+#define LITERAL(s) s, (sizeof(s) - 1)
+
+/* X(extension, Content-Type), matched ignoring case; anything else is
+ * application/octet-stream. */
+#define FOR_EACH_CONTENT_TYPE(X)                               \
+	X("html", "text/html; charset=utf-8")                  \
+	X("htm", "text/html; charset=utf-8")                   \
+	X("txt", "text/plain; charset=utf-8")                  \
+	X("css", "text/css; charset=utf-8")                    \
+	X("js", "text/javascript; charset=utf-8")              \
+	X("json", "application/json")                          \
+	X("xml", "application/xml")                            \
+	X("svg", "image/svg+xml")                              \
+	X("png", "image/png")                                  \
+	X("jpg", "image/jpeg")                                 \
+	X("jpeg", "image/jpeg")                                \
+	X("gif", "image/gif")                                  \
+	X("webp", "image/webp")                                \
+	X("ico", "image/x-icon")                               \
+	X("wasm", "application/wasm")                          \
+	X("pdf", "application/pdf")
+#define CONTENT_TYPE_DEFAULT "application/octet-stream"
+#define CONTENT_TYPE_MAX 40
+
+#define CHECK_TYPE_LEN(ext, type) \
+	STATIC_ASSERT(sizeof(type) - 1 <= CONTENT_TYPE_MAX, ext ": Content-Type too long");
+FOR_EACH_CONTENT_TYPE(CHECK_TYPE_LEN)
+STATIC_ASSERT(sizeof(CONTENT_TYPE_DEFAULT) - 1 <= CONTENT_TYPE_MAX, "default type");
+
+static const struct {
+	const char *ext;
+	const char *type;
+	uint8_t ext_len;
+	uint8_t type_len;
+} content_types[] = {
+#define TYPE_ENTRY(ext, type) {ext, type, sizeof(ext) - 1, sizeof(type) - 1},
+	FOR_EACH_CONTENT_TYPE(TYPE_ENTRY)
+#undef TYPE_ENTRY
+};
+#define CONTENT_TYPE_COUNT (sizeof(content_types) / sizeof(content_types[0]))
+
+/* The head: prefix, type, middle, length digits, then the form's suffix. */
+#define HEAD_PREFIX "HTTP/1.1 200 OK\r\nContent-Type: "
+#define HEAD_MIDDLE "\r\nContent-Length: "
+STATIC_ASSERT(sizeof(HEAD_PREFIX) - 1 + CONTENT_TYPE_MAX + sizeof(HEAD_MIDDLE) - 1 +
+			      U64_DEC_MAX + DYNAMIC_HEAD_SUFFIX_MAX <=
+		      FILE_CACHE_HEAD_MAX,
+	      "every rendered head fits FILE_CACHE_HEAD_MAX");
+
+#define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE)
+
+static struct cached_file files[FILE_CACHE_FILES_MAX];
+static uint32_t file_count;
+static uint64_t bytes_total;
+static char name_arena[FILE_CACHE_NAMES_MAX];
+static uint32_t names_used;
+static char head_arena[FILE_CACHE_FILES_MAX][CONN_FORM_COUNT][FILE_CACHE_HEAD_MAX];
+static uint16_t index_slot[FILE_CACHE_INDEX_SIZE]; /* file number + 1; 0 is empty */
+static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
+static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
+static const char *root_dir;
+
+/* The suffix of each connection form, as metrics.c renders it. */
+static const struct {
+	const char *text;
+	uint32_t len;
+} head_suffix[CONN_FORM_COUNT] = {
+#define SUFFIX_ENTRY(id, value) [id] = {LITERAL(DYNAMIC_HEAD_SUFFIX(value))},
+	FOR_EACH_CONN_FORM(SUFFIX_ENTRY)
+#undef SUFFIX_ENTRY
+};
+
+static size_t cstr_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
+static enum exit_code fail(enum exit_code code, const char *what)
+{
+	write_stderr(LITERAL("apollod: --root "));
+	write_stderr(root_dir, cstr_len(root_dir));
+	write_stderr(LITERAL(": "));
+	write_stderr(what, cstr_len(what));
+	if (path[0]) {
+		write_stderr(LITERAL(": "));
+		write_stderr(path, cstr_len(path));
+	}
+	write_stderr(LITERAL("\n"));
+	return code;
+}
+
+/* FNV-1a over the name: cheap, and good enough for at most 1024 short keys. */
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+const struct cached_file *file_cache_find(const char *name, size_t len)
+{
+	if (file_count == 0)
+		return 0;
+	for (uint32_t i = name_hash(name, len);; i++) {
+		uint16_t slot = index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)];
+		if (slot == 0)
+			return 0;
+		const struct cached_file *f = &files[slot - 1];
+		if (f->name_len == len && span_eq(f->name, name, len))
+			return f;
+	}
+}
+
+uint32_t file_cache_count(void)
+{
+	return file_count;
+}
+
+uint64_t file_cache_bytes(void)
+{
+	return bytes_total;
+}
+
+/* The Content-Type for a relative name, from its extension. */
+static void content_type(const char *name, size_t len, const char **type, size_t *type_len)
+{
+	size_t dot = len;
+	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
+		dot--;
+	if (dot > 0 && name[dot - 1] == '.') {
+		for (size_t i = 0; i < CONTENT_TYPE_COUNT; i++)
+			if (content_types[i].ext_len == len - dot &&
+			    span_ieq(name + dot, content_types[i].ext, len - dot)) {
+				*type = content_types[i].type;
+				*type_len = content_types[i].type_len;
+				return;
+			}
+	}
+	*type = CONTENT_TYPE_DEFAULT;
+	*type_len = sizeof(CONTENT_TYPE_DEFAULT) - 1;
+}
+
+/* A name is servable when a request target can spell it without decoding: every byte
+ * in 0x21-0x7e and no '?' (which starts the query). */
+static int name_servable(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!(http_char_class[(unsigned char)name[i]] & CC_TARGET) || name[i] == '?')
+			return 0;
+	return 1;
+}
+
+/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
+ * Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code load_file(int dirfd, const char *name, size_t len)
+{
+	if (!name_servable(path, len)) {
+		write_stderr(LITERAL("apollod: --root: skipped, no request can name it: "));
+		write_stderr(path, len);
+		write_stderr(LITERAL("\n"));
+		return EXIT_OK;
+	}
+	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return fail(EXIT_ROOT_READ, "cannot open");
+	struct statx st;
+	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st))) {
+		sys_close((int)fd);
+		return fail(EXIT_ROOT_READ, "cannot stat");
+	}
+	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
+		sys_close((int)fd);
+		return EXIT_OK;
+	}
+	if (file_count == FILE_CACHE_FILES_MAX) {
+		sys_close((int)fd);
+		return fail(EXIT_ROOT_LIMIT, "more than 1024 files");
+	}
+	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total) {
+		sys_close((int)fd);
+		return fail(EXIT_ROOT_LIMIT, "more than 1 GiB of files");
+	}
+	if (len > FILE_CACHE_NAMES_MAX - names_used) {
+		sys_close((int)fd);
+		return fail(EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
+	}
+	const char *body = 0;
+	if (st.stx_size) {
+		long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+		if (sys_is_error(m)) {
+			sys_close((int)fd);
+			return fail(EXIT_ROOT_READ, "cannot map");
+		}
+		body = (const char *)m;
+	}
+	sys_close((int)fd); /* the mapping keeps the file */
+
+	struct cached_file *f = &files[file_count];
+	f->name = copy_span(name_arena + names_used, path, len) - len;
+	f->name_len = (uint16_t)len;
+	names_used += (uint32_t)len;
+	f->body = body;
+	f->size = st.stx_size;
+	bytes_total += st.stx_size;
+
+	const char *type;
+	size_t type_len;
+	content_type(path, len, &type, &type_len);
+	char digits[U64_DEC_MAX];
+	size_t ndigits = u64_to_dec(st.stx_size, digits);
+	for (int form = 0; form < CONN_FORM_COUNT; form++) {
+		char *h = head_arena[file_count][form];
+		char *p = copy_span(h, LITERAL(HEAD_PREFIX));
+		p = copy_span(p, type, type_len);
+		p = copy_span(p, LITERAL(HEAD_MIDDLE));
+		p = copy_span(p, digits, ndigits);
+		p = copy_span(p, head_suffix[form].text, head_suffix[form].len);
+		f->head[form] = h;
+		f->head_len[form] = (uint16_t)(p - h);
+	}
+
+	uint32_t i = name_hash(f->name, len);
+	while (index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)])
+		i++;
+	index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)] = (uint16_t)(file_count + 1);
+	file_count++;
+	return EXIT_OK;
+}
+
+/* Walks directory dirfd, `depth` levels below the root, whose relative path is
+ * path[0..len). Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk(int dirfd, int depth, size_t len)
+{
+	char *buf = dirent_buffer[depth];
+	for (;;) {
+		long n = sys_getdents64(dirfd, buf, DIRENT_BUFFER_SIZE);
+		if (n == 0)
+			return EXIT_OK;
+		if (sys_is_error(n))
+			return fail(EXIT_ROOT_READ, "cannot list");
+		for (long off = 0; off < n;) {
+			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
+			off += d->d_reclen;
+			const char *name = d->d_name;
+			size_t name_len = cstr_len(name);
+			if ((name_len == 1 && name[0] == '.') ||
+			    (name_len == 2 && name[0] == '.' && name[1] == '.'))
+				continue;
+			size_t sub_len = len + (len ? 1 : 0) + name_len;
+			if (sub_len > FILE_CACHE_PATH_MAX) {
+				path[len] = '\0';
+				return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
+			}
+			char *p = path + len;
+			if (len)
+				*p++ = '/';
+			copy_span(p, name, name_len)[0] = '\0';
+
+			unsigned type = d->d_type;
+			if (type == K_DT_UNKNOWN) { /* some file systems do not say: ask */
+				struct statx st;
+				if (sys_is_error(sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+							   &st)))
+					return fail(EXIT_ROOT_READ, "cannot stat");
+				type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
+				       : (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
+									   : K_DT_UNKNOWN;
+			}
+			enum exit_code r = EXIT_OK;
+			if (type == K_DT_DIR) {
+				if (depth == FILE_CACHE_DEPTH_MAX)
+					return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
+				long sub = sys_openat(dirfd, name,
+						      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sys_is_error(sub))
+					return fail(EXIT_ROOT_READ, "cannot open directory");
+				r = walk((int)sub, depth + 1, sub_len);
+				sys_close((int)sub);
+			} else if (type == K_DT_REG) {
+				r = load_file(dirfd, name, sub_len);
+			} /* symbolic links, devices, FIFOs, sockets: never followed or served */
+			if (r != EXIT_OK)
+				return r;
+			path[len] = '\0';
+		}
+	}
+}
+
+enum exit_code file_cache_load(const char *root)
+{
+	root_dir = root;
+	path[0] = '\0';
+	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return fail(EXIT_ROOT_READ, "cannot open directory");
+	enum exit_code r = walk((int)fd, 0, 0);
+	sys_close((int)fd);
+	return r;
+}
