@@ -40,7 +40,8 @@ WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
 CLOSE = ["Connection: close"]
 PIPELINE_DEPTH = 16
 
-# name: row label; connections: wrk -c; headers: wrk -H each; script: the wrk Lua script
+# name: row label; connections: wrk -c; headers: wrk -H each; path: the target (default
+# "/"); script: the wrk Lua script
 # (default WRK_SCRIPT) and its arguments; latency: False when wrk's latency figures mean
 # nothing for the scenario (with pipelining wrk times a batch from its first write, and
 # its histogram reports zeros). Keep-alive scenarios send no Connection header (HTTP/1.1
@@ -69,7 +70,7 @@ def wrk_argv(port, scenario, duration_s, wrk="wrk"):
             "-s", script]
     for header in scenario["headers"]:
         argv += ["-H", header]
-    argv.append("http://%s:%d/" % (servers.LOOPBACK, port))
+    argv.append("http://%s:%d%s" % (servers.LOOPBACK, port, scenario.get("path", "/")))
     if scenario.get("script_args"):
         argv += ["--"] + scenario["script_args"]
     return argv
@@ -92,6 +93,7 @@ def parse_wrk(output):
     return {
         "requests": raw["requests"],
         "rps": raw["requests"] / (raw["duration_us"] / 1e6),
+        "bytes_per_s": raw["bytes"] / (raw["duration_us"] / 1e6),
         "p50_us": raw["latency_us"]["p50"],
         "p99_us": raw["latency_us"]["p99"],
         "success_share": good / attempts if attempts else 0.0,
@@ -135,6 +137,7 @@ def run_wrk(port, scenario, duration_s, wrk="wrk"):
     after = daemon_counters(port)
     result = parse_wrk(out)
     result["wrk_output"] = out
+    result["counters_before"], result["counters_after"] = before, after
     result["syscalls_per_request"] = None
     if before and after and after["requests_total"] > before["requests_total"]:
         result["syscalls_per_request"] = (

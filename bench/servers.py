@@ -40,7 +40,7 @@ http {{
     server {{
         listen {host}:{port};
         location / {{
-            return 200 "{body}";
+            {location}
         }}
     }}
 }}
@@ -56,11 +56,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_nginx_conf(workdir, port):
-    """Writes workdir/nginx.conf for the reference peer on 127.0.0.1:port; returns its path."""
+def write_nginx_conf(workdir, port, root=None):
+    """Writes workdir/nginx.conf for the reference peer on 127.0.0.1:port; returns its path.
+    Without root, / returns the fixed body; with root, nginx serves the files under it
+    with sendfile (its fastest static path: head by writev, body by sendfile)."""
+    location = ('return 200 "%s";' % NGINX_BODY if root is None
+                else "root %s; sendfile on; tcp_nopush on;" % root)
     path = os.path.join(workdir, "nginx.conf")
     with open(path, "w") as f:
-        f.write(NGINX_CONF.format(dir=workdir, host=LOOPBACK, port=port, body=NGINX_BODY))
+        f.write(NGINX_CONF.format(dir=workdir, host=LOOPBACK, port=port, location=location))
     return path
 
 
@@ -69,9 +73,9 @@ def nginx_argv(nginx, workdir, conf):
     return [nginx, "-p", workdir + "/", "-e", os.path.join(workdir, "error.log"), "-c", conf]
 
 
-def tier_argv(binary):
+def tier_argv(binary, extra_args=()):
     """The command line that starts an apollod tier on an ephemeral loopback port."""
-    return [binary, "--listen", LOOPBACK + ":0"]
+    return [binary, "--listen", LOOPBACK + ":0"] + list(extra_args)
 
 
 def fetch(port, request=None, timeout=5.0):
@@ -176,11 +180,11 @@ def _read_announcement(proc, deadline):
     raise RuntimeError("bad announcement %r" % buffered)
 
 
-def start_tier(name, binary, wrapper=(), bound_s=START_BOUND_S):
-    """Starts tier binary on port 0 (under wrapper, e.g. valgrind, if given) and waits for
-    its announcement. Returns a Server."""
-    proc = subprocess.Popen(list(wrapper) + tier_argv(binary), stdout=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+def start_tier(name, binary, wrapper=(), bound_s=START_BOUND_S, extra_args=()):
+    """Starts tier binary on port 0 (under wrapper, e.g. valgrind, if given; with
+    extra_args after --listen) and waits for its announcement. Returns a Server."""
+    proc = subprocess.Popen(list(wrapper) + tier_argv(binary, extra_args),
+                            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
         port = _read_announcement(proc, time.monotonic() + bound_s)
     except Exception:
@@ -203,12 +207,13 @@ def _wait_listening(proc, port, deadline):
     return False
 
 
-def start_nginx(nginx, workdir, wrapper=(), bound_s=START_BOUND_S, attempts=3):
+def start_nginx(nginx, workdir, wrapper=(), bound_s=START_BOUND_S, attempts=3, root=None):
     """Starts the nginx reference peer with a config generated in workdir (under wrapper
-    if given). Returns a Server. Retries on a new port if the chosen one was taken."""
+    if given; serving files under root if given). Returns a Server. Retries on a new port
+    if the chosen one was taken."""
     for _ in range(attempts):
         port = free_port()
-        conf = write_nginx_conf(workdir, port)
+        conf = write_nginx_conf(workdir, port, root)
         proc = subprocess.Popen(list(wrapper) + nginx_argv(nginx, workdir, conf),
                                 stdin=subprocess.DEVNULL)
         if _wait_listening(proc, port, time.monotonic() + bound_s):

@@ -1,0 +1,119 @@
+"""The warm-cache benchmark: apollod `full --root DIR` against nginx (`sendfile on`)
+serving the same files, with wrk keep-alive at several concurrencies.
+
+For every file size and concurrency both servers take turns (same machine state) and the
+table reports requests/s, MB/s (wrk's received bytes, heads included), and, for apollod,
+what its own counters say about the window: response syscalls per cache hit and EAGAIN
+retries. The counters are read from /metrics right before and right after each wrk run;
+the window between the two renders contains exactly one response that is not a cache
+hit, the first /metrics response itself (its writev is counted when it is sent, after it
+was rendered), so the ratio is (Δresponse_syscalls - 1) / Δcache_hits.
+
+Usage (bench/BUILD wraps it as //bench:files):
+  files.py --manifest M [--quick] [--duration S] [--nginx PATH] [--json OUT]
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import load  # noqa: E402
+import servers  # noqa: E402
+import tier_manifest  # noqa: E402
+
+TIER = "full"
+FILES = [("256 KiB", "256k.bin", 256 * 1024), ("4 MiB", "4m.bin", 4 * 1024 * 1024)]
+CONCURRENCY = [1, 8, 64]
+MIB = 1024 * 1024
+
+
+def make_tree(root):
+    """Writes the benchmark files (random bytes) under root."""
+    for _, name, size in FILES:
+        with open(os.path.join(root, name), "wb") as f:
+            f.write(os.urandom(size))
+
+
+def window(result):
+    """(response syscalls per cache hit, EAGAIN retries) over one wrk run, from the
+    daemon's counters; (None, None) for a server without them."""
+    before, after = result["counters_before"], result["counters_after"]
+    if not before or not after:
+        return None, None
+    hits = after["cache_hits"] - before["cache_hits"]
+    calls = after["response_syscalls"] - before["response_syscalls"] - 1
+    eagains = after["write_eagains"] - before["write_eagains"]
+    return (calls / hits if hits else None), eagains
+
+
+def measure(binary, nginx, duration_s):
+    """Runs every (file, concurrency) pair against apollod and nginx. Returns rows."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="apollod-files-") as workdir:
+        root = os.path.join(workdir, "www")
+        os.mkdir(root)
+        os.chmod(workdir, 0o755)  # nginx's worker may run as another user
+        make_tree(root)
+        running = [servers.start_tier(TIER, binary, extra_args=["--root", root])]
+        try:
+            running.append(servers.start_nginx(nginx, workdir, root=root))
+            for label, name, _ in FILES:
+                for c in CONCURRENCY:
+                    scenario = {"name": "%s c=%d" % (label, c), "connections": c,
+                                "headers": [], "path": "/" + name}
+                    for server in running:
+                        r = load.run_wrk(server.port, scenario, duration_s)
+                        per_hit, eagains = window(r)
+                        rows.append({
+                            "file": label, "connections": c, "server": server.name,
+                            "rps": r["rps"], "mib_per_s": r["bytes_per_s"] / MIB,
+                            "errors": sum(r["errors"].values()),
+                            "response_syscalls_per_hit": per_hit,
+                            "write_eagains": eagains,
+                        })
+        finally:
+            servers.stop_all(running)
+    return rows
+
+
+def render(rows):
+    lines = ["| file | c | server | requests/s | MiB/s | MiB/s vs nginx | "
+             "response syscalls / hit | EAGAIN retries | errors |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    nginx = {(r["file"], r["connections"]): r for r in rows if r["server"] == "nginx"}
+    for r in rows:
+        base = nginx.get((r["file"], r["connections"]))
+        vs = "%.2f×" % (r["mib_per_s"] / base["mib_per_s"]) if base and base["mib_per_s"] else "—"
+        per_hit = ("%.6f" % r["response_syscalls_per_hit"]
+                   if r["response_syscalls_per_hit"] is not None else "—")
+        eagains = "—" if r["write_eagains"] is None else "{:,}".format(r["write_eagains"])
+        lines.append("| %s | %d | %s | {:,} | {:,} | %s | %s | %s | %d |".format(
+            int(round(r["rps"])), int(round(r["mib_per_s"])))
+            % (r["file"], r["connections"], r["server"], vs, per_hit, eagains, r["errors"]))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    tier_manifest.add_arguments(parser)
+    parser.add_argument("--duration", type=int, help="seconds per wrk run")
+    parser.add_argument("--json", help="also write the rows as JSON here")
+    args = parser.parse_args()
+    tiers = dict(tier_manifest.binaries(tier_manifest.load(args.manifest)))
+    duration = args.duration or (load.QUICK_DURATION_S if args.quick else
+                                 load.DEFAULT_DURATION_S)
+    rows = measure(tiers[TIER], args.nginx, duration)
+    print(render(rows))
+    print("\nwrk keep-alive, %d s per run, 2 threads at most; %s `--root DIR` against "
+          "nginx `sendfile on` serving the same files in the same run." % (duration, TIER))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+        print("json: " + args.json, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
