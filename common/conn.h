@@ -33,6 +33,8 @@ enum conn_state {
 #define CONN_F_INPUT_DRAINED 0x04 /* the last read came up short (or EAGAIN): wait for an
 				   * edge before reading again */
 #define CONN_F_DRAIN 0x08         /* on close, unread input may remain: linger first */
+#define CONN_F_HUP 0x10           /* the peer hung up (or an error is pending): read until
+				   * 0 or EAGAIN, a short read proves nothing */
 
 struct conn {
 	uint32_t gen;        /* bumped at every accept; events carry it (see conn_token) */

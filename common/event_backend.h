@@ -43,6 +43,13 @@ static inline int backend_event_readable(const backend_event *e)
 	return (e->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
 }
 
+/* The peer shut down its side, or the connection failed. Reported once, edge-triggered:
+ * after it no new edge announces the end of input, so the reader must read to EOF. */
+static inline int backend_event_hangup(const backend_event *e)
+{
+	return (e->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+}
+
 /* Writable, or an error is pending: a write will tell which. */
 static inline int backend_event_writable(const backend_event *e)
 {

@@ -334,7 +334,9 @@ static void conn_service(int fd, struct conn *c)
 			counter_add(C_bytes_read, (uint64_t)n);
 			c->in_end += (uint32_t)n;
 			progressed = 1;
-			if ((uint32_t)n < space)
+			/* Short: the socket is empty, wait for the next edge. Not after a hang-up:
+			 * data and FIN can come in one edge, and the FIN needs a read of its own. */
+			if ((uint32_t)n < space && !(c->flags & CONN_F_HUP))
 				c->flags |= CONN_F_INPUT_DRAINED;
 		} else if (n == 0) {
 			c->flags |= CONN_F_PEER_EOF;
@@ -434,6 +436,8 @@ static enum exit_code dispatch(const backend_event *e)
 	}
 	if (backend_event_readable(e))
 		c->flags &= (uint8_t)~CONN_F_INPUT_DRAINED; /* a new edge: input may be there */
+	if (backend_event_hangup(e))
+		c->flags |= CONN_F_HUP;
 	conn_service(fd, c);
 	return EXIT_OK;
 }

@@ -1,7 +1,12 @@
 // The conformance corpus replayed over the wire (feature `routes`): one test per row of
 // data/conformance_cases.tsv, named by its id, replayed as data/CONFORMANCE.md says (fresh
 // connection, raw bytes, shut the write side, read until the daemon closes, compare the
-// status class; a 405 carries Allow: GET, HEAD; `close` means no 2xx and a close).
+// status class of the first response; a 405 carries Allow: GET, HEAD; `close` means no
+// 2xx and a close). With feature keepalive, a row whose bytes hold more requests than the
+// first gets them answered too where the connection persists: its note declares how many
+// responses arrive ("keep-alive: N responses"); every other row gets at most one.
+#include <cctype>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,23 @@ const std::vector<ConformanceCase> &Corpus()
 void PrintTo(const ConformanceCase &c, std::ostream *os) { *os << c.id; }
 
 namespace {
+
+// The response count a row's note declares ("keep-alive: N responses"), or -1.
+int DeclaredResponseCount(const std::string &note)
+{
+	static const std::string kMarker = "keep-alive: ";
+	static const std::string kUnit = " responses";
+	size_t at = note.find(kMarker);
+	if (at == std::string::npos)
+		return -1;
+	at += kMarker.size();
+	size_t digits = 0;
+	while (at + digits < note.size() && isdigit(static_cast<unsigned char>(note[at + digits])))
+		digits++;
+	if (digits == 0 || note.compare(at + digits, kUnit.size(), kUnit) != 0)
+		return -1;
+	return atoi(note.c_str() + at);
+}
 
 Outcome ExpectedOutcome(const std::string &expected)
 {
@@ -91,9 +113,27 @@ TEST_P(ConformanceTest, ReplayMatchesExpected)
 {
 	const ConformanceCase &c = GetParam();
 	Received r = Roundtrip(port_, c.raw, /*shut_write=*/true);
-	EXPECT_EQ(OutcomeProblem(r, ExpectedOutcome(c.expected), c.raw), "")
+	size_t responses;
+	EXPECT_EQ(OutcomeProblem(r, ExpectedOutcome(c.expected), c.raw, &responses), "")
 		<< c.id << " (" << c.source << ")\n  note: " << c.note << "\n  sent: '" << c.raw
 		<< "'\n  got: '" << r.bytes.substr(0, 300) << "'";
+	int declared = HasFeature("keepalive") ? DeclaredResponseCount(c.note) : -1;
+	if (declared >= 0) {
+		EXPECT_EQ(responses, static_cast<size_t>(declared))
+			<< c.id << ": the note declares " << declared << "\n  got: '" << r.bytes << "'";
+	} else {
+		EXPECT_LE(responses, 1u) << c.id << ": more responses than the note declares (1)"
+					 << "\n  note: " << c.note << "\n  got: '" << r.bytes << "'";
+	}
+}
+
+TEST(ConformanceCorpus, DeclaredResponseCounts)
+{
+	EXPECT_EQ(DeclaredResponseCount("GAP: x | keep-alive: 2 responses (405, 405)"), 2);
+	EXPECT_EQ(DeclaredResponseCount("keep-alive: 12 responses"), 12);
+	EXPECT_EQ(DeclaredResponseCount("STRICT: R12 -> 405"), -1);
+	EXPECT_EQ(DeclaredResponseCount("keep-alive: two responses"), -1);
+	EXPECT_EQ(DeclaredResponseCount("keep-alive: 2 answers"), -1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceTest, testing::ValuesIn(Corpus()),

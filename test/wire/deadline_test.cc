@@ -125,8 +125,8 @@ TEST_F(NoDeadlineTest, SilentConnectionStaysOpenAndNothingTimesOut)
 	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port());
 	EXPECT_EQ(m["timeouts"], 0u);
 	// Still a working connection, not one the daemon forgot.
-	Received r = Exchange(fd, Get("/health"), false);
-	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, Get("/health")), "");
+	Received r = Exchange(fd, GetClose("/health"), false);
+	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, GetClose("/health")), "");
 }
 
 } // namespace

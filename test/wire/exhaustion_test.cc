@@ -17,11 +17,7 @@ constexpr int kAcceptWaitMs = 3000;
 // Waits until the daemon holds exactly want descriptors; returns the last count seen.
 int WaitForExactDescriptors(Daemon &daemon, int want)
 {
-	int64_t deadline = NowMs() + kAcceptWaitMs;
-	int count;
-	while ((count = daemon.OpenDescriptorCount(kDaemonNofile)) != want && NowMs() < deadline)
-		SleepMs(10);
-	return count;
+	return WaitForOpenDescriptors(daemon, want, kAcceptWaitMs, kDaemonNofile);
 }
 
 TEST(DescriptorExhaustionTest, FullTableParksThenServes)
@@ -47,7 +43,7 @@ TEST(DescriptorExhaustionTest, FullTableParksThenServes)
 
 	int parked = ConnectLoopback(daemon.port());
 	ASSERT_GE(parked, 0) << "the kernel backlog takes the connection";
-	ASSERT_TRUE(SendAll(parked, Get("/health")));
+	ASSERT_TRUE(SendAll(parked, GetClose("/health")));
 	if (PeerSpokeOrClosed(parked, kParkedCheckMs)) {
 		Received early = ReadUntilClose(parked, 1000);
 		ADD_FAILURE() << "answered or closed while the descriptor table was full: '"
@@ -61,7 +57,7 @@ TEST(DescriptorExhaustionTest, FullTableParksThenServes)
 	held.erase(held.begin());
 	Received r = ReadUntilClose(parked, 5000);
 	close(parked);
-	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, Get("/health")), "")
+	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, GetClose("/health")), "")
 		<< "the parked connection was not served after a slot freed";
 	EXPECT_EQ(ParseResponse(r.bytes).body, "ok");
 	for (int fd : held)

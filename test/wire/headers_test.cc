@@ -1,6 +1,7 @@
 // Request headers over the wire (feature `routes`, SPEC 6): valid forms that must be
 // served, and every malformed form SPEC 6 lists, each answered 400 and followed by a
-// liveness check.
+// liveness check. Each answer's Connection header must match what the request asked for
+// (CheckRawCase: a kept connection must also answer a follow-up request).
 #include <string>
 #include <vector>
 
@@ -71,7 +72,9 @@ const std::vector<RawCase> kHeaderCases = {
 	{"head_of_exactly_8192_bytes", HeadOfExactly(kHeadMax), false, Outcome::kStatus2xx},
 	{"get_announcing_huge_body", WithHeaders("Content-Length: 1234567890123456789\r\n"),
 	 false, Outcome::kStatus2xx},
-	// The body is not read; the answer must still arrive whole (no reset cutting it).
+	// The answer must arrive whole (no reset cutting it). With feature keepalive a GET
+	// body (up to 1 MiB) is skipped and the follow-up request on the same connection is
+	// answered (CheckRawCase); a 405 with a body closes, lingering over the body.
 	{"get_with_100k_body_sent", WithBody("GET", kBodyOverBuffer), false, Outcome::kStatus2xx},
 	{"post_with_100k_body_sent", WithBody("POST", kBodyOverBuffer), false,
 	 Outcome::kStatus405},

@@ -1,6 +1,8 @@
 // Routes over the wire (feature `routes`, SPEC 2-7): every route's status, headers, body
 // and Content-Length exactly; HEAD's head byte-identical to GET's; CRLF framing; the
-// daemon closing after every response; split requests; and, on every tier, 100 sequential
+// daemon closing after a response when the request asks for it (`Connection: close`,
+// HTTP/1.0) and, with feature `keepalive`, the same bytes but `Connection: keep-alive` on
+// a connection that stays open; split requests; and, on every tier, 100 sequential
 // requests.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -80,8 +82,9 @@ protected:
 	}
 };
 
-// Sends request without shutting the write side: the EOF then proves the daemon closed
-// the connection by itself after answering.
+// Sends request, which asks the daemon to close (Connection: close, or HTTP/1.0 without
+// keep-alive), without shutting the write side: the EOF then proves the daemon closed the
+// connection by itself after answering, as its `Connection: close` said.
 HttpResponse RequestAndExpectClose(int port, const std::string &request)
 {
 	Received r = Roundtrip(port, request);
@@ -89,18 +92,18 @@ HttpResponse RequestAndExpectClose(int port, const std::string &request)
 			   << r.timed_out << ", reset=" << r.reset << ")";
 	HttpResponse resp = ParseResponse(r.bytes);
 	EXPECT_TRUE(resp.parsed) << resp.error << " in '" << r.bytes << "'";
+	EXPECT_EQ(resp.Header("Connection"), "close") << resp.head;
 	return resp;
 }
 
 TEST_P(RouteTest, StatusHeadersBodyExact)
 {
 	const RouteCase &c = GetParam();
-	HttpResponse resp = RequestAndExpectClose(port_, Get(c.target, c.method));
+	HttpResponse resp = RequestAndExpectClose(port_, GetClose(c.target, c.method));
 	ASSERT_TRUE(resp.parsed);
 	EXPECT_EQ(resp.status_line, c.status_line);
 	EXPECT_EQ(LowercaseHeaderNames(resp), ExpectedHeaderNames(resp.status))
 		<< "head: " << resp.head;
-	EXPECT_EQ(resp.Header("Connection"), "close");
 	EXPECT_EQ(resp.Header("Content-Type").rfind("text/plain", 0), 0u)
 		<< resp.Header("Content-Type");
 	EXPECT_EQ(resp.Header("Content-Length"), std::to_string(resp.body.size()));
@@ -120,6 +123,34 @@ TEST_P(RouteTest, Http10RequestGetsHttp11Answer)
 	std::string request = std::string(c.method) + " " + c.target + " HTTP/1.0\r\n\r\n";
 	HttpResponse resp = RequestAndExpectClose(port_, request);
 	EXPECT_EQ(resp.status_line, c.status_line);
+}
+
+// Feature keepalive: without `Connection: close` the same request earns the same bytes,
+// but `Connection: keep-alive`, and the connection serves it again (a 405 without a body
+// persists too); HEAD on it gets the keep-alive head. The connection ends with a request
+// that asks to close.
+TEST_P(RouteTest, SameBytesOnPersistentConnection)
+{
+	REQUIRE_FEATURE("keepalive");
+	const RouteCase &c = GetParam();
+	Received reference = Roundtrip(port_, GetClose(c.target, c.method));
+	ASSERT_TRUE(reference.eof && ParseResponse(reference.bytes).parsed) << reference.bytes;
+	std::string expected = AsKeepAlive(reference.bytes);
+	Client client(port_);
+	ASSERT_TRUE(client.connected());
+	for (int round = 1; round <= 2; round++) {
+		ASSERT_TRUE(client.Send(Get(c.target, c.method)));
+		EXPECT_EQ(client.Take(expected.size()), expected) << "round " << round;
+	}
+	if (strcmp(c.method, "GET") == 0) {
+		ASSERT_TRUE(client.Send(Get(c.target, "HEAD")));
+		EXPECT_EQ(client.Take(ParseResponse(expected).head.size()), ParseResponse(expected).head);
+	}
+	EXPECT_TRUE(client.Quiet(50)) << "more than one answer per request";
+	ASSERT_TRUE(client.Send(GetClose(c.target, c.method)));
+	Received rest = client.TakeUntilClose();
+	EXPECT_EQ(rest.bytes, reference.bytes);
+	EXPECT_TRUE(rest.eof) << "not closed after Connection: close";
 }
 
 std::string RouteCaseName(const testing::TestParamInfo<RouteCase> &param_info)
@@ -144,8 +175,8 @@ std::vector<RouteCase> GetCases()
 TEST_P(HeadRouteTest, HeadIsGetsHeadWithoutBody)
 {
 	const RouteCase &c = GetParam();
-	HttpResponse get = RequestAndExpectClose(port_, Get(c.target, "GET"));
-	Received r = Roundtrip(port_, Get(c.target, "HEAD"));
+	HttpResponse get = RequestAndExpectClose(port_, GetClose(c.target, "GET"));
+	Received r = Roundtrip(port_, GetClose(c.target, "HEAD"));
 	EXPECT_TRUE(r.eof) << "daemon did not close after HEAD";
 	// Byte-identical: the HEAD reply is exactly GET's head and nothing more.
 	EXPECT_EQ(r.bytes, get.head);
@@ -164,7 +195,7 @@ protected:
 
 TEST_F(RouteBehaviourTest, MetricsRouteShape)
 {
-	HttpResponse resp = RequestAndExpectClose(port_, Get("/metrics"));
+	HttpResponse resp = RequestAndExpectClose(port_, GetClose("/metrics"));
 	ASSERT_TRUE(resp.parsed);
 	EXPECT_EQ(resp.status_line, "HTTP/1.1 200 OK");
 	EXPECT_EQ(LowercaseHeaderNames(resp), ExpectedHeaderNames(200)) << resp.head;
@@ -173,20 +204,22 @@ TEST_F(RouteBehaviourTest, MetricsRouteShape)
 	Counters counters;
 	std::string error;
 	ASSERT_TRUE(ParseMetricsBody(resp.body, &counters, &error)) << error;
-	ASSERT_GE(counters.size(), kSpecCounterNames.size());
-	for (size_t i = 0; i < kSpecCounterNames.size(); i++)
-		EXPECT_EQ(counters[i].first, kSpecCounterNames[i]) << "line " << i + 1;
+	std::vector<std::string> names;
+	for (const auto &c : counters)
+		names.push_back(c.first);
+	EXPECT_EQ(names, ExpectedCounterNames()) << "SPEC 7 order, then the appended ones";
 }
 
 TEST_F(RouteBehaviourTest, HeadMetricsHasHeadOnly)
 {
-	Received r = Roundtrip(port_, Get("/metrics", "HEAD"));
+	Received r = Roundtrip(port_, GetClose("/metrics", "HEAD"));
 	EXPECT_TRUE(r.eof);
 	HttpResponse resp = ParseResponse(r.bytes);
 	ASSERT_TRUE(resp.parsed) << resp.error;
 	EXPECT_EQ(resp.status_line, "HTTP/1.1 200 OK");
 	EXPECT_EQ(LowercaseHeaderNames(resp), ExpectedHeaderNames(200));
 	EXPECT_EQ(resp.body, "");
+	EXPECT_EQ(resp.Header("Connection"), "close");
 	// The length GET would have sent: a decimal number large enough for ten lines.
 	EXPECT_GT(atoi(resp.Header("Content-Length").c_str()), 100) << resp.head;
 }
@@ -194,7 +227,7 @@ TEST_F(RouteBehaviourTest, HeadMetricsHasHeadOnly)
 // SPEC 6: every head line ends in CRLF. Checked byte by byte against the exact bytes.
 TEST_F(RouteBehaviourTest, CrlfFramingByteByByte)
 {
-	Received r = Roundtrip(port_, Get("/health"));
+	Received r = Roundtrip(port_, GetClose("/health"));
 	const std::string &b = r.bytes;
 	size_t head_end = b.find("\r\n\r\n");
 	ASSERT_NE(head_end, std::string::npos) << b;
@@ -215,10 +248,11 @@ TEST_F(RouteBehaviourTest, CrlfFramingByteByByte)
 
 TEST_F(RouteBehaviourTest, RequestSplitAcrossTwoWritesWithPause)
 {
+	// Each request asks to close, so the daemon's close ends the exchange.
 	const std::vector<std::pair<std::string, std::string>> splits = {
-		{"GET /health HT", "TP/1.1\r\nHost: a\r\n\r\n"},
-		{"GET /health HTTP/1.1\r\nHost: a\r\n\r", "\n"},
-		{"GET /health HTTP/1.1\r\n", "\r\n"},
+		{"GET /health HT", "TP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"},
+		{"GET /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r", "\n"},
+		{"GET /health HTTP/1.1\r\nConnection: close\r\n", "\r\n"},
 	};
 	for (const auto &s : splits) {
 		SCOPED_TRACE("split after '" + s.first + "'");
@@ -235,7 +269,7 @@ TEST_F(RouteBehaviourTest, RequestSplitAcrossTwoWritesWithPause)
 
 TEST_F(RouteBehaviourTest, RequestSentOneByteAtATime)
 {
-	std::string request = Get("/health");
+	std::string request = GetClose("/health");
 	int fd = ConnectLoopback(port_);
 	ASSERT_GE(fd, 0);
 	int one = 1;

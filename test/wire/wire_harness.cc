@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -13,9 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <sstream>
 
 namespace wire {
@@ -29,6 +32,7 @@ constexpr char kListeningMarker[] = " listening on 127.0.0.1:";
 constexpr int kStartTimeoutMs = 10000;
 constexpr int kStopGraceMs = 2000;
 constexpr size_t kReadChunk = 65536;
+constexpr uint64_t kBodySkipMax = 1024 * 1024; // a larger GET/HEAD body closes instead
 
 // Milliseconds left until deadline_ms (>= 0).
 int MsLeft(int64_t deadline_ms)
@@ -275,6 +279,15 @@ int Daemon::OpenDescriptorCount(int below) const
 	return count;
 }
 
+int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms, int below)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	int count;
+	while ((count = daemon.OpenDescriptorCount(below)) != want && NowMs() < deadline)
+		SleepMs(10);
+	return count;
+}
+
 // ---- Raw TCP client ----
 
 int ConnectLoopback(int port, int timeout_ms)
@@ -352,26 +365,32 @@ Received ReadUntilClose(int fd, int timeout_ms)
 	}
 }
 
-Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms)
+// Sends request on fd while reading into *r (see Exchange), shutting the write side after
+// the last byte if shut_write. Returns once the request is sent and done(r->bytes) holds,
+// or the stream ended (EOF, reset), or deadline_ms passed (r->timed_out). Leaves fd open.
+static void ExchangeOn(int fd, const std::string &request, bool shut_write, int64_t deadline_ms,
+		       const std::function<bool(const std::string &)> &done, Received *r)
 {
-	Received r;
-	int64_t deadline = NowMs() + timeout_ms;
 	size_t off = 0;
 	bool sending = true;
 	SetNonBlocking(fd, true);
 	for (;;) {
 		if (sending && off == request.size()) {
-			if (shut_write)
+			if (shut_write) {
 				shutdown(fd, SHUT_WR);
+				r->shut_write = true;
+			}
 			sending = false;
 		}
+		if (!sending && done(r->bytes))
+			break;
 		struct pollfd p = {fd, static_cast<short>(POLLIN | (sending ? POLLOUT : 0)), 0};
-		if (!PollOne(&p, deadline)) {
-			r.timed_out = true;
+		if (!PollOne(&p, deadline_ms)) {
+			r->timed_out = true;
 			break;
 		}
 		if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
-			if (!ReadOnce(fd, &r))
+			if (!ReadOnce(fd, r))
 				break;
 		}
 		if (sending && (p.revents & POLLOUT)) {
@@ -383,6 +402,16 @@ Received Exchange(int fd, const std::string &request, bool shut_write, int timeo
 				sending = false; // the daemon closed early; read what it said
 		}
 	}
+	SetNonBlocking(fd, false);
+}
+
+// An ExchangeOn condition that never holds: read until the stream ends.
+static bool UntilClose(const std::string &) { return false; }
+
+Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms)
+{
+	Received r;
+	ExchangeOn(fd, request, shut_write, NowMs() + timeout_ms, UntilClose, &r);
 	close(fd);
 	return r;
 }
@@ -402,6 +431,109 @@ bool PeerSpokeOrClosed(int fd, int wait_ms)
 {
 	struct pollfd p = {fd, POLLIN, 0};
 	return PollOne(&p, NowMs() + wait_ms);
+}
+
+size_t ResponseEnd(const std::string &bytes, size_t at, bool head_only)
+{
+	size_t head_end = bytes.find("\r\n\r\n", at);
+	if (head_end == std::string::npos)
+		return std::string::npos;
+	head_end += 4;
+	if (head_only)
+		return head_end;
+	static const char kName[] = "\r\ncontent-length:";
+	size_t name_len = strlen(kName);
+	for (size_t i = at; i + name_len <= head_end; i++) {
+		if (strncasecmp(bytes.c_str() + i, kName, name_len) != 0)
+			continue;
+		char *digits_end;
+		unsigned long long length = strtoull(bytes.c_str() + i + name_len, &digits_end, 10);
+		if (digits_end == bytes.c_str() + i + name_len)
+			return std::string::npos;
+		size_t end = head_end + static_cast<size_t>(length);
+		return end <= bytes.size() ? end : std::string::npos;
+	}
+	return std::string::npos;
+}
+
+Client::Client(int port) : fd_(ConnectLoopback(port))
+{
+	int one = 1;
+	if (fd_ >= 0)
+		setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+Client::~Client()
+{
+	if (fd_ >= 0)
+		close(fd_);
+}
+
+bool Client::Send(const std::string &data) { return fd_ >= 0 && SendAll(fd_, data); }
+
+void Client::ShutWrite()
+{
+	shutdown(fd_, SHUT_WR);
+	in_.shut_write = true;
+}
+
+bool Client::SendWithFin(const std::string &data)
+{
+	int on = 1;
+	if (fd_ < 0 || setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) != 0)
+		return false;
+	bool sent = SendAll(fd_, data);
+	ShutWrite();
+	return sent;
+}
+
+bool Client::ReadMore(int64_t deadline_ms)
+{
+	if (fd_ < 0 || ended())
+		return false;
+	struct pollfd p = {fd_, POLLIN, 0};
+	if (!PollOne(&p, deadline_ms)) {
+		in_.timed_out = true;
+		return false;
+	}
+	return ReadOnce(fd_, &in_);
+}
+
+std::string Client::Take(size_t n, int timeout_ms)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	while (in_.bytes.size() < n && ReadMore(deadline)) {
+	}
+	std::string taken = in_.bytes.substr(0, n);
+	in_.bytes.erase(0, taken.size());
+	return taken;
+}
+
+std::string Client::TakeResponse(bool head_only, int timeout_ms)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	size_t end;
+	while ((end = ResponseEnd(in_.bytes, 0, head_only)) == std::string::npos &&
+	       ReadMore(deadline)) {
+	}
+	if (end == std::string::npos)
+		return "";
+	return Take(end, 0);
+}
+
+bool Client::Quiet(int wait_ms)
+{
+	return fd_ >= 0 && in_.bytes.empty() && !ended() && !PeerSpokeOrClosed(fd_, wait_ms);
+}
+
+Received Client::TakeUntilClose(int timeout_ms)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	while (ReadMore(deadline)) {
+	}
+	Received rest = in_;
+	in_.bytes.clear();
+	return rest;
 }
 
 // ---- HTTP responses ----
@@ -478,10 +610,76 @@ std::string Get(const std::string &target, const std::string &method)
 	return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 }
 
+std::string GetClose(const std::string &target, const std::string &method)
+{
+	return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+}
+
+std::string AsKeepAlive(const std::string &close_form)
+{
+	static const std::string kClose = "\r\nConnection: close\r\n";
+	std::string bytes = close_form;
+	size_t at = bytes.find(kClose);
+	if (at != std::string::npos)
+		bytes.replace(at, kClose.size(), "\r\nConnection: keep-alive\r\n");
+	return bytes;
+}
+
+// Adds the comma- or whitespace-separated tokens of a Connection value to *close and
+// *keep_alive (matched ignoring case, RFC 9110 7.6.1).
+static void ScanConnectionTokens(const std::string &value, bool *close_token, bool *keep_token)
+{
+	std::string token;
+	for (size_t i = 0; i <= value.size(); i++) {
+		char c = i < value.size() ? value[i] : ',';
+		if (c != ',' && c != ' ' && c != '\t') {
+			token += c;
+			continue;
+		}
+		*close_token |= strcasecmp(token.c_str(), "close") == 0;
+		*keep_token |= strcasecmp(token.c_str(), "keep-alive") == 0;
+		token.clear();
+	}
+}
+
+std::string ExpectedConnection(const std::string &request, int status)
+{
+	if (!HasFeature("keepalive") || status == 400)
+		return "close";
+	std::string head = request.substr(0, request.find("\r\n\r\n"));
+	size_t line_end = std::min(head.find("\r\n"), head.size());
+	std::string line = head.substr(0, line_end);
+	std::string method = line.substr(0, line.find(' '));
+	bool http10 = line.size() >= 8 && line.compare(line.size() - 8, 8, "HTTP/1.0") == 0;
+	bool close_token = false, keep_token = false;
+	uint64_t content_length = 0;
+	for (size_t at = line_end; at < head.size();) {
+		at += 2; // the CRLF before this header line
+		size_t eol = std::min(head.find("\r\n", at), head.size());
+		std::string header = head.substr(at, eol - at);
+		at = eol;
+		size_t colon = header.find(':');
+		if (colon == std::string::npos)
+			continue;
+		std::string name = header.substr(0, colon);
+		std::string value = header.substr(colon + 1);
+		if (strcasecmp(name.c_str(), "connection") == 0)
+			ScanConnectionTokens(value, &close_token, &keep_token);
+		else if (strcasecmp(name.c_str(), "content-length") == 0)
+			content_length = strtoull(value.c_str(), nullptr, 10);
+	}
+	bool keep = http10 ? keep_token && !close_token : !close_token;
+	if (status == 405 && content_length > 0)
+		keep = false; // a 405 with a body closes (SPEC 6)
+	if ((method == "GET" || method == "HEAD") && content_length > kBodySkipMax)
+		keep = false; // not worth reading to skip
+	return keep ? "keep-alive" : "close";
+}
+
 std::string LivenessProblem(int port)
 {
 	bool min = HasFeature("min");
-	Received r = Roundtrip(port, Get(min ? "/" : "/health"));
+	Received r = Roundtrip(port, GetClose(min ? "/" : "/health"));
 	HttpResponse resp = ParseResponse(r.bytes);
 	if (!resp.parsed)
 		return "liveness request got no valid response (" + resp.error + ", eof=" +
@@ -495,6 +693,21 @@ const std::vector<std::string> kSpecCounterNames = {
 	"requests_total", "requests_get",  "requests_head", "responses_200", "responses_400",
 	"responses_404",  "responses_405", "bytes_read",    "bytes_written", "timeouts",
 };
+
+const std::vector<std::string> kKeepAliveCounterNames = {
+	"connections_accepted",
+	"connections_closed",
+	"syscalls_total",
+};
+
+std::vector<std::string> ExpectedCounterNames()
+{
+	std::vector<std::string> names = kSpecCounterNames;
+	if (HasFeature("keepalive"))
+		names.insert(names.end(), kKeepAliveCounterNames.begin(),
+			     kKeepAliveCounterNames.end());
+	return names;
+}
 
 bool ParseMetricsBody(const std::string &body, Counters *out, std::string *error)
 {
@@ -521,7 +734,7 @@ bool ParseMetricsBody(const std::string &body, Counters *out, std::string *error
 std::map<std::string, uint64_t> FetchMetrics(int port, std::string *raw)
 {
 	std::map<std::string, uint64_t> values;
-	Received r = Roundtrip(port, Get("/metrics"));
+	Received r = Roundtrip(port, GetClose("/metrics"));
 	if (raw)
 		*raw = r.bytes;
 	HttpResponse resp = ParseResponse(r.bytes);
@@ -569,15 +782,53 @@ static std::string CommonHeaderProblem(const HttpResponse &resp, bool head_reque
 	if (count != 1 || !length_ok)
 		return "Content-Length '" + length + "' (x" + std::to_string(count) + ") but body has " +
 		       std::to_string(resp.body.size()) + " bytes";
-	if (resp.Header("Connection", &count) != "close" || count != 1)
-		return "no single 'Connection: close'";
+	std::string connection = resp.Header("Connection", &count);
+	if (count != 1 || (connection != "close" && connection != "keep-alive"))
+		return "no single 'Connection: close' or 'Connection: keep-alive' (x" +
+		       std::to_string(count) + ", '" + connection + "')";
 	if (resp.Header("Content-Type", &count).empty() || count != 1)
 		return "no single Content-Type";
+	if (resp.status == 405 && resp.Header("Allow") != "GET, HEAD")
+		return "405 without 'Allow: GET, HEAD' (Allow: '" + resp.Header("Allow") + "')";
 	return "";
 }
 
-std::string OutcomeProblem(const Received &r, Outcome expected, const std::string &request)
+// Splits bytes into complete responses (*out, *head_only: whether each was taken as a
+// reply to HEAD, see OutcomeProblem). Returns "" or why the bytes after the last complete
+// response are not one.
+static std::string SplitResponses(const std::string &bytes, bool first_is_head,
+				  std::vector<HttpResponse> *out, std::vector<bool> *head_only)
 {
+	static const std::string kStatusPrefix = "HTTP/1.1 ";
+	for (size_t at = 0; at < bytes.size();) {
+		size_t head_end = bytes.find("\r\n\r\n", at);
+		bool head = out->empty() ? first_is_head
+					 : head_end != std::string::npos &&
+						   (head_end + 4 == bytes.size() ||
+						    bytes.compare(head_end + 4, kStatusPrefix.size(),
+								  kStatusPrefix) == 0);
+		size_t end = ResponseEnd(bytes, at, head);
+		std::string which = "response " + std::to_string(out->size() + 1);
+		if (end == std::string::npos) {
+			HttpResponse partial = ParseResponse(bytes.substr(at));
+			return which + " incomplete (" + std::to_string(bytes.size() - at) +
+			       " bytes" + (partial.error.empty() ? "" : ": " + partial.error) + ")";
+		}
+		HttpResponse resp = ParseResponse(bytes.substr(at, end - at));
+		if (!resp.parsed)
+			return which + ": " + resp.error;
+		out->push_back(resp);
+		head_only->push_back(head);
+		at = end;
+	}
+	return "";
+}
+
+std::string OutcomeProblem(const Received &r, Outcome expected, const std::string &request,
+			   size_t *responses)
+{
+	if (responses)
+		*responses = 0;
 	std::string ending = r.timed_out ? "the daemon did not close the connection in time"
 			     : r.reset  ? "the connection was reset instead of closed"
 					: "";
@@ -589,35 +840,102 @@ std::string OutcomeProblem(const Received &r, Outcome expected, const std::strin
 	}
 	if (expected == Outcome::kCloseNo2xx && r.bytes.empty())
 		return r.timed_out ? ending : "";
-	HttpResponse resp = ParseResponse(r.bytes);
-	if (!resp.parsed)
-		return "no valid response: " + resp.error + (ending.empty() ? "" : "; " + ending);
-	std::string problem = CommonHeaderProblem(resp, request.rfind("HEAD ", 0) == 0);
-	if (!problem.empty())
-		return "'" + resp.status_line + "': " + problem;
-	bool is_2xx = resp.status >= 200 && resp.status < 300;
+	std::vector<HttpResponse> all;
+	std::vector<bool> head_only;
+	std::string framing = SplitResponses(r.bytes, request.rfind("HEAD ", 0) == 0, &all,
+					     &head_only);
+	if (responses)
+		*responses = all.size();
+	if (all.empty() || !framing.empty())
+		return "no valid response: " + (framing.empty() ? "no bytes" : framing) +
+		       (ending.empty() ? "" : "; " + ending);
+	for (size_t i = 0; i < all.size(); i++) {
+		std::string problem = CommonHeaderProblem(all[i], head_only[i]);
+		if (!problem.empty())
+			return "response " + std::to_string(i + 1) + " '" + all[i].status_line +
+			       "': " + problem;
+		if (i + 1 < all.size() && all[i].Header("Connection") != "keep-alive")
+			return "response " + std::to_string(i + 1) + " says 'Connection: " +
+			       all[i].Header("Connection") + "' yet " +
+			       std::to_string(all.size() - i - 1) + " more followed it";
+	}
+	const HttpResponse &first = all.front();
+	std::string want_connection = ExpectedConnection(request, first.status);
+	if (first.Header("Connection") != want_connection)
+		return "'" + first.status_line + "' says 'Connection: " + first.Header("Connection") +
+		       "', expected '" + want_connection + "'";
+	bool last_keeps = all.back().Header("Connection") == "keep-alive";
+	if (last_keeps && !r.shut_write && r.eof)
+		return "the last response says 'Connection: keep-alive', yet the daemon closed "
+		       "(the client had not shut its write side)";
+	if (last_keeps && !r.shut_write && r.timed_out)
+		return ending + " (the last response says keep-alive: a test that waits for the "
+				"close must ask for it or shut its write side)";
+	bool is_2xx = first.status >= 200 && first.status < 300;
 	bool status_ok = false;
 	switch (expected) {
 	case Outcome::kStatus2xx: status_ok = is_2xx; break;
-	case Outcome::kStatus400: status_ok = resp.status == 400; break;
-	case Outcome::kStatus404: status_ok = resp.status == 404; break;
-	case Outcome::kStatus405: status_ok = resp.status == 405; break;
+	case Outcome::kStatus400: status_ok = first.status == 400; break;
+	case Outcome::kStatus404: status_ok = first.status == 404; break;
+	case Outcome::kStatus405: status_ok = first.status == 405; break;
 	case Outcome::kCloseNo2xx: status_ok = !is_2xx; break;
 	case Outcome::kSilentClose: break;
 	}
 	if (!status_ok)
 		return std::string("expected ") + OutcomeName(expected) + ", got '" +
-		       resp.status_line + "'";
-	if (resp.status == 405 && resp.Header("Allow") != "GET, HEAD")
-		return "405 without 'Allow: GET, HEAD' (Allow: '" + resp.Header("Allow") + "')";
+		       first.status_line + "'";
 	return ending;
+}
+
+Received ReplayRaw(int port, const std::string &raw, bool shut_write, bool *followed_up,
+		   int timeout_ms)
+{
+	*followed_up = false;
+	Received r;
+	int64_t deadline = NowMs() + timeout_ms;
+	int fd = ConnectLoopback(port, timeout_ms);
+	if (fd < 0) {
+		r.timed_out = true;
+		return r;
+	}
+	bool head_only = raw.rfind("HEAD ", 0) == 0;
+	auto first_answered = [head_only](const std::string &bytes) {
+		return ResponseEnd(bytes, 0, head_only) != std::string::npos;
+	};
+	ExchangeOn(fd, raw, shut_write, deadline, first_answered, &r);
+	std::string follow_up;
+	if (!r.eof && !r.reset && !r.timed_out && !shut_write) {
+		HttpResponse first = ParseResponse(r.bytes.substr(0, ResponseEnd(r.bytes, 0, head_only)));
+		if (first.Header("Connection") == "keep-alive") {
+			follow_up = GetClose("/health");
+			*followed_up = true;
+		}
+	}
+	if (!r.eof && !r.reset && !r.timed_out)
+		ExchangeOn(fd, follow_up, false, deadline, UntilClose, &r);
+	close(fd);
+	return r;
 }
 
 void CheckRawCase(int port, const RawCase &c)
 {
-	Received r = Roundtrip(port, c.raw, c.shut_write);
-	EXPECT_EQ(OutcomeProblem(r, c.expected, c.raw), "")
-		<< c.label << ": got '" << r.bytes.substr(0, 200) << "'";
+	bool followed_up;
+	Received r = ReplayRaw(port, c.raw, c.shut_write, &followed_up);
+	size_t responses;
+	EXPECT_EQ(OutcomeProblem(r, c.expected, c.raw, &responses), "")
+		<< c.label << ": got '" << r.bytes.substr(0, 300) << "'";
+	if (followed_up) {
+		// The follow-up GET /health (Connection: close) is answered, and nothing else.
+		static const std::string kHealthCloseTail = "Connection: close\r\n\r\nok";
+		EXPECT_EQ(responses, 2u) << c.label << ": the request and the follow-up";
+		EXPECT_TRUE(r.bytes.size() >= kHealthCloseTail.size() &&
+			    r.bytes.compare(r.bytes.size() - kHealthCloseTail.size(),
+					    kHealthCloseTail.size(), kHealthCloseTail) == 0)
+			<< c.label << ": the follow-up GET /health was not answered last: '"
+			<< r.bytes << "'";
+	} else {
+		EXPECT_LE(responses, 1u) << c.label << ": '" << r.bytes.substr(0, 300) << "'";
+	}
 	EXPECT_EQ(LivenessProblem(port), "") << "after " << c.label;
 }
 

@@ -25,7 +25,8 @@ bool ParseSuiteArgs(int argc, char **argv);
 // The daemon binary under test, as given on the command line.
 const std::string &DaemonPath();
 
-// True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines).
+// True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines,
+// keepalive).
 bool HasFeature(const std::string &feature);
 
 // Skips the current test unless the tier declares feature (GTEST_SKIP returns from the
@@ -91,6 +92,13 @@ private:
 	int port_ = 0;
 };
 
+// Waits (timeout_ms at most) until daemon holds exactly want descriptors numbered below
+// `below`. Returns the last count seen: want, or what it was when time ran out. Closing is
+// asynchronous to the client (a lingering close ends when the daemon reads the client's
+// FIN), so tests that count closed connections wait here first.
+int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms = 3000,
+			   int below = 1 << 30);
+
 // Starts daemon with options inside a test, failing the test (fatally) when it cannot.
 #define START_DAEMON(daemon, ...)                                   \
 	do {                                                        \
@@ -147,6 +155,8 @@ struct Received {
 	bool eof = false;       // the peer closed (read returned 0)
 	bool reset = false;     // read failed with ECONNRESET (after `bytes`)
 	bool timed_out = false; // neither happened within the time limit
+	bool shut_write = false; // the client shut its write side after its request: a
+				 // keep-alive answer may then end with the daemon closing
 };
 
 // Reads until EOF, a reset, or timeout_ms without completion (total, not per read).
@@ -158,12 +168,70 @@ Received ReadUntilClose(int fd, int timeout_ms = 5000);
 Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms = 5000);
 
 // Connects, exchanges request (see Exchange) and closes. A failed connect comes back as
-// timed_out with no bytes.
+// timed_out with no bytes. A persistent connection does not end by itself: request must
+// ask to close (GetClose, HTTP/1.0) or shut_write must be true, else this times out.
 Received Roundtrip(int port, const std::string &request, bool shut_write = false,
 		   int timeout_ms = 5000);
 
 // True if fd has been closed by the peer or has data waiting, within wait_ms.
 bool PeerSpokeOrClosed(int fd, int wait_ms);
+
+// The offset just past the complete response that starts at `at` in bytes (its head, plus
+// Content-Length body bytes unless head_only), or npos while it is incomplete or has no
+// readable Content-Length.
+size_t ResponseEnd(const std::string &bytes, size_t at, bool head_only);
+
+// One client connection kept open across requests (keep-alive, pipelining). Every read
+// is bounded by a timeout; bytes read but not yet taken stay buffered in order.
+class Client {
+public:
+	// Connects to 127.0.0.1:port with TCP_NODELAY (so each Send leaves at once);
+	// connected() is false on failure.
+	explicit Client(int port);
+	~Client();
+	Client(const Client &) = delete;
+	Client &operator=(const Client &) = delete;
+
+	bool connected() const { return fd_ >= 0; }
+	int fd() const { return fd_; }
+
+	// Sends all of data in one send(2) where the kernel takes it (the batch tests rely
+	// on that: loopback socket buffers hold far more than they send). False on refusal.
+	bool Send(const std::string &data);
+
+	// Shuts the write side (FIN): the daemon answers what it has, then closes.
+	void ShutWrite();
+
+	// Sends data and the FIN in one TCP segment (TCP_CORK holds the data until the
+	// shutdown flushes both), so the daemon learns of both from one readiness report.
+	bool SendWithFin(const std::string &data);
+
+	// Reads until n bytes are buffered, then takes and returns them. Returns fewer when
+	// the daemon closed, reset or timeout_ms passed first (see ended()).
+	std::string Take(size_t n, int timeout_ms = 5000);
+
+	// Takes one complete response (see ResponseEnd); "" if none completed in time.
+	std::string TakeResponse(bool head_only = false, int timeout_ms = 5000);
+
+	// True if no untaken bytes are buffered, nothing arrives within wait_ms and the
+	// daemon does not close: the connection is open and idle.
+	bool Quiet(int wait_ms);
+
+	// Reads until the daemon closes (timeout_ms at most); returns everything not yet
+	// taken, with how the stream ended.
+	Received TakeUntilClose(int timeout_ms = 5000);
+
+	// True once the stream ended: EOF, reset, or a read that timed out.
+	bool ended() const { return in_.eof || in_.reset || in_.timed_out; }
+	const Received &state() const { return in_; }
+
+private:
+	// Reads once (waiting until deadline_ms); false when the stream ended or time ran out.
+	bool ReadMore(int64_t deadline_ms);
+
+	int fd_ = -1;
+	Received in_; // in_.bytes: read, not yet taken
+};
 
 // ---- HTTP responses ----
 
@@ -191,8 +259,23 @@ std::string Bytes(const char (&literal)[N])
 	return std::string(literal, N - 1);
 }
 
-// GET request bytes for target on HTTP/1.1 with a Host header.
+// GET request bytes for target on HTTP/1.1 with a Host header. On a keepalive tier the
+// daemon keeps the connection open after answering it.
 std::string Get(const std::string &target, const std::string &method = "GET");
+
+// The same request with `Connection: close`: the daemon closes after answering it.
+std::string GetClose(const std::string &target, const std::string &method = "GET");
+
+// The bytes of the same response on a persistent connection: close_form (a response
+// saying `Connection: close`) with `Connection: keep-alive` instead.
+std::string AsKeepAlive(const std::string &close_form);
+
+// The Connection header the daemon must send in its answer to the first request in
+// request, given the answer's status. "close" on a tier without feature keepalive, and for
+// a 400, a 405 announcing a body (Content-Length > 0), a GET or HEAD announcing more than
+// 1 MiB, HTTP/1.1 with a `close` token in Connection, HTTP/1.0 without a `keep-alive`
+// token; "keep-alive" otherwise (/tmp/keepalive.md, SPEC 6 and 9).
+std::string ExpectedConnection(const std::string &request, int status);
 
 // Liveness: a fresh GET /health (min: GET /) is answered 200. Returns "" or what failed.
 std::string LivenessProblem(int port);
@@ -210,6 +293,12 @@ std::map<std::string, uint64_t> FetchMetrics(int port, std::string *raw = nullpt
 // The ten counter names of SPEC 7, in order.
 extern const std::vector<std::string> kSpecCounterNames;
 
+// The counters feature keepalive appends after the ten, in order.
+extern const std::vector<std::string> kKeepAliveCounterNames;
+
+// Every counter name the tier under test must report, in /metrics order.
+std::vector<std::string> ExpectedCounterNames();
+
 // What a request should earn (malformed, header and conformance tables).
 enum class Outcome {
 	kStatus2xx,   // a 2xx response
@@ -220,11 +309,20 @@ enum class Outcome {
 	kSilentClose, // the daemon closes without sending a byte
 };
 
-// Returns "" if r, the reply to request, is what outcome asks for, else what differs.
-// Every response must also be well framed, carry Content-Type, an exact Content-Length
-// (a reply to HEAD: no body) and `Connection: close`, and end with the daemon closing
-// (EOF: a reset that may have cut the reply is a fault).
-std::string OutcomeProblem(const Received &r, Outcome expected, const std::string &request);
+// Returns "" if r, everything the daemon sent until it closed in reply to request, is
+// what outcome asks for, else what differs. outcome is checked on the first response.
+// r may hold several responses (pipelined requests, or a follow-up request): each must be
+// well framed and carry Content-Type, an exact Content-Length (a reply to HEAD: no body;
+// a later response is taken as a reply to HEAD when the next status line or the end
+// follows its head: no body of this daemon starts with "HTTP/1.1 "), a 405 `Allow: GET,
+// HEAD`, and one Connection header saying what the daemon did: `keep-alive` on every
+// response but the last (it answered more), `close` or, only when the client shut its
+// write side, `keep-alive` on the last. The first response's Connection must be
+// ExpectedConnection(request). The stream must end with the daemon closing (EOF: a reset
+// that may have cut the reply is a fault). *responses, if given, receives how many
+// responses r holds.
+std::string OutcomeProblem(const Received &r, Outcome expected, const std::string &request,
+			   size_t *responses = nullptr);
 
 // Readable name of an outcome, for messages.
 const char *OutcomeName(Outcome outcome);
@@ -240,8 +338,18 @@ struct RawCase {
 // gtest prints a failing parameter by its label rather than as raw bytes.
 inline void PrintTo(const RawCase &c, std::ostream *os) { *os << c.label; }
 
-// Replays c on a fresh connection and checks its outcome, then that the daemon still
-// answers a liveness request (non-fatal failures).
+// Sends raw on a fresh connection (shutting the write side after it if shut_write) and
+// reads until the first response is complete or the daemon closes. If that response says
+// `keep-alive` and the write side is open, sends GetClose("/health") on the same
+// connection (*followed_up = true): its answer proves the connection persisted and the
+// first request was framed exactly. Then reads until the daemon closes. Bounded by
+// timeout_ms in total.
+Received ReplayRaw(int port, const std::string &raw, bool shut_write, bool *followed_up,
+		   int timeout_ms = 5000);
+
+// Replays c (ReplayRaw) and checks its outcome (OutcomeProblem), the follow-up's answer
+// when there was one, then that the daemon still answers a liveness request on a new
+// connection (non-fatal failures).
 void CheckRawCase(int port, const RawCase &c);
 
 // Names a parametrized RawCase test by its label.
