@@ -700,12 +700,20 @@ const std::vector<std::string> kKeepAliveCounterNames = {
 	"syscalls_total",
 };
 
+const std::vector<std::string> kFileCacheCounterNames = {
+	"cache_hits",     "cache_misses", "response_syscalls",
+	"write_eagains",  "files_cached", "bytes_cached",
+};
+
 std::vector<std::string> ExpectedCounterNames()
 {
 	std::vector<std::string> names = kSpecCounterNames;
 	if (HasFeature("keepalive"))
 		names.insert(names.end(), kKeepAliveCounterNames.begin(),
 			     kKeepAliveCounterNames.end());
+	if (HasFeature("files"))
+		names.insert(names.end(), kFileCacheCounterNames.begin(),
+			     kFileCacheCounterNames.end());
 	return names;
 }
 

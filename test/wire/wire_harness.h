@@ -296,6 +296,9 @@ extern const std::vector<std::string> kSpecCounterNames;
 // The counters feature keepalive appends after the ten, in order.
 extern const std::vector<std::string> kKeepAliveCounterNames;
 
+// The six counters of the warm file cache (feature files), after the keepalive ones.
+extern const std::vector<std::string> kFileCacheCounterNames;
+
 // Every counter name the tier under test must report, in /metrics order.
 std::vector<std::string> ExpectedCounterNames();
 
