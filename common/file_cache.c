@@ -73,15 +73,6 @@ static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
 
-/* The suffix of each connection form, as metrics.c renders it. */
-static const struct {
-	const char *text;
-	uint32_t len;
-} head_suffix[CONN_FORM_COUNT] = {
-#define SUFFIX_ENTRY(id, value) [id] = {LITERAL(DYNAMIC_HEAD_SUFFIX(value))},
-	FOR_EACH_CONN_FORM(SUFFIX_ENTRY)
-#undef SUFFIX_ENTRY
-};
 
 static size_t cstr_len(const char *s)
 {
@@ -232,7 +223,8 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 		p = copy_span(p, type, type_len);
 		p = copy_span(p, LITERAL(HEAD_MIDDLE));
 		p = copy_span(p, digits, ndigits);
-		p = copy_span(p, head_suffix[form].text, head_suffix[form].len);
+		const struct text_span *suffix = &dynamic_head_suffix[form];
+		p = copy_span(p, suffix->text, suffix->len);
 		f->head[form] = h;
 		f->head_len[form] = (uint16_t)(p - h);
 	}

@@ -13,15 +13,6 @@ static const struct {
 #undef METRIC_NAME
 };
 
-/* The head's tail after the Content-Length digits, per connection form. */
-static const struct {
-	const char *text;
-	uint32_t len;
-} head_suffix[CONN_FORM_COUNT] = {
-#define SUFFIX_ENTRY(id, value) [id] = {LITERAL(DYNAMIC_HEAD_SUFFIX(value))},
-	FOR_EACH_CONN_FORM(SUFFIX_ENTRY)
-#undef SUFFIX_ENTRY
-};
 
 struct rendered_response build_metrics(char *out, enum conn_form form)
 {
@@ -36,11 +27,12 @@ struct rendered_response build_metrics(char *out, enum conn_form form)
 
 	char digits[U64_DEC_MAX];
 	size_t ndigits = u64_to_dec(body_len, digits);
-	size_t head_len = sizeof(DYNAMIC_200_HEAD_PREFIX) - 1 + ndigits + head_suffix[form].len;
+	const struct text_span *suffix = &dynamic_head_suffix[form];
+	size_t head_len = sizeof(DYNAMIC_200_HEAD_PREFIX) - 1 + ndigits + suffix->len;
 	char *head = body - head_len;
 	char *h = copy_span(head, LITERAL(DYNAMIC_200_HEAD_PREFIX));
 	h = copy_span(h, digits, ndigits);
-	copy_span(h, head_suffix[form].text, head_suffix[form].len);
+	copy_span(h, suffix->text, suffix->len);
 
 	struct rendered_response r = {
 		.bytes = head,

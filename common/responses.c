@@ -29,3 +29,10 @@ const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RESPONSE_C
 	[CONN_FORM_CLOSE] = {FOR_EACH_STATIC_RESPONSE(ENTRY_CLOSE)},
 	[CONN_FORM_KEEP_ALIVE] = {FOR_EACH_STATIC_RESPONSE(ENTRY_KEEP_ALIVE)},
 };
+
+const struct text_span dynamic_head_suffix[CONN_FORM_COUNT] = {
+#define SUFFIX_ENTRY(id, value) \
+	[id] = {DYNAMIC_HEAD_SUFFIX(value), sizeof(DYNAMIC_HEAD_SUFFIX(value)) - 1},
+	FOR_EACH_CONN_FORM(SUFFIX_ENTRY)
+#undef SUFFIX_ENTRY
+};

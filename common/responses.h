@@ -64,6 +64,16 @@ extern const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RES
 #define DYNAMIC_HEAD_SUFFIX(conn) "\r\nConnection: " conn "\r\n\r\n"
 #define DYNAMIC_HEAD_SUFFIX_MAX (sizeof(DYNAMIC_HEAD_SUFFIX("keep-alive")) - 1)
 
+/* A piece of text and its length. */
+struct text_span {
+	const char *text;
+	uint32_t len;
+};
+
+/* DYNAMIC_HEAD_SUFFIX of each connection form, for heads rendered at run time (/metrics)
+ * or at start-up (the file cache). */
+extern const struct text_span dynamic_head_suffix[CONN_FORM_COUNT];
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_RESPONSES_H */
