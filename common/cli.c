@@ -59,14 +59,6 @@ int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr)
 	return 1;
 }
 
-/* NUL-terminated length, without libc. */
-static size_t cstr_len(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
 
 /* If arg is `flag` or `flag=VALUE`, returns the value (the next argv word in the first
  * case, advancing *i; NULL when it is missing) and sets *matched. */

@@ -1,5 +1,5 @@
-/* Command-line parsing and the start-up line, shared by every tier. Pure except
- * cli_announce() and cli_usage(), which write to stdout / stderr. */
+/* Command-line parsing and the start-up line's text, shared by every tier. Pure: no
+ * syscalls (listener.h writes what these produce). */
 #ifndef APOLLOD_COMMON_CLI_H
 #define APOLLOD_COMMON_CLI_H
 

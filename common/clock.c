@@ -20,12 +20,6 @@ static vdso_clock_gettime_fn vdso_clock_gettime;
 #define MS_PER_S 1000u
 #define NS_PER_MS 1000000u
 
-/* Returns 1 when the NUL-terminated string s equals the literal name (with its NUL). */
-static int cstr_is(const char *s, const char *name, uint64_t name_size)
-{
-	return span_eq(s, name, name_size);
-}
-
 static void *vdso_lookup(const unsigned char *base, const char *name, uint64_t name_size)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
@@ -48,7 +42,8 @@ static void *vdso_lookup(const unsigned char *base, const char *name, uint64_t n
 		for (uint64_t k = 0; k < count; k++) {
 			if (sym[k].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC)
 				continue;
-			if (cstr_is(strtab + sym[k].st_name, name, name_size))
+			/* name_size counts the NUL, so a longer symbol cannot match */
+			if (span_eq(strtab + sym[k].st_name, name, name_size))
 				return (void *)(base + sym[k].st_value - load_vaddr);
 		}
 	}

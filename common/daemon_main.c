@@ -2,19 +2,18 @@
  * start-up in SPEC 3 order, then the event loop. */
 #include "common/cli.h"
 #include "common/config.h"
-#include "common/event_backend.h"
 #include "common/counters.h"
+#include "common/event_backend.h"
 #include "common/exit_codes.h"
 #include "common/file_cache.h"
 #include "common/listener.h"
 #include "common/server.h"
+#include "common/span.h"
 #include "common/start.h"
 #include "common/sys.h"
 #if APOLLOD_HAVE_DEADLINES
 #include "common/clock.h"
 #endif
-
-#define LITERAL(s) s, (sizeof(s) - 1)
 
 static const char usage[] =
 	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--root DIR] [--help]\n";
@@ -25,15 +24,11 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	(void)envp;
 	struct cli_options opts;
-	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT,
-		       &opts)) {
-		write_stderr(LITERAL(usage));
-		return EXIT_USAGE;
-	}
-	if (opts.help) {
-		sys_write(K_STDOUT, LITERAL(usage));
-		return EXIT_OK;
-	}
+	int done = startup_options(argc, argv,
+				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT,
+				   LITERAL(usage), &opts);
+	if (done != STARTUP_CONTINUE)
+		return done;
 #if APOLLOD_HAVE_DEADLINES
 	clock_init(auxv);
 #else

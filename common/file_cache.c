@@ -10,8 +10,6 @@
 #include "common/span.h"
 #include "common/sys.h"
 
-#define LITERAL(s) s, (sizeof(s) - 1)
-
 /* X(extension, Content-Type), matched ignoring case; anything else is
  * application/octet-stream. */
 #define FOR_EACH_CONTENT_TYPE(X)                               \
@@ -74,13 +72,6 @@ static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path *
 static const char *root_dir;
 
 
-static size_t cstr_len(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
 
 /* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
 static enum exit_code fail(enum exit_code code, const char *what)
@@ -95,6 +86,13 @@ static enum exit_code fail(enum exit_code code, const char *what)
 	}
 	write_stderr(LITERAL("\n"));
 	return code;
+}
+
+/* Closes the file being loaded, then reports like fail(). */
+static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what)
+{
+	sys_close((int)fd);
+	return fail(code, what);
 }
 
 /* FNV-1a over the name: cheap, and good enough for at most 1024 short keys. */
@@ -173,33 +171,23 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 	if (sys_is_error(fd))
 		return fail(EXIT_ROOT_READ, "cannot open");
 	struct statx st;
-	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st))) {
-		sys_close((int)fd);
-		return fail(EXIT_ROOT_READ, "cannot stat");
-	}
+	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st)))
+		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat");
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
 	}
-	if (file_count == FILE_CACHE_FILES_MAX) {
-		sys_close((int)fd);
-		return fail(EXIT_ROOT_LIMIT, "more than 1024 files");
-	}
-	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total) {
-		sys_close((int)fd);
-		return fail(EXIT_ROOT_LIMIT, "more than 1 GiB of files");
-	}
-	if (len > FILE_CACHE_NAMES_MAX - names_used) {
-		sys_close((int)fd);
-		return fail(EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
-	}
+	if (file_count == FILE_CACHE_FILES_MAX)
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1024 files");
+	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
+	if (len > FILE_CACHE_NAMES_MAX - names_used)
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
 	const char *body = 0;
 	if (st.stx_size) {
 		long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
-		if (sys_is_error(m)) {
-			sys_close((int)fd);
-			return fail(EXIT_ROOT_READ, "cannot map");
-		}
+		if (sys_is_error(m))
+			return close_and_fail(fd, EXIT_ROOT_READ, "cannot map");
 		body = (const char *)m;
 	}
 	sys_close((int)fd); /* the mapping keeps the file */

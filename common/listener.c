@@ -1,8 +1,21 @@
 /* Listening socket and process set-up (see listener.h). */
 #include "common/listener.h"
 
-#include "common/cli.h"
 #include "common/sys.h"
+
+int startup_options(int argc, char **argv, unsigned accept, const char *usage,
+		    size_t usage_len, struct cli_options *opts)
+{
+	if (!cli_parse(argc, argv, accept, opts)) {
+		write_stderr(usage, usage_len);
+		return EXIT_USAGE;
+	}
+	if (opts->help) {
+		sys_write(K_STDOUT, usage, usage_len);
+		return EXIT_OK;
+	}
+	return STARTUP_CONTINUE;
+}
 
 enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd)
 {

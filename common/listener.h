@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "common/cli.h"
 #include "common/exit_codes.h"
 #include "common/kernel_consts.h"
 #include "common/static_assert.h"
@@ -11,6 +12,15 @@
 APOLLOD_EXTERN_C_BEGIN
 
 #define LISTEN_BACKLOG 128
+
+/* startup_options() result when the process should go on and serve. */
+#define STARTUP_CONTINUE (-1)
+
+/* Parses the command line into *opts with cli_parse(accept). On a bad flag or value
+ * writes the usage text (usage_len bytes) to stderr and returns EXIT_USAGE; on --help
+ * writes it to stdout and returns EXIT_OK; otherwise returns STARTUP_CONTINUE. */
+int startup_options(int argc, char **argv, unsigned accept, const char *usage,
+		    size_t usage_len, struct cli_options *opts);
 
 /* socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | sock_flags), SO_REUSEADDR, bind(*addr),
  * listen(LISTEN_BACKLOG), then getsockname into *addr so a port 0 request comes back

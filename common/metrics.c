@@ -1,13 +1,8 @@
 /* /metrics rendering (see metrics.h). */
 #include "common/metrics.h"
 
-#define LITERAL(s) s, (sizeof(s) - 1)
-
 /* "name " for every counter, in FOR_EACH_COUNTER order. */
-static const struct {
-	const char *text;
-	uint32_t len;
-} metric_names[COUNTER_COUNT] = {
+static const struct text_span metric_names[COUNTER_COUNT] = {
 #define METRIC_NAME(name) {LITERAL(#name " ")},
 	FOR_EACH_COUNTER(METRIC_NAME)
 #undef METRIC_NAME

@@ -21,6 +21,18 @@ int span_ieq(const char *a, const char *b, size_t n);
 /* Copies n bytes from src to dst (the ranges must not overlap) and returns dst + n. */
 char *copy_span(char *dst, const char *src, size_t n);
 
+/* A string literal as the (pointer, length) pair the span routines take. */
+#define LITERAL(s) s, (sizeof(s) - 1)
+
+/* Length of the NUL-terminated string s (strlen without libc). Not on any hot path. */
+static inline size_t cstr_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
 /* Longest decimal form of a uint64_t: 18446744073709551615. */
 #define U64_DEC_MAX 20
 

@@ -5,11 +5,10 @@
 #include "common/cli.h"
 #include "common/exit_codes.h"
 #include "common/listener.h"
+#include "common/span.h"
 #include "common/start.h"
 #include "common/static_assert.h"
 #include "common/sys.h"
-
-#define LITERAL(s) s, (sizeof(s) - 1)
 
 #define MIN_BODY "OK"
 #define MIN_BODY_LEN 2
@@ -27,14 +26,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	(void)envp;
 	(void)auxv;
 	struct cli_options opts;
-	if (!cli_parse(argc, argv, CLI_ACCEPT_LISTEN, &opts)) {
-		write_stderr(LITERAL(usage));
-		return EXIT_USAGE;
-	}
-	if (opts.help) {
-		sys_write(K_STDOUT, LITERAL(usage));
-		return EXIT_OK;
-	}
+	int done = startup_options(argc, argv, CLI_ACCEPT_LISTEN, LITERAL(usage), &opts);
+	if (done != STARTUP_CONTINUE)
+		return done;
 	ignore_sigpipe();
 	int lfd;
 	enum exit_code r = listener_open(&opts.listen, 0, &lfd);
