@@ -1,52 +1,62 @@
-"""apollod_tier(): one macro stamps out a tier's binary, import check and test suites, so
-every variants/<tier>/BUILD is a few lines and all tiers keep the same shape."""
+"""apollod_tier(): one macro stamps out a tier's binary, import check and test suites from
+its entry in tiers.bzl, so every variants/<tier>/BUILD is two lines and all tiers keep the
+same shape. A tier's features derive everything: sources, defines, wire-test features."""
 
 load("//bazel:copts.bzl", "DAEMON_COPTS", "DAEMON_LINKOPTS")
+load("//bazel:tiers.bzl", "tier_named")
 
-# The routed tiers' source groups, in link order.
+# The routed tiers' source groups, in link order; the hot path and deadlines come after.
 ROUTED_SRCS = [
     "//common:runtime_srcs",
     "//common:core_srcs",
-    "//common:server_srcs",
+    "//common:serving_srcs",
 ]
 
-def apollod_tier(
-        name,
-        binary = "apollod",
-        srcs = [],
-        variant_defines = {},
-        hotpath_srcs = ["//common:c_hotpath_srcs"],
-        deadlines = True,
-        routed = True,
-        wire_features = []):
-    """Declares tier `name` in the calling package.
+# The min tier: process entry, command line, listener, and its own loop.
+MIN_SRCS = [
+    "//common:runtime_srcs",
+    "//common:min_srcs",
+    "min.c",
+]
 
-    Args:
-      name: the tier's name (full, min, nodeadline, asm-hotpath).
-      binary: the cc_binary's name (apollod, or apollod-min).
-      srcs: tier-specific sources (min: its own loop).
-      variant_defines: APOLLOD_VARIANT_* macro -> 0/1, read by common/config.h.
-      hotpath_srcs: the request hot path (C reference, or the assembly of asm-hotpath).
-      deadlines: False compiles the idle deadline out (APOLLOD_VARIANT_NO_DEADLINES=1)
-        and leaves its sources unlinked.
-      routed: a routed tier (the common event loop) rather than min.
-      wire_features: features the over-the-wire suite tests (see test/wire/README.md).
-    """
-    defines = dict(variant_defines)
-    defines["APOLLOD_VARIANT_NO_DEADLINES"] = "0" if deadlines else "1"
-    if routed:
-        all_srcs = ROUTED_SRCS + hotpath_srcs + srcs
-        if deadlines:
-            all_srcs = all_srcs + ["//common:deadline_srcs"]
-    else:
-        all_srcs = ["//common:runtime_srcs", "//common:min_srcs"] + srcs
+# The C reference hot path; a tier with asm_hotpath links its package's :hotpath_srcs.
+C_HOTPATH_SRCS = ["//common:c_hotpath_srcs"]
+ASM_HOTPATH_SRCS = [":hotpath_srcs"]
 
+def _tier_srcs(features):
+    """The sources a tier with these features links."""
+    if "min" in features:
+        return MIN_SRCS
+    srcs = ROUTED_SRCS
+    srcs = srcs + (ASM_HOTPATH_SRCS if "asm_hotpath" in features else C_HOTPATH_SRCS)
+    if "deadlines" in features:
+        srcs = srcs + ["//common:deadline_srcs"]
+    return srcs
+
+def _tier_defines(features):
+    """The APOLLOD_VARIANT_* macros common/config.h reads."""
+    if "min" in features:
+        return {}
+    return {"APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1"}
+
+def _wire_features(features):
+    """What the over-the-wire suite tests (test/wire/README.md): the tier's features,
+    plus no_deadlines for a routed tier without deadlines."""
+    if "routes" in features and "deadlines" not in features:
+        return features + ["no_deadlines"]
+    return features
+
+def apollod_tier(name):
+    """Declares tier `name` (an entry of //bazel:tiers.bzl) in the calling package."""
+    tier = tier_named(name)
+    binary = tier["binary"]
+    features = tier["features"]
     native.cc_binary(
         name = binary,
-        srcs = all_srcs + ["//common:hdrs"],
+        srcs = _tier_srcs(features) + ["//common:hdrs"],
         copts = DAEMON_COPTS + [
             "-D%s=%s" % (k, v)
-            for k, v in sorted(defines.items())
+            for k, v in sorted(_tier_defines(features).items())
         ],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
@@ -60,15 +70,13 @@ def apollod_tier(
         data = [":" + binary],
     )
 
-    tests = [":" + name + "_import_check"]
-
     native.cc_test(
         name = name + "_wire_test",
         size = "large",
         srcs = [],
         args = [
             "$(rootpath :%s)" % binary,
-            "--features=" + ",".join(wire_features),
+            "--features=" + ",".join(_wire_features(features)),
         ],
         data = [
             ":" + binary,
@@ -76,9 +84,8 @@ def apollod_tier(
         ],
         deps = ["//test/wire:wire_suite"],
     )
-    tests.append(":" + name + "_wire_test")
 
     native.test_suite(
         name = name + "_tests",
-        tests = tests,
+        tests = [":" + name + "_import_check", ":" + name + "_wire_test"],
     )

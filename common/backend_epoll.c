@@ -1,33 +1,42 @@
-/* The epoll event backend (see event_backend.h). */
+/* The epoll event backend, its out-of-line half (see event_backend.h and backend_epoll.h):
+ * creation, the listener, the wait, and the one-time registration of a connection. */
 #include "common/event_backend.h"
 
-static int epoll_fd = -1;
+int backend_epoll_fd = -1;
 
 long backend_open(void)
 {
 	long fd = sys_epoll_create1(EPOLL_CLOEXEC);
 	if (sys_is_error(fd))
 		return fd;
-	epoll_fd = (int)fd;
+	backend_epoll_fd = (int)fd;
 	return 0;
 }
 
-long backend_watch_listener(int fd, uint64_t token, int on)
+long backend_watch_listener(int fd, int on)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data = token};
-	return sys_epoll_ctl(epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev);
-}
-
-long backend_watch_conn(int fd, uint64_t token)
-{
-	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-		.data = token,
-	};
-	return sys_epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN};
+	return COUNTED(sys_epoll_ctl(backend_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev));
 }
 
 long backend_wait(backend_event *events, int timeout_ms)
 {
-	return sys_epoll_wait(epoll_fd, events, BACKEND_EVENTS_MAX, timeout_ms);
+	return COUNTED(sys_epoll_wait(backend_epoll_fd, events, BACKEND_EVENTS_MAX, timeout_ms));
 }
+
+/* Contract in backend_epoll.h. Registration is out of line: at most once a connection. */
+long backend_epoll_wait_edge(struct conn_io *io)
+{
+	if (!io->watched) {
+		struct epoll_event ev = {
+			.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+			.data = io->token,
+		};
+		long r = COUNTED(sys_epoll_ctl(backend_epoll_fd, EPOLL_CTL_ADD, io->fd, &ev));
+		if (sys_is_error(r))
+			return r == IO_PENDING ? -ENOMEM : r; /* never mistaken for waiting */
+		io->watched = 1;
+	}
+	return IO_PENDING;
+}
+

@@ -84,7 +84,12 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 {
-	cli_parse_ipv4_port("127.0.0.1:8080", &opts->listen);
+	struct k_sockaddr_in listen = {
+		.sin_family = K_AF_INET,
+		.sin_port = to_be16(CLI_DEFAULT_PORT),
+		.sin_addr = to_be32(CLI_DEFAULT_ADDR),
+	};
+	opts->listen = listen;
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
 	opts->help = 0;
 	opts->root = 0;

@@ -12,7 +12,7 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-/* SPEC section 7: the first ten, in this order, never reordered; later ones are appended.
+/* BEHAVIOUR 7: the first ten, in this order, never reordered; later ones are appended.
  * connections_accepted / connections_closed: every descriptor accept4 returned / closed.
  * syscalls_total: every syscall the serving loop makes (epoll, accept4, read, write,
  * writev, shutdown, close; the vDSO clock is not one), so syscalls per request is

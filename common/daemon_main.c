@@ -1,19 +1,17 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
- * start-up in SPEC 3 order, then the event loop. */
+ * start-up in BEHAVIOUR 3 order, then the event loop. */
 #include "common/cli.h"
-#include "common/config.h"
+#include "common/conn.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/exit_codes.h"
 #include "common/file_cache.h"
+#include "common/idle.h"
 #include "common/listener.h"
-#include "common/server.h"
+#include "common/loop.h"
 #include "common/span.h"
 #include "common/start.h"
 #include "common/sys.h"
-#if APOLLOD_HAVE_DEADLINES
-#include "common/clock.h"
-#endif
 
 static const char usage[] =
 	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--root DIR] [--help]\n";
@@ -29,11 +27,6 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 				   LITERAL(usage), &opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
-#if APOLLOD_HAVE_DEADLINES
-	clock_init(auxv);
-#else
-	(void)auxv;
-#endif
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	if (opts.root) { /* before the socket: a bad tree never opens a port */
 		enum exit_code loaded = file_cache_load(opts.root);
@@ -50,5 +43,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	listener_announce(LITERAL("apollod"), &opts.listen);
 	if (sys_is_error(backend_open()))
 		return EXIT_EPOLL_CREATE;
-	return server_run(fd, (uint64_t)opts.idle_timeout_s * MS_PER_S, opts.root != 0);
+	idle_init(auxv, (uint64_t)opts.idle_timeout_s * MS_PER_S);
+	conn_setup(opts.root ? file_cache_find : 0);
+	return loop_run(fd);
 }

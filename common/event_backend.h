@@ -1,59 +1,119 @@
-/* The event backend: how the loop waits for readiness. The loop (server.c) sees only
- * these calls, so another backend (io_uring) can replace epoll without touching it.
+/* The event backend: everything the serving path asks of the kernel, behind two narrow
+ * interfaces, so that a readiness backend (epoll, backend_epoll.c) and a completion
+ * backend (io_uring, planned) can both sit under the same loop and connection code.
  *
- * Connections are registered once, edge-triggered, for both directions: the loop always
- * reads and writes until EAGAIN, so it never needs to switch interest with another
- * syscall. Every registration carries a 64-bit token that comes back with its events. */
+ * For the loop (loop.c): open the backend, watch or unwatch the listener, wait for
+ * reports, accept. For one connection (conn.c): read, send, shut down, close, and absorb
+ * a report. Every syscall the backend makes is counted in syscalls_total.
+ *
+ * The I/O contract is "call, and call again": an io_* operation either finishes now and
+ * returns its result, or returns IO_PENDING, after which the connection code stops and
+ * waits; when a report for the connection arrives (conn_event), it calls the same
+ * operation again with the same arguments, and this time may get the result.
+ *   - readiness (epoll): the call tries the syscall at once; on EAGAIN it registers the
+ *     descriptor (once, edge-triggered, both directions) and returns IO_PENDING; the next
+ *     edge lets the call be tried again. A short read proves the socket empty, so the
+ *     next read waits for an edge without a syscall.
+ *   - completion (io_uring): the call submits the operation (the buffer and iovecs must
+ *     stay put until it completes, which the connection code guarantees: the input buffer
+ *     and the response queue are per-slot static arrays) and returns IO_PENDING; the
+ *     completion's report stores the result in the slot's conn_io, and the repeated call
+ *     returns it.
+ * Either way the connection code never sees readiness or completions, only results.
+ *
+ * The backend is chosen when a tier is built. The calls made once or more per request
+ * (accept, the io_* family) are static inline, defined by the backend's header included
+ * at the end of this one; out of line they cost about 60 user-space instructions per
+ * request (callgrind, bench/callgrind_per_request.sh). The rest is in the backend's .c. */
 #ifndef APOLLOD_COMMON_EVENT_BACKEND_H
 #define APOLLOD_COMMON_EVENT_BACKEND_H
 
 #include <stdint.h>
 
+#include "common/static_assert.h"
 #include "common/sys.h"
 
-/* One readiness report; in the epoll backend it is the kernel's own struct. */
+/* One report; in the epoll backend it is the kernel's own struct. */
 typedef struct epoll_event backend_event;
 
-#define BACKEND_EVENTS_MAX 64 /* events taken per wait */
+#define BACKEND_EVENTS_MAX 64 /* reports taken per wait */
+
+/* Every registration carries a 64-bit token that comes back with its reports. The
+ * connection code makes connection tokens (conn.c); this one is the listener's. */
+#define LISTENER_TOKEN 0xffffffffffffffffull
+
+/* ---- The loop's interface ---- */
 
 /* Creates the backend. Returns 0 or -errno. */
 long backend_open(void);
 
 /* Starts (on = 1) or stops (on = 0) watching the listener for incoming connections,
- * reported with `token`. Level-triggered: the loop may leave connections in the backlog.
- * Returns 0 or -errno. */
-long backend_watch_listener(int fd, uint64_t token, int on);
+ * reported with LISTENER_TOKEN. Level-triggered: the loop may leave connections in the
+ * backlog. Returns 0 or -errno. */
+long backend_watch_listener(int fd, int on);
 
-/* Watches a connection for readability, writability and hang-up until it is closed
- * (close(2) removes it). Returns 0 or -errno. */
-long backend_watch_conn(int fd, uint64_t token);
-
-/* Waits up to timeout_ms (-1: forever) and stores up to BACKEND_EVENTS_MAX events.
+/* Waits up to timeout_ms (-1: forever) and stores up to BACKEND_EVENTS_MAX reports.
  * Returns the count (0 on timeout) or -errno (-EINTR included). */
 long backend_wait(backend_event *events, int timeout_ms);
 
+/* The token a report carries. */
 static inline uint64_t backend_event_token(const backend_event *e)
 {
 	return e->data;
 }
 
-/* Readable, or the peer hung up / an error is pending: a read will tell which. */
-static inline int backend_event_readable(const backend_event *e)
-{
-	return (e->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
-}
+/* Takes one connection from listen_fd, non-blocking and close-on-exec. Returns its
+ * descriptor, -EAGAIN when none is waiting, or another -errno from accept4(2). */
+static inline long backend_accept(int listen_fd);
 
-/* The peer shut down its side, or the connection failed. Reported once, edge-triggered:
- * after it no new edge announces the end of input, so the reader must read to EOF. */
-static inline int backend_event_hangup(const backend_event *e)
-{
-	return (e->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
-}
+/* ---- One connection's interface ---- */
 
-/* Writable, or an error is pending: a write will tell which. */
-static inline int backend_event_writable(const backend_event *e)
-{
-	return (e->events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) != 0;
-}
+/* An operation will finish later: stop, and call it again after the next report. */
+#define IO_PENDING (-EAGAIN)
+
+/* A connection's transport handle, kept in its slot and owned by the backend: the
+ * connection code sets it up with io_open and otherwise only passes it. */
+struct conn_io {
+	uint64_t token;  /* reported with this connection's events */
+	int32_t fd;
+	uint8_t watched; /* registered with epoll (lazily, at the first IO_PENDING) */
+	uint8_t flags;   /* IO_F_* */
+	uint8_t reserved[2];
+};
+#define CONN_IO_SIZE 16
+STATIC_ASSERT(sizeof(struct conn_io) == CONN_IO_SIZE, "a transport handle is 16 bytes");
+
+/* conn_io.flags */
+#define IO_F_INPUT_EMPTY 0x01 /* the last read came up short (or EAGAIN): the socket is
+			       * empty until the next readable edge */
+#define IO_F_HUP 0x02         /* the peer hung up (or an error is pending): read until 0
+			       * or EAGAIN, a short read proves nothing */
+
+/* Sets up io for a connection just accepted on fd, reported with token. No syscall:
+ * the descriptor is registered only when an operation must wait. */
+static inline void io_open(struct conn_io *io, int fd, uint64_t token);
+
+/* Takes in a report e that carries io->token. */
+static inline void io_event(struct conn_io *io, const backend_event *e);
+
+/* Reads up to len (> 0) bytes into buf. Returns the count, 0 at end of input,
+ * IO_PENDING, or another -errno (the connection has failed; -EINTR: call again). */
+static inline long io_read(struct conn_io *io, char *buf, uint32_t len);
+
+/* Sends the count (>= 1) buffers of iov, gathered: one write(2) for one, one writev(2)
+ * for several. Returns the bytes sent (possibly fewer than queued), IO_PENDING, or
+ * another -errno (-EPIPE or -ECONNRESET: the peer is gone; -EINTR: call again). */
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count);
+
+/* Ends the sending side: the peer reads end of input after what was sent. Returns 0 or
+ * -errno (the peer is gone: nothing to act on). */
+static inline long io_shutdown_write(struct conn_io *io);
+
+/* Closes the connection; its descriptor and registration are released even if the
+ * kernel reports an error, so nothing is returned. */
+static inline void io_close(struct conn_io *io);
+
+/* The backend's inline half. */
+#include "common/backend_epoll.h"
 
 #endif /* APOLLOD_COMMON_EVENT_BACKEND_H */

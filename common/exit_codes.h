@@ -1,4 +1,4 @@
-/* Process exit codes (SPEC section 3): one per fatal start-up or loop failure. */
+/* Process exit codes (BEHAVIOUR 3): one per fatal start-up or loop failure. */
 #ifndef APOLLOD_COMMON_EXIT_CODES_H
 #define APOLLOD_COMMON_EXIT_CODES_H
 

@@ -6,7 +6,8 @@
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
 #include "common/char_class.h"
-#include "common/listener.h"
+#include "common/console.h"
+#include "common/responses.h"
 #include "common/span.h"
 #include "common/sys.h"
 
@@ -49,12 +50,7 @@ static const struct {
 };
 #define CONTENT_TYPE_COUNT (sizeof(content_types) / sizeof(content_types[0]))
 
-/* The head: prefix, type, middle, length digits, then the form's suffix. */
-#define HEAD_PREFIX "HTTP/1.1 200 OK\r\nContent-Type: "
-#define HEAD_MIDDLE "\r\nContent-Length: "
-STATIC_ASSERT(sizeof(HEAD_PREFIX) - 1 + CONTENT_TYPE_MAX + sizeof(HEAD_MIDDLE) - 1 +
-			      U64_DEC_MAX + DYNAMIC_HEAD_SUFFIX_MAX <=
-		      FILE_CACHE_HEAD_MAX,
+STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 	      "every rendered head fits FILE_CACHE_HEAD_MAX");
 
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
@@ -70,8 +66,6 @@ static uint16_t index_slot[FILE_CACHE_INDEX_SIZE]; /* file number + 1; 0 is empt
 static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
-
-
 
 /* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
 static enum exit_code fail(enum exit_code code, const char *what)
@@ -157,22 +151,22 @@ static int name_servable(const char *name, size_t len)
 	return 1;
 }
 
-/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
- * Returns EXIT_OK or the start-up error (reported). */
-static enum exit_code load_file(int dirfd, const char *name, size_t len)
+/* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
+ * checks the limits and maps it. Returns EXIT_OK with *body (NULL for an empty file) and
+ * *size set, EXIT_OK with *size == FILE_SKIPPED when the entry is no longer a regular
+ * file, or the start-up error (reported). */
+#define FILE_SKIPPED UINT64_MAX
+static enum exit_code map_file(int dirfd, const char *name, size_t len, const char **body,
+			       uint64_t *size)
 {
-	if (!name_servable(path, len)) {
-		write_stderr(LITERAL("apollod: --root: skipped, no request can name it: "));
-		write_stderr(path, len);
-		write_stderr(LITERAL("\n"));
-		return EXIT_OK;
-	}
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fail(EXIT_ROOT_READ, "cannot open");
 	struct statx st;
 	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st)))
 		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat");
+	*size = FILE_SKIPPED;
+	*body = 0;
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
@@ -183,38 +177,37 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
 	if (len > FILE_CACHE_NAMES_MAX - names_used)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
-	const char *body = 0;
 	if (st.stx_size) {
 		long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
 		if (sys_is_error(m))
 			return close_and_fail(fd, EXIT_ROOT_READ, "cannot map");
-		body = (const char *)m;
+		*body = (const char *)m;
 	}
 	sys_close((int)fd); /* the mapping keeps the file */
+	*size = st.stx_size;
+	return EXIT_OK;
+}
 
+/* Records the mapped file path[0..len): its name, its heads in both forms, its index
+ * slot. The caller checked every limit. */
+static void add_file(size_t len, const char *body, uint64_t size)
+{
 	struct cached_file *f = &files[file_count];
 	f->name = copy_span(name_arena + names_used, path, len) - len;
 	f->name_len = (uint16_t)len;
 	names_used += (uint32_t)len;
 	f->body = body;
-	f->size = st.stx_size;
-	bytes_total += st.stx_size;
+	f->size = size;
+	bytes_total += size;
 
 	const char *type;
 	size_t type_len;
 	content_type(path, len, &type, &type_len);
-	char digits[U64_DEC_MAX];
-	size_t ndigits = u64_to_dec(st.stx_size, digits);
 	for (int form = 0; form < CONN_FORM_COUNT; form++) {
 		char *h = head_arena[file_count][form];
-		char *p = copy_span(h, LITERAL(HEAD_PREFIX));
-		p = copy_span(p, type, type_len);
-		p = copy_span(p, LITERAL(HEAD_MIDDLE));
-		p = copy_span(p, digits, ndigits);
-		const struct text_span *suffix = &dynamic_head_suffix[form];
-		p = copy_span(p, suffix->text, suffix->len);
 		f->head[form] = h;
-		f->head_len[form] = (uint16_t)(p - h);
+		f->head_len[form] =
+			(uint16_t)render_head_200(h, type, type_len, size, (enum conn_form)form);
 	}
 
 	uint32_t i = name_hash(f->name, len);
@@ -222,7 +215,79 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 		i++;
 	index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)] = (uint16_t)(file_count + 1);
 	file_count++;
+}
+
+/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
+ * Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code load_file(int dirfd, const char *name, size_t len)
+{
+	if (!name_servable(path, len)) {
+		write_stderr(LITERAL("apollod: --root: skipped, no request can name it: "));
+		write_stderr(path, len);
+		write_stderr(LITERAL("\n"));
+		return EXIT_OK;
+	}
+	const char *body;
+	uint64_t size;
+	enum exit_code r = map_file(dirfd, name, len, &body, &size);
+	if (r == EXIT_OK && size != FILE_SKIPPED)
+		add_file(len, body, size);
+	return r;
+}
+
+static enum exit_code walk(int dirfd, int depth, size_t len);
+
+/* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
+ * value for anything never served. Some file systems leave d_type unknown: then it asks
+ * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
+static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
+{
+	*type = d->d_type;
+	if (*type != K_DT_UNKNOWN)
+		return EXIT_OK;
+	struct statx st;
+	if (sys_is_error(sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st)))
+		return fail(EXIT_ROOT_READ, "cannot stat");
+	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
+		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
+						    : K_DT_UNKNOWN;
 	return EXIT_OK;
+}
+
+/* Loads one entry d of directory dirfd (`depth` levels below the root, relative path
+ * path[0..len)): a subdirectory is walked, a regular file loaded, anything else (symbolic
+ * links, devices, FIFOs, sockets) never followed or served. Leaves path[0..len) as it
+ * found it. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct k_dirent64 *d)
+{
+	const char *name = d->d_name;
+	size_t name_len = cstr_len(name);
+	if ((name_len == 1 && name[0] == '.') ||
+	    (name_len == 2 && name[0] == '.' && name[1] == '.'))
+		return EXIT_OK;
+	size_t sub_len = len + (len ? 1 : 0) + name_len;
+	if (sub_len > FILE_CACHE_PATH_MAX)
+		return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
+	char *p = path + len;
+	if (len)
+		*p++ = '/';
+	copy_span(p, name, name_len)[0] = '\0';
+
+	unsigned type;
+	enum exit_code r = entry_type(dirfd, d, &type);
+	if (r == EXIT_OK && type == K_DT_DIR) {
+		if (depth == FILE_CACHE_DEPTH_MAX)
+			return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
+		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sys_is_error(sub))
+			return fail(EXIT_ROOT_READ, "cannot open directory");
+		r = walk((int)sub, depth + 1, sub_len);
+		sys_close((int)sub);
+	} else if (r == EXIT_OK && type == K_DT_REG) {
+		r = load_file(dirfd, name, sub_len);
+	}
+	path[len] = '\0';
+	return r;
 }
 
 /* Walks directory dirfd, `depth` levels below the root, whose relative path is
@@ -239,47 +304,9 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;
-			const char *name = d->d_name;
-			size_t name_len = cstr_len(name);
-			if ((name_len == 1 && name[0] == '.') ||
-			    (name_len == 2 && name[0] == '.' && name[1] == '.'))
-				continue;
-			size_t sub_len = len + (len ? 1 : 0) + name_len;
-			if (sub_len > FILE_CACHE_PATH_MAX) {
-				path[len] = '\0';
-				return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
-			}
-			char *p = path + len;
-			if (len)
-				*p++ = '/';
-			copy_span(p, name, name_len)[0] = '\0';
-
-			unsigned type = d->d_type;
-			if (type == K_DT_UNKNOWN) { /* some file systems do not say: ask */
-				struct statx st;
-				if (sys_is_error(sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
-							   &st)))
-					return fail(EXIT_ROOT_READ, "cannot stat");
-				type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
-				       : (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
-									   : K_DT_UNKNOWN;
-			}
-			enum exit_code r = EXIT_OK;
-			if (type == K_DT_DIR) {
-				if (depth == FILE_CACHE_DEPTH_MAX)
-					return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
-				long sub = sys_openat(dirfd, name,
-						      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (sys_is_error(sub))
-					return fail(EXIT_ROOT_READ, "cannot open directory");
-				r = walk((int)sub, depth + 1, sub_len);
-				sys_close((int)sub);
-			} else if (type == K_DT_REG) {
-				r = load_file(dirfd, name, sub_len);
-			} /* symbolic links, devices, FIFOs, sockets: never followed or served */
+			enum exit_code r = walk_entry(dirfd, depth, len, d);
 			if (r != EXIT_OK)
 				return r;
-			path[len] = '\0';
 		}
 	}
 }

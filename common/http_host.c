@@ -1,6 +1,6 @@
-/* Host header validation (contract in http_parse.h). Kept apart from the parsers so the
+/* Host header validation (contract in http_host.h). Kept apart from the parsers so the
  * assembly parser of the asm-hotpath tier calls this same routine. */
-#include "common/http_parse.h"
+#include "common/http_host.h"
 
 #include "common/char_class.h"
 

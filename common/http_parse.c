@@ -7,6 +7,7 @@
 #include "common/http_parse.h"
 
 #include "common/char_class.h"
+#include "common/http_host.h"
 #include "common/span.h"
 
 #define VERSION_PREFIX "HTTP/1."
@@ -31,55 +32,69 @@ static enum parse_outcome expect_crlf(const char *buf, size_t len, size_t i)
 	return buf[i + 1] == '\n' ? PARSE_COMPLETE : PARSE_BAD;
 }
 
-enum parse_outcome parse_request_line(const char *buf, size_t len, struct request_line *out)
+/* method: 1-16 bytes of A-Z, then SP. On COMPLETE stores the method and sets *i to the
+ * byte after the SP. */
+static enum parse_outcome parse_method(const char *buf, size_t len, size_t *i,
+				       struct request_line *out)
 {
-	size_t i = 0;
-
-	/* method: 1-16 bytes of A-Z, then SP */
+	size_t n = 0;
 	for (;;) {
-		if (i == len)
+		if (n == len)
 			return PARSE_PARTIAL;
-		if (!has_class((unsigned char)buf[i], CC_UPPER))
+		if (!has_class((unsigned char)buf[n], CC_UPPER))
 			break;
-		if (++i > HTTP_METHOD_MAX)
+		if (++n > HTTP_METHOD_MAX)
 			return PARSE_BAD;
 	}
-	if (i == 0 || buf[i] != ' ')
+	if (n == 0 || buf[n] != ' ')
 		return PARSE_BAD;
-	if (i == 3 && span_eq(buf, "GET", 3))
+	if (n == 3 && span_eq(buf, "GET", 3))
 		out->method = HTTP_METHOD_GET;
-	else if (i == 4 && span_eq(buf, "HEAD", 4))
+	else if (n == 4 && span_eq(buf, "HEAD", 4))
 		out->method = HTTP_METHOD_HEAD;
 	else
 		out->method = HTTP_METHOD_OTHER;
-	i++;
+	*i = n + 1;
+	return PARSE_COMPLETE;
+}
 
-	/* target: '/' then 0x21-0x7e bytes, at most HTTP_TARGET_MAX, then SP */
-	size_t target = i;
+/* target at *i: '/' then 0x21-0x7e bytes, at most HTTP_TARGET_MAX, then SP. On COMPLETE
+ * stores target, target_len and path_len and moves *i past the SP. */
+static enum parse_outcome parse_target(const char *buf, size_t len, size_t *i,
+				       struct request_line *out)
+{
+	size_t target = *i;
+	size_t k = target;
 	size_t path_end = 0;
-	if (i == len)
+	if (k == len)
 		return PARSE_PARTIAL;
-	if (buf[i] != '/')
+	if (buf[k] != '/')
 		return PARSE_BAD;
 	for (;;) {
-		if (i == len)
+		if (k == len)
 			return PARSE_PARTIAL;
-		unsigned char c = (unsigned char)buf[i];
+		unsigned char c = (unsigned char)buf[k];
 		if (!has_class(c, CC_TARGET))
 			break;
 		if (c == '?' && path_end == 0)
-			path_end = i;
-		if (++i - target > HTTP_TARGET_MAX)
+			path_end = k;
+		if (++k - target > HTTP_TARGET_MAX)
 			return PARSE_BAD;
 	}
-	if (buf[i] != ' ')
+	if (buf[k] != ' ')
 		return PARSE_BAD;
 	out->target = buf + target;
-	out->target_len = (uint32_t)(i - target);
-	out->path_len = (uint32_t)((path_end ? path_end : i) - target);
-	i++;
+	out->target_len = (uint32_t)(k - target);
+	out->path_len = (uint32_t)((path_end ? path_end : k) - target);
+	*i = k + 1;
+	return PARSE_COMPLETE;
+}
 
-	/* version: HTTP/1.0 or HTTP/1.1, then CRLF */
+/* version at i: HTTP/1.0 or HTTP/1.1, then CRLF. On COMPLETE stores version_minor and
+ * line_len. */
+static enum parse_outcome parse_version(const char *buf, size_t len, size_t i,
+					struct request_line *out)
+{
 	for (size_t k = 0; k < VERSION_PREFIX_LEN; k++, i++) {
 		if (i == len)
 			return PARSE_PARTIAL;
@@ -97,6 +112,17 @@ enum parse_outcome parse_request_line(const char *buf, size_t len, struct reques
 		return end;
 	out->line_len = (uint32_t)(i + 2);
 	return PARSE_COMPLETE;
+}
+
+enum parse_outcome parse_request_line(const char *buf, size_t len, struct request_line *out)
+{
+	size_t i = 0;
+	enum parse_outcome r = parse_method(buf, len, &i, out);
+	if (r == PARSE_COMPLETE)
+		r = parse_target(buf, len, &i, out);
+	if (r == PARSE_COMPLETE)
+		r = parse_version(buf, len, i, out);
+	return r;
 }
 
 /* Names of the headers the parser acts on, matched ignoring case. */
@@ -143,6 +169,73 @@ static enum http_connection parse_connection(const char *v, size_t n)
 	return result;
 }
 
+/* One header field the parser found: name and value, OWS trimmed from the value. */
+struct header_field {
+	const char *name;
+	const char *value;
+	size_t name_len;
+	size_t value_len;
+};
+
+/* Parses one `name ":" OWS value OWS CRLF` line at buf[*i]. On COMPLETE fills *f and
+ * moves *i past the CRLF. */
+static enum parse_outcome parse_field(const char *buf, size_t len, size_t *i,
+				      struct header_field *f)
+{
+	size_t k = *i;
+	size_t name = k; /* field-name: 1-64 tchar, then ':' with no space before it */
+	while (k < len && has_class((unsigned char)buf[k], CC_TCHAR))
+		if (++k - name > HTTP_HEADER_NAME_MAX)
+			return PARSE_BAD;
+	if (k == len)
+		return PARSE_PARTIAL;
+	if (k == name || buf[k] != ':')
+		return PARSE_BAD; /* obs-fold, empty name, space, bare LF, control byte */
+	f->name = buf + name;
+	f->name_len = k - name;
+	k++;
+	while (k < len && has_class((unsigned char)buf[k], CC_OWS))
+		k++;
+	size_t value = k;
+	while (k < len && has_class((unsigned char)buf[k], CC_VALUE))
+		k++;
+	enum parse_outcome eol = expect_crlf(buf, len, k);
+	if (eol != PARSE_COMPLETE)
+		return eol;
+	size_t value_end = k;
+	while (value_end > value && has_class((unsigned char)buf[value_end - 1], CC_OWS))
+		value_end--;
+	f->value = buf + value;
+	f->value_len = value_end - value;
+	*i = k + 2;
+	return PARSE_COMPLETE;
+}
+
+/* Records what field f means for the request in *out. Returns COMPLETE, or BAD for a
+ * field that makes the head invalid. */
+static enum parse_outcome apply_field(const struct header_field *f, struct header_block *out)
+{
+	if (NAME_IS(f->name, f->name_len, H_HOST)) {
+		if (out->host_count++ || !http_host_valid(f->value, f->value_len))
+			return PARSE_BAD;
+	} else if (NAME_IS(f->name, f->name_len, H_CONTENT_LENGTH)) {
+		uint64_t cl;
+		if (!parse_content_length(f->value, f->value_len, &cl))
+			return PARSE_BAD;
+		if (out->has_content_length && out->content_length != cl)
+			return PARSE_BAD;
+		out->content_length = cl;
+		out->has_content_length = 1;
+	} else if (NAME_IS(f->name, f->name_len, H_TRANSFER_ENCODING)) {
+		return PARSE_BAD; /* the daemon reads no bodies: BEHAVIOUR 6, framing */
+	} else if (NAME_IS(f->name, f->name_len, H_CONNECTION)) {
+		enum http_connection c = parse_connection(f->value, f->value_len);
+		if (c > out->connection)
+			out->connection = (uint8_t)c;
+	}
+	return PARSE_COMPLETE;
+}
+
 enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out)
 {
 	size_t i = 0;
@@ -161,53 +254,11 @@ enum parse_outcome parse_headers(const char *buf, size_t len, struct header_bloc
 			out->block_len = (uint32_t)(i + 2);
 			return PARSE_COMPLETE;
 		}
-
-		/* field-name: 1-64 tchar, then ':' with no space before it */
-		size_t name = i;
-		while (i < len && has_class((unsigned char)buf[i], CC_TCHAR))
-			if (++i - name > HTTP_HEADER_NAME_MAX)
-				return PARSE_BAD;
-		if (i == len)
-			return PARSE_PARTIAL;
-		if (i == name || buf[i] != ':')
-			return PARSE_BAD; /* obs-fold, empty name, space, bare LF, control byte */
-		size_t name_len = i - name;
-		i++;
-
-		/* OWS field-value OWS CRLF */
-		while (i < len && has_class((unsigned char)buf[i], CC_OWS))
-			i++;
-		size_t value = i;
-		while (i < len && has_class((unsigned char)buf[i], CC_VALUE))
-			i++;
-		enum parse_outcome eol = expect_crlf(buf, len, i);
-		if (eol != PARSE_COMPLETE)
-			return eol;
-		size_t value_end = i;
-		while (value_end > value && has_class((unsigned char)buf[value_end - 1], CC_OWS))
-			value_end--;
-		size_t value_len = value_end - value;
-		i += 2;
-
-		const char *n = buf + name;
-		const char *v = buf + value;
-		if (NAME_IS(n, name_len, H_HOST)) {
-			if (out->host_count++ || !http_host_valid(v, value_len))
-				return PARSE_BAD;
-		} else if (NAME_IS(n, name_len, H_CONTENT_LENGTH)) {
-			uint64_t cl;
-			if (!parse_content_length(v, value_len, &cl))
-				return PARSE_BAD;
-			if (out->has_content_length && out->content_length != cl)
-				return PARSE_BAD;
-			out->content_length = cl;
-			out->has_content_length = 1;
-		} else if (NAME_IS(n, name_len, H_TRANSFER_ENCODING)) {
-			return PARSE_BAD; /* the daemon reads no bodies: SPEC 6, framing */
-		} else if (NAME_IS(n, name_len, H_CONNECTION)) {
-			enum http_connection c = parse_connection(v, value_len);
-			if (c > out->connection)
-				out->connection = (uint8_t)c;
-		}
+		struct header_field f;
+		enum parse_outcome r = parse_field(buf, len, &i, &f);
+		if (r == PARSE_COMPLETE)
+			r = apply_field(&f, out);
+		if (r != PARSE_COMPLETE)
+			return r;
 	}
 }

@@ -1,10 +1,12 @@
-/* HTTP/1.x request-head parser (SPEC section 6). Pure: no syscalls, no allocation, no
+/* HTTP/1.x request-head parser (BEHAVIOUR 6). Pure: no syscalls, no allocation, no
  * writes outside the result structure. Both parsers read only bytes in [buf, buf + len)
  * and may return early: a byte that can never start a valid request is reported as BAD
  * at once, even when the head is not complete yet.
  *
  * The layouts below are shared with the assembly implementation in the asm-hotpath tier,
- * so every field offset is a named constant checked at compile time. */
+ * whose offsets are named in its hotpath_asm.h and checked against these structs at
+ * compile time (variants/asm-hotpath/layout_check.c). parse_headers validates Host with
+ * http_host_valid (http_host.h), the layer below it. */
 #ifndef APOLLOD_COMMON_HTTP_PARSE_H
 #define APOLLOD_COMMON_HTTP_PARSE_H
 
@@ -15,7 +17,7 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-/* Limits from SPEC section 6. */
+/* Limits from BEHAVIOUR 6. */
 #define HTTP_METHOD_MAX 16         /* bytes of A-Z */
 #define HTTP_TARGET_MAX 1024       /* bytes of 0x21-0x7e, starting with '/' */
 #define HTTP_HEADER_NAME_MAX 64    /* tchar bytes */
@@ -52,20 +54,7 @@ struct request_line {
 	uint8_t version_minor;  /* 0 for HTTP/1.0, 1 for HTTP/1.1 */
 	uint8_t reserved[2];
 };
-#define REQUEST_LINE_TARGET 0
-#define REQUEST_LINE_TARGET_LEN 8
-#define REQUEST_LINE_PATH_LEN 12
-#define REQUEST_LINE_LINE_LEN 16
-#define REQUEST_LINE_METHOD 20
-#define REQUEST_LINE_VERSION_MINOR 21
 #define REQUEST_LINE_SIZE 24
-STATIC_ASSERT(offsetof(struct request_line, target) == REQUEST_LINE_TARGET, "layout");
-STATIC_ASSERT(offsetof(struct request_line, target_len) == REQUEST_LINE_TARGET_LEN, "layout");
-STATIC_ASSERT(offsetof(struct request_line, path_len) == REQUEST_LINE_PATH_LEN, "layout");
-STATIC_ASSERT(offsetof(struct request_line, line_len) == REQUEST_LINE_LINE_LEN, "layout");
-STATIC_ASSERT(offsetof(struct request_line, method) == REQUEST_LINE_METHOD, "layout");
-STATIC_ASSERT(offsetof(struct request_line, version_minor) == REQUEST_LINE_VERSION_MINOR,
-	      "layout");
 STATIC_ASSERT(sizeof(struct request_line) == REQUEST_LINE_SIZE, "layout");
 
 /* Result of parse_headers. */
@@ -77,20 +66,7 @@ struct header_block {
 	uint8_t host_count;      /* 0 or 1 (two or more is BAD) */
 	uint8_t reserved;
 };
-#define HEADER_BLOCK_CONTENT_LENGTH 0
-#define HEADER_BLOCK_BLOCK_LEN 8
-#define HEADER_BLOCK_CONNECTION 12
-#define HEADER_BLOCK_HAS_CONTENT_LENGTH 13
-#define HEADER_BLOCK_HOST_COUNT 14
 #define HEADER_BLOCK_SIZE 16
-STATIC_ASSERT(offsetof(struct header_block, content_length) == HEADER_BLOCK_CONTENT_LENGTH,
-	      "layout");
-STATIC_ASSERT(offsetof(struct header_block, block_len) == HEADER_BLOCK_BLOCK_LEN, "layout");
-STATIC_ASSERT(offsetof(struct header_block, connection) == HEADER_BLOCK_CONNECTION, "layout");
-STATIC_ASSERT(offsetof(struct header_block, has_content_length) ==
-		      HEADER_BLOCK_HAS_CONTENT_LENGTH,
-	      "layout");
-STATIC_ASSERT(offsetof(struct header_block, host_count) == HEADER_BLOCK_HOST_COUNT, "layout");
 STATIC_ASSERT(sizeof(struct header_block) == HEADER_BLOCK_SIZE, "layout");
 
 /* Parses `METHOD SP target SP HTTP/1.x CRLF` at the start of buf.
@@ -110,21 +86,6 @@ enum parse_outcome parse_request_line(const char *buf, size_t len, struct reques
  *           bare CR or LF, Transfer-Encoding, bad or conflicting Content-Length, two Host
  *           lines, a Host value that is not host[:port]); *out is unspecified. */
 enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out);
-
-/* Checks a Host value: reg-name, IPv4 or [IP-literal] (RFC 3986 3.2.2), optionally
- * followed by ':' and digits. An empty value is valid (RFC 9112 3.2). Returns 1 or 0. */
-int http_host_valid(const char *value, size_t len);
-
-/* A whole request head: the request line then the header block. */
-struct http_request {
-	struct request_line line;
-	struct header_block headers;
-	uint32_t head_len; /* line.line_len + headers.block_len */
-};
-
-/* Parses a whole head at the start of buf with the two parsers above.
- * Returns COMPLETE (and fills *out), PARTIAL or BAD as they do. */
-enum parse_outcome parse_request(const char *buf, size_t len, struct http_request *out);
 
 APOLLOD_EXTERN_C_END
 

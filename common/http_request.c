@@ -1,5 +1,5 @@
-/* parse_request: the request line, then the header block (contract in http_parse.h). */
-#include "common/http_parse.h"
+/* parse_request: the request line, then the header block (contract in http_request.h). */
+#include "common/http_request.h"
 
 enum parse_outcome parse_request(const char *buf, size_t len, struct http_request *out)
 {

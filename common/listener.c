@@ -1,6 +1,7 @@
 /* Listening socket and process set-up (see listener.h). */
 #include "common/listener.h"
 
+#include "common/console.h"
 #include "common/sys.h"
 
 int startup_options(int argc, char **argv, unsigned accept, const char *usage,
@@ -48,9 +49,4 @@ long ignore_sigpipe(void)
 	/* SIG_IGN needs no handler trampoline, so no SA_RESTORER either. */
 	struct k_sigaction act = {.handler = K_SIG_IGN};
 	return sys_rt_sigaction(K_SIGPIPE, &act, 0);
-}
-
-void write_stderr(const char *msg, size_t len)
-{
-	sys_write(K_STDERR, msg, len);
 }

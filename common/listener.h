@@ -30,16 +30,13 @@ int startup_options(int argc, char **argv, unsigned accept, const char *usage,
 enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd);
 
 /* Writes "<name> listening on a.b.c.d:port\n" to stdout. A closed or failing stdout is
- * not an error (SPEC 2), so the result is ignored. */
+ * not an error (BEHAVIOUR 2), so the result is ignored. */
 void listener_announce(const char *name, size_t name_len, const struct k_sockaddr_in *addr);
 
 /* Ignores SIGPIPE for the whole process, so a write to a peer that has gone returns
- * -EPIPE instead of killing the daemon (every write path: write, writev, sendfile).
+ * -EPIPE instead of killing the daemon (every write path: write, writev).
  * Returns 0 or -errno from rt_sigaction(2). */
 long ignore_sigpipe(void);
-
-/* Writes a NUL-free message of len bytes to stderr; the result is ignored. */
-void write_stderr(const char *msg, size_t len);
 
 APOLLOD_EXTERN_C_END
 

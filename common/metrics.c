@@ -8,7 +8,6 @@ static const struct text_span metric_names[COUNTER_COUNT] = {
 #undef METRIC_NAME
 };
 
-
 struct rendered_response build_metrics(char *out, enum conn_form form)
 {
 	char *body = out + METRICS_HEAD_RESERVE;
@@ -19,15 +18,10 @@ struct rendered_response build_metrics(char *out, enum conn_form form)
 		*p++ = '\n';
 	}
 	size_t body_len = (size_t)(p - body);
-
-	char digits[U64_DEC_MAX];
-	size_t ndigits = u64_to_dec(body_len, digits);
-	const struct text_span *suffix = &dynamic_head_suffix[form];
-	size_t head_len = sizeof(DYNAMIC_200_HEAD_PREFIX) - 1 + ndigits + suffix->len;
+	size_t type_len = sizeof(METRICS_CONTENT_TYPE) - 1;
+	size_t head_len = head_200_len(type_len, body_len, form);
 	char *head = body - head_len;
-	char *h = copy_span(head, LITERAL(DYNAMIC_200_HEAD_PREFIX));
-	h = copy_span(h, digits, ndigits);
-	copy_span(h, suffix->text, suffix->len);
+	render_head_200(head, METRICS_CONTENT_TYPE, type_len, body_len, form);
 
 	struct rendered_response r = {
 		.bytes = head,

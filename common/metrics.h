@@ -16,9 +16,9 @@ APOLLOD_EXTERN_C_BEGIN
 /* Longest body: every line "name SP value LF" with a 20-digit value. */
 #define METRICS_LINE_MAX(name) (sizeof(#name) - 1 + 1 + U64_DEC_MAX + 1) +
 #define METRICS_BODY_MAX (FOR_EACH_COUNTER(METRICS_LINE_MAX) 0)
-/* Room for the head in front of the body: prefix, Content-Length digits, suffix. */
-#define METRICS_HEAD_RESERVE \
-	(sizeof(DYNAMIC_200_HEAD_PREFIX) - 1 + U64_DEC_MAX + DYNAMIC_HEAD_SUFFIX_MAX)
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/* Room for the head in front of the body. */
+#define METRICS_HEAD_RESERVE HEAD_200_MAX(sizeof(METRICS_CONTENT_TYPE) - 1)
 #define METRICS_BUFFER_SIZE 1024
 STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= METRICS_BUFFER_SIZE,
 	      "the largest /metrics response fits its buffer");
@@ -31,8 +31,9 @@ struct rendered_response {
 };
 
 /* Renders the full /metrics response (head and body) into out, which must hold
- * METRICS_BUFFER_SIZE bytes, with the Connection header of `form` (enum conn_form). The body is written first, after METRICS_HEAD_RESERVE
- * bytes, then the head is written to end exactly where the body starts, so nothing moves.
+ * METRICS_BUFFER_SIZE bytes, with the Connection header of `form`. The body is written
+ * first, after METRICS_HEAD_RESERVE bytes, then the head so that it ends exactly where the
+ * body starts: nothing moves.
  * Returns where the response starts and its lengths; the bytes lie in out. */
 struct rendered_response build_metrics(char *out, enum conn_form form);
 

@@ -4,9 +4,10 @@
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 
+/* The 405's Allow line sits between Content-Length and Connection. */
 #define RESPONSE_HEAD(status, len, extra, conn)                                        \
-	"HTTP/1.1 " status "\r\nContent-Type: " CONTENT_TYPE_TEXT "\r\nContent-Length: " \
-	STRINGIFY(len) "\r\n" extra "Connection: " conn "\r\n\r\n"
+	HEAD_STATUS_LINE(status) "Content-Type: " CONTENT_TYPE_TEXT HEAD_LENGTH_FIELD       \
+	STRINGIFY(len) "\r\n" extra "Connection: " conn HEAD_END
 
 /* The build fails when a declared Content-Length differs from its body's length. */
 #define RESPONSE_CHECK(id, status, cnt, len, body, extra) \
@@ -30,9 +31,27 @@ const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RESPONSE_C
 	[CONN_FORM_KEEP_ALIVE] = {FOR_EACH_STATIC_RESPONSE(ENTRY_KEEP_ALIVE)},
 };
 
-const struct text_span dynamic_head_suffix[CONN_FORM_COUNT] = {
-#define SUFFIX_ENTRY(id, value) \
-	[id] = {DYNAMIC_HEAD_SUFFIX(value), sizeof(DYNAMIC_HEAD_SUFFIX(value)) - 1},
-	FOR_EACH_CONN_FORM(SUFFIX_ENTRY)
-#undef SUFFIX_ENTRY
+/* HEAD_CONNECTION_FIELD, the form's value and HEAD_END: what follows the length digits. */
+static const struct text_span head_tail[CONN_FORM_COUNT] = {
+#define TAIL_ENTRY(id, value) [id] = {LITERAL(HEAD_CONNECTION_FIELD value HEAD_END)},
+	FOR_EACH_CONN_FORM(TAIL_ENTRY)
+#undef TAIL_ENTRY
 };
+
+size_t head_200_len(size_t type_len, uint64_t content_length, enum conn_form form)
+{
+	char digits[U64_DEC_MAX];
+	return sizeof(HEAD_200_PREFIX HEAD_LENGTH_FIELD) - 1 + type_len +
+	       u64_to_dec(content_length, digits) + head_tail[form].len;
+}
+
+size_t render_head_200(char *out, const char *type, size_t type_len,
+		       uint64_t content_length, enum conn_form form)
+{
+	char *p = copy_span(out, LITERAL(HEAD_200_PREFIX));
+	p = copy_span(p, type, type_len);
+	p = copy_span(p, LITERAL(HEAD_LENGTH_FIELD));
+	p += u64_to_dec(content_length, p);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	return (size_t)(p - out);
+}

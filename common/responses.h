@@ -7,12 +7,21 @@
 
 #include <stdint.h>
 
+#include "common/conn_form.h"
 #include "common/counters.h"
+#include "common/span.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
 
 #define CONTENT_TYPE_TEXT "text/plain; charset=utf-8"
+
+/* The pieces every response head is made of, in this order. */
+#define HEAD_STATUS_LINE(status) "HTTP/1.1 " status "\r\n"
+#define HEAD_200_PREFIX HEAD_STATUS_LINE("200 OK") "Content-Type: "
+#define HEAD_LENGTH_FIELD "\r\nContent-Length: "
+#define HEAD_CONNECTION_FIELD "\r\nConnection: "
+#define HEAD_END "\r\n\r\n"
 
 /* X(id, status line, counter, Content-Length, body, extra header lines) */
 #define FOR_EACH_STATIC_RESPONSE(X)                                                        \
@@ -22,19 +31,6 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_NOT_FOUND, "404 Not Found", C_responses_404, 10, "not found\n", "")          \
 	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
 	  "method not allowed\n", "Allow: GET, HEAD\r\n")
-
-/* The two forms of every response: what the Connection header says the daemon will do.
- * X(id, header value) */
-#define FOR_EACH_CONN_FORM(X)                  \
-	X(CONN_FORM_CLOSE, "close")            \
-	X(CONN_FORM_KEEP_ALIVE, "keep-alive")
-
-enum conn_form {
-#define FORM_ENUM(id, value) id,
-	FOR_EACH_CONN_FORM(FORM_ENUM)
-#undef FORM_ENUM
-	CONN_FORM_COUNT
-};
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,
@@ -57,22 +53,22 @@ STATIC_ASSERT(sizeof(struct static_response) == STATIC_RESPONSE_SIZE, "layout");
 /* static_responses[form][id]: both forms pre-rendered, so each leaves in one write. */
 extern const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RESPONSE_COUNT];
 
-/* The head of a dynamic 200 response up to the Content-Length digits, and what follows
- * them in each connection form; /metrics writes the digits in between. */
-#define DYNAMIC_200_HEAD_PREFIX \
-	"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: "
-#define DYNAMIC_HEAD_SUFFIX(conn) "\r\nConnection: " conn "\r\n\r\n"
-#define DYNAMIC_HEAD_SUFFIX_MAX (sizeof(DYNAMIC_HEAD_SUFFIX("keep-alive")) - 1)
+/* The head of a 200 response rendered at run time or start-up (/metrics, the file cache):
+ * the same status line and header order as the static table, with the caller's
+ * Content-Type and Content-Length. The longest head for a type of type_len bytes: */
+#define HEAD_200_MAX(type_len) \
+	(sizeof(HEAD_200_PREFIX HEAD_LENGTH_FIELD HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
+	 (type_len) + U64_DEC_MAX)
 
-/* A piece of text and its length. */
-struct text_span {
-	const char *text;
-	uint32_t len;
-};
+/* Renders that head at out: "HTTP/1.1 200 OK", Content-Type, Content-Length and the
+ * Connection header of `form`, then the empty line. out must have room for
+ * HEAD_200_MAX(type_len) bytes. Returns the bytes written (head_200_len of the same
+ * arguments). Pure. */
+size_t render_head_200(char *out, const char *type, size_t type_len,
+		       uint64_t content_length, enum conn_form form);
 
-/* DYNAMIC_HEAD_SUFFIX of each connection form, for heads rendered at run time (/metrics)
- * or at start-up (the file cache). */
-extern const struct text_span dynamic_head_suffix[CONN_FORM_COUNT];
+/* The length render_head_200 would write, without writing. Pure. */
+size_t head_200_len(size_t type_len, uint64_t content_length, enum conn_form form);
 
 APOLLOD_EXTERN_C_END
 

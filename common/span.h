@@ -21,6 +21,12 @@ int span_ieq(const char *a, const char *b, size_t n);
 /* Copies n bytes from src to dst (the ranges must not overlap) and returns dst + n. */
 char *copy_span(char *dst, const char *src, size_t n);
 
+/* A piece of text and its length. */
+struct text_span {
+	const char *text;
+	uint32_t len;
+};
+
 /* A string literal as the (pointer, length) pair the span routines take. */
 #define LITERAL(s) s, (sizeof(s) - 1)
 

@@ -1,9 +1,7 @@
-"""The tiers the comparison measures: the one list. Adding a tier is one line here."""
+"""The tiers the comparison measures: //bazel:tiers.bzl's one list, seen as (name, binary
+label) pairs. Adding a tier there adds its column here."""
+
+load("//bazel:tiers.bzl", ALL_TIERS = "TIERS", "tier_label")
 
 # name: the column heading; binary: the tier's daemon cc_binary.
-TIERS = [
-    {"name": "full", "binary": "//variants/full:apollod"},
-    {"name": "min", "binary": "//variants/min:apollod-min"},
-    {"name": "nodeadline", "binary": "//variants/nodeadline:apollod"},
-    {"name": "asm-hotpath", "binary": "//variants/asm-hotpath:apollod"},
-]
+TIERS = [{"name": t["name"], "binary": tier_label(t)} for t in ALL_TIERS]

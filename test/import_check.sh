@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The import check every daemon tier runs (SPEC 1): a static ELF executable that imports
+# The import check every daemon tier runs (BEHAVIOUR 1): a static ELF executable that imports
 # nothing. Usage: import_check.sh BINARY. Prints one line per check; exits 1 on the first
 # failure.
 set -u

@@ -1,4 +1,4 @@
-// The counter block (common/counters.h): atomic adds and the SPEC section 7 order.
+// The counter block (common/counters.h): atomic adds and the BEHAVIOUR 7 order.
 #include <stdint.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The request hot path as a value: the parser, span and number routines of one
  * implementation, so the same GoogleTest tables run against every implementation
- * (SPEC 8: the asm-hotpath tier is tested by the same unit tests as the C reference). */
+ * (BEHAVIOUR 8: the asm-hotpath tier is tested by the same unit tests as the C reference). */
 #ifndef APOLLOD_TEST_UNIT_HOTPATH_IMPL_H
 #define APOLLOD_TEST_UNIT_HOTPATH_IMPL_H
 

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "common/http_host.h"
 #include "common/http_parse.h"
+#include "common/http_request.h"
 #include "test/unit/guarded_buffer.h"
 #include "test/unit/hotpath_test.h"
 

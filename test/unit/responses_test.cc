@@ -45,7 +45,7 @@ const struct {
 };
 static_assert(sizeof(kForms) / sizeof(kForms[0]) == CONN_FORM_COUNT, "every form listed");
 
-// Checks what every response head must carry (SPEC 6): HTTP/1.1 status line, CRLF line
+// Checks what every response head must carry (BEHAVIOUR 6): HTTP/1.1 status line, CRLF line
 // ends up to CRLFCRLF, Content-Type, the Connection value of its form, and a
 // Content-Length equal to the body's length.
 void ExpectWellFormed(const std::string &head, size_t body_len, const char *connection)
@@ -145,7 +145,7 @@ void ExpectMetricsResponse(const std::string &expected_body)
 }
 
 // Sets every counter to value_of(index) and returns the /metrics body they must produce,
-// written from SPEC section 7's list (appended counters follow it in enum order).
+// written from BEHAVIOUR 7's list (appended counters follow it in enum order).
 template <typename ValueOf>
 std::string SetCountersAndExpectBody(ValueOf value_of)
 {

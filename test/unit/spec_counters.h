@@ -1,4 +1,4 @@
-/* The counter names as SPEC section 7 lists them, written out independently of
+/* The counter names as BEHAVIOUR 7 lists them, written out independently of
  * FOR_EACH_COUNTER so a reordering there is caught. */
 #ifndef APOLLOD_TEST_UNIT_SPEC_COUNTERS_H
 #define APOLLOD_TEST_UNIT_SPEC_COUNTERS_H

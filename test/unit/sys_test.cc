@@ -149,7 +149,7 @@ TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)
 	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&libc_addr, &len), 0);
 	EXPECT_EQ(addr.sin_port, libc_addr.sin_port);
 
-	// SPEC 3: Linux refuses a second SO_REUSEADDR listener on the same address.
+	// BEHAVIOUR 3: Linux refuses a second SO_REUSEADDR listener on the same address.
 	struct k_sockaddr_in same = addr;
 	int second = -1;
 	EXPECT_EQ(listener_open(&same, 0, &second), EXIT_BIND);

@@ -1,4 +1,4 @@
-// Concurrency over the wire (feature `routes`, SPEC 4): one thread must keep serving
+// Concurrency over the wire (feature `routes`, BEHAVIOUR 4): one thread must keep serving
 // while other connections are half-sent, idle or very many, and count exactly under 64
 // concurrent clients.
 #include <unistd.h>
@@ -102,7 +102,7 @@ TEST_F(ConcurrencyTest, TwoThousandConnectionsHeldWhileRequestServed)
 	CloseAll(&held);
 }
 
-// SPEC 4: the table has 4096 slots; a descriptor >= 4096 is closed at once, and the
+// BEHAVIOUR 4: the table has 4096 slots; a descriptor >= 4096 is closed at once, and the
 // daemon goes on serving once slots free up.
 TEST_F(ConcurrencyTest, DescriptorsBeyondTableAreClosedAtOnce)
 {

@@ -1,4 +1,4 @@
-// The idle deadline over the wire (SPEC 5). Feature `deadlines`: a silent connection is
+// The idle deadline over the wire (BEHAVIOUR 5). Feature `deadlines`: a silent connection is
 // open before its deadline and closed without a reply after it; a byte pushes it out;
 // `timeouts` counts each expiry once; one check keeps the 10 s default. Feature
 // `no_deadlines` (a tier built without them): the opposite. Windows are generous (the

@@ -1,4 +1,4 @@
-// Descriptor exhaustion over the wire (feature `routes`, SPEC 4): a daemon whose
+// Descriptor exhaustion over the wire (feature `routes`, BEHAVIOUR 4): a daemon whose
 // RLIMIT_NOFILE is 40 accepts what fits, stays alive, leaves the next connection in the
 // kernel backlog unanswered, and serves it once a held connection closes.
 #include <unistd.h>

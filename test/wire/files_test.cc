@@ -282,8 +282,8 @@ std::map<std::string, uint64_t> CountersOf(const std::string &raw, Counters *ord
 	return std::map<std::string, uint64_t>(counters.begin(), counters.end());
 }
 
-// GET /metrics on a fresh connection that closes after it (FetchMetrics would wait for the
-// idle deadline on a keep-alive daemon).
+// GET /metrics on a fresh connection that closes after it, keeping the counters in the
+// daemon's order too (FetchMetrics returns them by name only).
 std::map<std::string, uint64_t> Metrics(int port, Counters *ordered = nullptr)
 {
 	Received r = Roundtrip(port, Request("GET", "/metrics"), false, kRunTimeoutMs);

@@ -1,5 +1,5 @@
-// Request headers over the wire (feature `routes`, SPEC 6): valid forms that must be
-// served, and every malformed form SPEC 6 lists, each answered 400 and followed by a
+// Request headers over the wire (feature `routes`, BEHAVIOUR 6): valid forms that must be
+// served, and every malformed form BEHAVIOUR 6 lists, each answered 400 and followed by a
 // liveness check. Each answer's Connection header must match what the request asked for
 // (CheckRawCase: a kept connection must also answer a follow-up request).
 #include <string>
@@ -80,7 +80,7 @@ const std::vector<RawCase> kHeaderCases = {
 	 Outcome::kStatus405},
 	{"post_with_300k_body_sent", WithBody("POST", kBodyOverDrainLimit), false,
 	 Outcome::kStatus405},
-	// Malformed (SPEC 6): 400.
+	// Malformed (BEHAVIOUR 6): 400.
 	{"head_of_8193_bytes", HeadOfExactly(kHeadMax + 1), false, Outcome::kStatus400},
 	{"line_without_colon", WithHeaders("X-Foo bar\r\n"), false, Outcome::kStatus400},
 	{"empty_name", WithHeaders(": value\r\n"), false, Outcome::kStatus400},

@@ -7,7 +7,7 @@
 //
 // Expected bytes: every keep-alive answer must be byte-identical to the one-shot answer to
 // the same method and target with `Connection: close` (which routes_test.cc checks against
-// SPEC), except that its Connection header says keep-alive.
+// BEHAVIOUR 6), except that its Connection header says keep-alive.
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
-// Malformed requests over the wire (feature `routes`, SPEC 6): each is answered 400 (or,
+// Malformed requests over the wire (feature `routes`, BEHAVIOUR 6): each is answered 400 (or,
 // when nothing arrived, closed silently) and followed by a liveness check. Peers that
 // close or reset before the reply (every tier, min included): the daemon survives
-// (SPEC 3: SIGPIPE never kills it).
+// (BEHAVIOUR 3: SIGPIPE never kills it).
 #include <sys/socket.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
-// /metrics over the wire (feature `routes`, SPEC 7): the body's shape (the ten SPEC
+// /metrics over the wire (feature `routes`, BEHAVIOUR 7): the body's shape (the ten original
 // counters, then, with feature keepalive, connections_accepted, connections_closed and
-// syscalls_total), and exact counter deltas after a burst of known requests, each on its
+// syscalls_total, then the file-cache counters), and exact counter deltas after a burst of known requests, each on its
 // own connection that the daemon closes. Each test has its own daemon so that only its own
 // requests move the counters.
 #include <string>
@@ -33,7 +33,7 @@ TEST_F(MetricsTest, FirstScrapeCountsItself)
 	const std::vector<std::string> names = ExpectedCounterNames();
 	ASSERT_EQ(counters.size(), names.size()) << resp.body;
 	for (size_t i = 0; i < names.size(); i++)
-		EXPECT_EQ(counters[i].first, names[i]) << "SPEC 7 order, line " << i + 1;
+		EXPECT_EQ(counters[i].first, names[i]) << "BEHAVIOUR 7 order, line " << i + 1;
 	std::map<std::string, uint64_t> expected = {
 		{"requests_total", 1}, {"requests_get", 1},  {"requests_head", 0},
 		{"responses_200", 1},  {"responses_400", 0}, {"responses_404", 0},
@@ -78,7 +78,7 @@ TEST_F(MetricsTest, BurstDeltasAreExact)
 		{"delete", GetClose("/health", "DELETE"), 405, false, false},
 		{"http10_health", "GET /health HTTP/1.0\r\n\r\n", 200, true, false},
 		{"lowercase_method", Get("/", "get"), 400, false, false},
-		// 400s whose method is not GET or HEAD: SPEC 7 does not say whether a
+		// 400s whose method is not GET or HEAD: BEHAVIOUR 7 does not say whether a
 		// malformed GET counts in requests_get.
 		{"digit_method", "123 / HTTP/1.1\r\n\r\n", 400, false, false},
 		{"put_two_hosts", "PUT / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, false, false},

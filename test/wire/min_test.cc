@@ -1,4 +1,4 @@
-// The min tier over the wire (feature `min`, SPEC 8): exact response bytes whatever the
+// The min tier over the wire (feature `min`, BEHAVIOUR 8): exact response bytes whatever the
 // request. 100 sequential requests, start-up and early-closing peers are checked by the
 // suites every tier runs (routes_test.cc, startup_test.cc, malformed_test.cc).
 #include <string>

@@ -49,7 +49,7 @@ struct CurlCase {
 	const char *target;
 	const char *method; // for -X
 	int status;
-	const char *body; // null: not fixed by SPEC
+	const char *body; // null: not fixed by BEHAVIOUR
 };
 
 TEST_F(RealClientTest, CurlEveryRoute)

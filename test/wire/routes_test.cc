@@ -1,4 +1,4 @@
-// Routes over the wire (feature `routes`, SPEC 2-7): every route's status, headers, body
+// Routes over the wire (feature `routes`, BEHAVIOUR 2-7): every route's status, headers, body
 // and Content-Length exactly; HEAD's head byte-identical to GET's; CRLF framing; the
 // daemon closing after a response when the request asks for it (`Connection: close`,
 // HTTP/1.0) and, with feature `keepalive`, the same bytes but `Connection: keep-alive` on
@@ -17,7 +17,7 @@
 namespace wire {
 namespace {
 
-// One request and the exact response it earns. A null body means "not fixed by SPEC":
+// One request and the exact response it earns. A null body means "not fixed by BEHAVIOUR":
 // only its Content-Length is checked.
 struct RouteCase {
 	const char *label;
@@ -207,7 +207,7 @@ TEST_F(RouteBehaviourTest, MetricsRouteShape)
 	std::vector<std::string> names;
 	for (const auto &c : counters)
 		names.push_back(c.first);
-	EXPECT_EQ(names, ExpectedCounterNames()) << "SPEC 7 order, then the appended ones";
+	EXPECT_EQ(names, ExpectedCounterNames()) << "BEHAVIOUR 7 order, then the appended ones";
 }
 
 TEST_F(RouteBehaviourTest, HeadMetricsHasHeadOnly)
@@ -224,7 +224,7 @@ TEST_F(RouteBehaviourTest, HeadMetricsHasHeadOnly)
 	EXPECT_GT(atoi(resp.Header("Content-Length").c_str()), 100) << resp.head;
 }
 
-// SPEC 6: every head line ends in CRLF. Checked byte by byte against the exact bytes.
+// BEHAVIOUR 6: every head line ends in CRLF. Checked byte by byte against the exact bytes.
 TEST_F(RouteBehaviourTest, CrlfFramingByteByByte)
 {
 	Received r = Roundtrip(port_, GetClose("/health"));

@@ -1,4 +1,4 @@
-// Start-up over the wire (every tier, SPEC 2-3): --help, usage errors (exit 64 with a
+// Start-up over the wire (every tier, BEHAVIOUR 2-3): --help, usage errors (exit 64 with a
 // one-line usage on stderr), and a second daemon on a busy port (exit 3).
 #include <string>
 #include <vector>
@@ -99,7 +99,7 @@ TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 	EXPECT_EQ(LivenessProblem(chosen.port()), "");
 }
 
-// SPEC 2: "A closed stdout is not an error": the daemon still serves, whether descriptor
+// BEHAVIOUR 2: "A closed stdout is not an error": the daemon still serves, whether descriptor
 // 1 is closed or a pipe nobody reads (EPIPE, and SIGPIPE must not kill it).
 TEST(StartupTest, ClosedOrBrokenStdoutIsNotAnError)
 {

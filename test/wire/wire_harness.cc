@@ -670,7 +670,7 @@ std::string ExpectedConnection(const std::string &request, int status)
 	}
 	bool keep = http10 ? keep_token && !close_token : !close_token;
 	if (status == 405 && content_length > 0)
-		keep = false; // a 405 with a body closes (SPEC 6)
+		keep = false; // a 405 with a body closes (BEHAVIOUR 6)
 	if ((method == "GET" || method == "HEAD") && content_length > kBodySkipMax)
 		keep = false; // not worth reading to skip
 	return keep ? "keep-alive" : "close";

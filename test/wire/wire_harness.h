@@ -49,7 +49,7 @@ void SleepMs(int64_t ms);
 // Where the daemon's standard output goes.
 enum class DaemonStdout {
 	kPipe,       // a pipe the harness reads the announcement from
-	kClosed,     // descriptor 1 closed (SPEC 2: not an error)
+	kClosed,     // descriptor 1 closed (BEHAVIOUR 2: not an error)
 	kBrokenPipe, // a pipe whose read end is already closed: the write fails with EPIPE
 };
 
@@ -274,7 +274,7 @@ std::string AsKeepAlive(const std::string &close_form);
 // request, given the answer's status. "close" on a tier without feature keepalive, and for
 // a 400, a 405 announcing a body (Content-Length > 0), a GET or HEAD announcing more than
 // 1 MiB, HTTP/1.1 with a `close` token in Connection, HTTP/1.0 without a `keep-alive`
-// token; "keep-alive" otherwise (/tmp/keepalive.md, SPEC 6 and 9).
+// token; "keep-alive" otherwise (docs/BEHAVIOUR.md 6.2 and 9.1).
 std::string ExpectedConnection(const std::string &request, int status);
 
 // Liveness: a fresh GET /health (min: GET /) is answered 200. Returns "" or what failed.
@@ -290,7 +290,7 @@ bool ParseMetricsBody(const std::string &body, Counters *out, std::string *error
 // an empty map on any problem. *raw, if given, receives every byte of the response.
 std::map<std::string, uint64_t> FetchMetrics(int port, std::string *raw = nullptr);
 
-// The ten counter names of SPEC 7, in order.
+// The ten counter names of BEHAVIOUR 7, in order.
 extern const std::vector<std::string> kSpecCounterNames;
 
 // The counters feature keepalive appends after the ten, in order.

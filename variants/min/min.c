@@ -5,6 +5,7 @@
 #include "common/cli.h"
 #include "common/exit_codes.h"
 #include "common/listener.h"
+#include "common/responses.h"
 #include "common/span.h"
 #include "common/start.h"
 #include "common/static_assert.h"
@@ -12,8 +13,11 @@
 
 #define MIN_BODY "OK"
 #define MIN_BODY_LEN 2
-#define MIN_RESPONSE \
-	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n" MIN_BODY
+/* The routed tiers' head pieces (responses.h), without a Content-Type: the floor sends
+ * only what HTTP/1.1 framing needs. */
+#define MIN_RESPONSE                                                                   \
+	HEAD_STATUS_LINE("200 OK") "Content-Length: 2" HEAD_CONNECTION_FIELD "close" HEAD_END \
+	MIN_BODY
 STATIC_ASSERT(sizeof(MIN_BODY) - 1 == MIN_BODY_LEN, "Content-Length: 2 matches the body");
 #define MIN_READ_SIZE 8192
 

@@ -1,0 +1,49 @@
+"""The tiers: the one list. Bazel builds each from it (variants/<name>/BUILD calls
+apollod_tier(name)) and compare/ measures each from it. Adding a tier is one entry here
+and a two-line BUILD file.
+
+Each entry:
+  name:     the tier's folder under variants/ and its column heading.
+  binary:   the daemon cc_binary's name in that folder.
+  features: what the tier is (see apollod_tier in tier.bzl for what each one brings):
+    routes       the routed daemon: the common loop, connections, parser and answer
+    deadlines    idle deadlines (with routes; without it the machinery is compiled out)
+    keepalive    persistent connections and pipelining (wire-suite feature)
+    files        --root, the warm file cache (wire-suite feature)
+    asm_hotpath  the request hot path from the tier's own assembly, not the C reference
+    min          the minimal tier: accept, read, write, close; its own min.c
+"""
+
+TIERS = [
+    {
+        "name": "full",
+        "binary": "apollod",
+        "features": ["routes", "deadlines", "files", "keepalive"],
+    },
+    {
+        "name": "min",
+        "binary": "apollod-min",
+        "features": ["min"],
+    },
+    {
+        "name": "nodeadline",
+        "binary": "apollod",
+        "features": ["routes", "files", "keepalive"],
+    },
+    {
+        "name": "asm-hotpath",
+        "binary": "apollod",
+        "features": ["routes", "deadlines", "files", "keepalive", "asm_hotpath"],
+    },
+]
+
+def tier_named(name):
+    """Returns the TIERS entry called name; fails for an unknown one."""
+    for tier in TIERS:
+        if tier["name"] == name:
+            return tier
+    fail("no tier named %s in bazel/tiers.bzl" % name)
+
+def tier_label(tier):
+    """The daemon binary's label."""
+    return "//variants/%s:%s" % (tier["name"], tier["binary"])

@@ -1,0 +1,165 @@
+/* The answer: a pure function from one parsed request (or a parse failure) to what the
+ * connection does about it: which response, keep the connection or close it, body bytes
+ * to skip, linger before closing or not, and which counters the request moves. No
+ * syscalls, no globals, no counting: the connection code acts on the decision
+ * (conn.c), and test/unit/answer_test.cc checks one row for every outcome class of the
+ * behaviour contract (docs/BEHAVIOUR.md sections 6, 7, 9 and 10). */
+#ifndef APOLLOD_COMMON_ANSWER_H
+#define APOLLOD_COMMON_ANSWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/counters.h"
+#include "common/file_cache.h"
+#include "common/http_request.h"
+#include "common/responses.h"
+#include "common/routes.h"
+#include "common/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* A GET or HEAD body is skipped on a persistent connection up to this size; a larger one
+ * ends the connection after the response instead of being read for nothing. */
+#define ANSWER_BODY_SKIP_MAX (1024u * 1024u)
+
+/* Looks a path up in the file cache: file_cache_find's contract. */
+typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
+
+/* What the connection knows when it asks. */
+struct answer_input {
+	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
+	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
+	uint32_t buffered;        /* input bytes from the request's first byte on */
+	uint8_t outcome;          /* enum parse_outcome: COMPLETE or BAD */
+	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
+	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
+	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
+};
+
+enum answer_kind {
+	ANSWER_STATIC = 0,  /* static_responses[form][response] */
+	ANSWER_METRICS = 1, /* /metrics, rendered now */
+	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body */
+	ANSWER_LATER = 3,   /* /metrics behind queued responses: send those first, then ask
+			     * again (its bytes_written must cover them); nothing consumed,
+			     * nothing counted */
+};
+
+#define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
+STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
+
+/* The decision. */
+struct answer {
+	const struct cached_file *file; /* ANSWER_FILE */
+	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
+	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
+	uint8_t kind;             /* enum answer_kind */
+	uint8_t response;         /* enum static_response_id, for ANSWER_STATIC */
+	uint8_t form;             /* enum conn_form: the connection persists, or closes */
+	uint8_t linger;           /* on close, input may still be unread: linger first */
+	uint8_t head_only;        /* HEAD: the head of the GET response, no body */
+	uint8_t method_counter;   /* C_requests_get, C_requests_head or ANSWER_NO_COUNTER */
+	uint8_t cache_counter;    /* C_cache_hits, C_cache_misses or ANSWER_NO_COUNTER */
+	uint8_t status_counter;   /* C_responses_NNN of the response */
+};
+
+/* The function is defined here, inline: it runs once per request and the connection reads
+ * its decision field by field, so inlined the struct lives in registers; called out of line
+ * it cost about 120 more user-space instructions per request (callgrind, bench/
+ * callgrind_per_request.sh). */
+
+/* Picks the response for a GET or HEAD of line's path: a built-in route first, then a
+ * cached file, else 404. */
+static inline void answer_route(const struct answer_input *in, const struct request_line *line,
+			  struct answer *a)
+{
+	a->head_only = line->method == HTTP_METHOD_HEAD;
+	a->method_counter = a->head_only ? C_requests_head : C_requests_get;
+	switch (route_match(line->target, line->path_len)) {
+	case ROUTE_ROOT:
+		a->response = RESP_HELLO;
+		return;
+	case ROUTE_HEALTH:
+		a->response = RESP_HEALTH;
+		return;
+	case ROUTE_METRICS:
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_METRICS;
+		return;
+	case ROUTE_NONE:
+		break;
+	}
+	a->response = RESP_NOT_FOUND;
+	if (in->find_file) {
+		/* "/a/b" is cached as "a/b"; the path always starts with '/' */
+		a->file = in->find_file(line->target + 1, line->path_len - 1);
+		a->cache_counter = a->file ? C_cache_hits : C_cache_misses;
+		if (a->file)
+			a->kind = ANSWER_FILE;
+	}
+}
+
+/* Fills a for a complete head and returns 1 when the connection may persist after it
+ * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 with a
+ * body, or a body beyond the skip limit, closes). *body is the announced body length. */
+static inline int answer_complete(const struct answer_input *in, struct answer *a, uint64_t *body)
+{
+	const struct request_line *line = &in->request->line;
+	const struct header_block *h = &in->request->headers;
+	int keep = line->version_minor ? h->connection != HTTP_CONNECTION_CLOSE
+				       : h->connection == HTTP_CONNECTION_KEEP_ALIVE;
+	*body = h->has_content_length ? h->content_length : 0;
+	a->consumed = in->request->head_len;
+	if (line->method == HTTP_METHOD_OTHER) {
+		a->response = RESP_NOT_ALLOWED;
+		return keep && *body == 0;
+	}
+	answer_route(in, line, a);
+	return keep && *body <= ANSWER_BODY_SKIP_MAX;
+}
+
+/* Decides the answer to the request at the front of the connection's input and writes
+ * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
+ * (in->request filled) or BAD input. Pure: reads only *in, the request it points to and
+ * what find_file returns; writes only *a. */
+static inline void answer_request(const struct answer_input *in, struct answer *a)
+{
+	a->file = 0;
+	a->skip = 0;
+	a->consumed = in->buffered; /* a 400 ends the input */
+	a->kind = ANSWER_STATIC;
+	a->response = RESP_BAD_REQUEST;
+	a->linger = 0;
+	a->head_only = 0;
+	a->method_counter = ANSWER_NO_COUNTER;
+	a->cache_counter = ANSWER_NO_COUNTER;
+	uint64_t body = 0;
+	int keep = 0;
+	if (in->outcome == PARSE_COMPLETE) {
+		keep = answer_complete(in, a, &body);
+		if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
+			a->consumed = 0;
+			a->method_counter = ANSWER_NO_COUNTER;
+			a->status_counter = ANSWER_NO_COUNTER;
+			return;
+		}
+	}
+	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
+	if (keep) {
+		a->form = CONN_FORM_KEEP_ALIVE;
+		a->skip = body; /* discarded before the next head is parsed */
+	} else {
+		a->form = CONN_FORM_CLOSE;
+		/* Bytes may still be on their way: linger rather than reset them (RFC 9112 9.6). */
+		a->linger = !in->peer_eof && (in->outcome != PARSE_COMPLETE || in->buffer_full ||
+					      body > left || left > 0);
+	}
+	a->status_counter = a->kind == ANSWER_STATIC
+				    ? (uint8_t)static_responses[a->form][a->response].counter
+				    : (uint8_t)C_responses_200;
+}
+
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_ANSWER_H */

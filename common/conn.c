@@ -1,0 +1,357 @@
+/* One connection's life (see conn.h), from the first read after accept4 to the close.
+ *
+ * Every complete request already in the buffer is answered in order (pipelining); their
+ * responses are queued and leave together in one write(2) or writev(2). A partial head at
+ * the end of the buffer waits for more input. HTTP/1.1 connections persist unless the
+ * request says "Connection: close"; HTTP/1.0 ones only with "Connection: keep-alive"
+ * (BEHAVIOUR 9). See docs/AUDIT.md for the state machine and docs/ARCHITECTURE.md for a
+ * request's way through the files. */
+#include "common/conn.h"
+
+#include "common/counters.h"
+#include "common/http_request.h"
+#include "common/idle.h"
+#include "common/metrics.h"
+#include "common/responses.h"
+
+/* Lingering close: when the daemon closes with request bytes still unread in the kernel
+ * (a body not yet arrived, input after the last answered request), closing at once makes
+ * the kernel send RST, which can destroy the answer before the client reads it
+ * (RFC 9112 9.6). Such a connection shuts down its write side and reads and discards
+ * until the client closes: at most LINGER_MAX bytes, bounded in time by the idle
+ * deadline. */
+#define LINGER_MAX (256u * 1024u)
+
+/* Entries one response can take in the queue: a file response is its head and its body. */
+#define RESPONSE_IOV_MAX 2
+STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
+STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
+
+enum conn_state {
+	CONN_FREE = 0,     /* no connection on this descriptor */
+	CONN_OPEN = 1,     /* reading requests and sending their responses */
+	CONN_LINGERING = 2, /* answered and shut down; reading and discarding until the peer
+			     * closes */
+};
+
+/* conn.flags */
+#define CONN_F_CLOSE_AFTER 0x01 /* close once the queue is sent: parse nothing more */
+#define CONN_F_PEER_EOF 0x02    /* a read returned 0: no more input will come */
+#define CONN_F_LINGER 0x04      /* on close, unread input may remain: linger first */
+
+/* One slot: 64 bytes, one cache line. */
+struct conn {
+	struct conn_io io;  /* the backend's handle: descriptor, token, readiness */
+	uint32_t gen;       /* bumped at every accept; the token carries it */
+	uint8_t state;      /* enum conn_state */
+	uint8_t flags;      /* CONN_F_* */
+	uint8_t reserved0[2];
+	uint32_t in_start;  /* first unconsumed byte of the request buffer */
+	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= 8192 */
+	uint64_t skip;      /* request body bytes still to discard before the next head */
+	uint32_t out_head;  /* first unsent entry of the response queue */
+	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX */
+	uint64_t lingered;  /* bytes discarded while lingering */
+	uint8_t reserved[8];
+};
+#define CONN_SLOT_SIZE 64
+STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
+
+/* A token: the descriptor in the low half, the slot's generation in the high half. A
+ * report for a descriptor that was closed and reused within one batch carries the old
+ * generation and is dropped. The listener's token has a generation no slot reaches. */
+#define CONN_TOKEN_GEN_SHIFT 32
+
+static struct conn conn_table[CONN_SLOTS];
+static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
+static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
+static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
+static file_lookup_fn find_file;
+static int slots_freed; /* a connection closed since conn_slots_freed() last asked */
+
+void conn_setup(file_lookup_fn find)
+{
+	find_file = find;
+}
+
+int conn_slots_freed(void)
+{
+	int freed = slots_freed;
+	slots_freed = 0;
+	return freed;
+}
+
+/* Ends a connection: no deadline, slot free, descriptor closed (which also ends its
+ * registration with the backend). */
+static void conn_close(int fd, struct conn *c)
+{
+	idle_cancel(fd);
+	c->state = CONN_FREE;
+	io_close(&c->io);
+	counter_add(C_connections_closed, 1);
+	slots_freed = 1;
+}
+
+/* The connection must wait for the peer; an I/O call has arranged the report. Bytes that
+ * moved in either direction start its idle deadline again (BEHAVIOUR 5). */
+static void conn_wait(int fd, int progressed)
+{
+	if (progressed)
+		idle_touch(fd);
+}
+
+/* Appends len bytes at p to c's response queue; the caller checked there is room. */
+static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
+{
+	struct k_iovec *iov = &conn_queue[fd][c->out_head + c->out_count++];
+	iov->iov_base = p;
+	iov->iov_len = len;
+}
+
+static inline void count_if(uint8_t id)
+{
+	if (id != ANSWER_NO_COUNTER)
+		counter_add((enum counter_id)id, 1);
+}
+
+/* Acts on the answer a to the request at the front of c's input: counts it, consumes its
+ * input, sets the connection's fate and queues the response. Everything is counted before
+ * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7). */
+static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
+{
+	counter_add(C_requests_total, 1);
+	count_if(a->method_counter);
+	count_if(a->cache_counter);
+	counter_add((enum counter_id)a->status_counter, 1);
+	c->in_start += a->consumed;
+	c->skip = a->skip;
+	if (a->form == CONN_FORM_CLOSE)
+		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
+	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the mapping itself */
+		conn_push(fd, c, a->file->head[a->form], a->file->head_len[a->form]);
+		if (!a->head_only && a->file->size)
+			conn_push(fd, c, a->file->body, a->file->size);
+	} else if (a->kind == ANSWER_METRICS) {
+		struct rendered_response r = build_metrics(conn_scratch[fd], a->form);
+		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);
+	} else {
+		const struct static_response *sr = &static_responses[a->form][a->response];
+		conn_push(fd, c, sr->bytes, a->head_only ? sr->head_len : sr->total_len);
+	}
+}
+
+/* Discards the previous request's body bytes that are in the buffer. Returns the bytes
+ * of input left after them. */
+static uint32_t conn_skip_body(struct conn *c)
+{
+	uint32_t avail = c->in_end - c->in_start;
+	uint32_t take = c->skip < avail ? (uint32_t)c->skip : avail;
+	c->in_start += take;
+	c->skip -= take;
+	return avail - take;
+}
+
+/* Answers every complete request at the front of c's input, in order, until the input
+ * holds no complete head, the queue is full, a /metrics must wait for the queue, or the
+ * connection is to close. Then moves a partial head to the buffer's start, so every head
+ * can use the whole 8 KiB. */
+static void conn_answer_pending(int fd, struct conn *c)
+{
+	char *buf = conn_buffer[fd];
+	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
+	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
+		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
+		if (c->skip || avail == 0)
+			break;
+		struct http_request req;
+		enum parse_outcome r = parse_request(buf + c->in_start, avail, &req);
+		if (r == PARSE_PARTIAL) {
+			/* 8 KiB without CRLFCRLF, or the peer ended mid-head: 400 */
+			if (avail < CONN_BUFFER_SIZE && !(c->flags & CONN_F_PEER_EOF))
+				break;
+			r = PARSE_BAD;
+		}
+		struct answer_input in = {
+			.request = &req,
+			.find_file = find_file,
+			.buffered = avail,
+			.outcome = (uint8_t)r,
+			.buffer_full = c->in_end == CONN_BUFFER_SIZE,
+			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
+			.queue_busy = c->out_count != 0,
+		};
+		struct answer a;
+		answer_request(&in, &a);
+		if (a.kind == ANSWER_LATER)
+			break;
+		conn_take_answer(fd, c, &a);
+	}
+	if (c->in_start == c->in_end) {
+		c->in_start = c->in_end = 0;
+	} else if (c->in_start && !(c->flags & CONN_F_CLOSE_AFTER)) {
+		__builtin_memmove(buf, buf + c->in_start, c->in_end - c->in_start);
+		c->in_end -= c->in_start;
+		c->in_start = 0;
+	}
+}
+
+/* Sends the queued responses, all of them in one call when the kernel takes them.
+ * Returns 1 when the queue is empty, 0 when the send must wait (IO_PENDING), or -1 when
+ * the connection failed and was closed. Sets *progressed when bytes left. */
+static int conn_flush(int fd, struct conn *c, int *progressed)
+{
+	while (c->out_count) {
+		struct k_iovec *iov = &conn_queue[fd][c->out_head];
+		counter_add(C_response_syscalls, 1);
+		long n = io_send(&c->io, iov, c->out_count);
+		if (n > 0) {
+			counter_add(C_bytes_written, (uint64_t)n);
+			*progressed = 1;
+			uint64_t left = (uint64_t)n;
+			while (c->out_count && left >= iov->iov_len) { /* whole responses */
+				left -= iov->iov_len;
+				iov++;
+				c->out_head++;
+				c->out_count--;
+			}
+			if (c->out_count) { /* a short send: resume inside this response */
+				iov->iov_base = (const char *)iov->iov_base + left;
+				iov->iov_len -= left;
+			}
+		} else if (n == IO_PENDING) {
+			counter_add(C_write_eagains, 1);
+			return 0;
+		} else if (n != -EINTR) {
+			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
+			return -1;
+		}
+	}
+	c->out_head = 0;
+	return 1;
+}
+
+/* Reads and discards until the peer closes, LINGER_MAX bytes have come, or the read must
+ * wait (see LINGER_MAX). */
+static void conn_linger(int fd, struct conn *c)
+{
+	for (;;) {
+		long n = io_read(&c->io, conn_buffer[fd], CONN_BUFFER_SIZE);
+		if (n > 0) {
+			counter_add(C_bytes_read, (uint64_t)n);
+			c->lingered += (uint64_t)n;
+			if (c->lingered <= LINGER_MAX)
+				continue;
+		} else if (n == -EINTR) {
+			continue;
+		} else if (n == IO_PENDING) {
+			return; /* no deadline touch: lingering is not progress */
+		}
+		conn_close(fd, c); /* end of input, an error, or enough */
+		return;
+	}
+}
+
+/* Ends a connection whose last response has left: closes, or lingers (CONN_F_LINGER). */
+static void conn_finish(int fd, struct conn *c)
+{
+	if (!(c->flags & CONN_F_LINGER)) {
+		conn_close(fd, c);
+		return;
+	}
+	io_shutdown_write(&c->io); /* FIN after the answer; a failure means the peer is gone */
+	c->state = CONN_LINGERING;
+	c->lingered = 0;
+	conn_linger(fd, c);
+}
+
+/* Reads more input into c's buffer. Returns 1 when the service loop can go on, or 0
+ * when the connection waits or was closed. */
+static int conn_read(int fd, struct conn *c, int *progressed)
+{
+	uint32_t space = CONN_BUFFER_SIZE - c->in_end;
+	long n = io_read(&c->io, conn_buffer[fd] + c->in_end, space);
+	if (n > 0) {
+		counter_add(C_bytes_read, (uint64_t)n);
+		c->in_end += (uint32_t)n;
+		*progressed = 1;
+	} else if (n == 0) {
+		c->flags |= CONN_F_PEER_EOF;
+	} else if (n == IO_PENDING) {
+		conn_wait(fd, *progressed);
+		return 0;
+	} else if (n != -EINTR) {
+		conn_close(fd, c); /* ECONNRESET and friends: the peer is gone */
+		return 0;
+	}
+	return 1;
+}
+
+/* Drives an open connection as far as it can go without waiting: answer what is
+ * buffered, send, read more, until it must wait for the peer or it ends. */
+static void conn_service(int fd, struct conn *c)
+{
+	int progressed = 0;
+	for (;;) {
+		conn_answer_pending(fd, c);
+		if (c->out_count) {
+			int sent = conn_flush(fd, c, &progressed);
+			if (sent == 0)
+				conn_wait(fd, progressed);
+			if (sent <= 0)
+				return;
+			continue; /* a /metrics or more input may have waited for the queue */
+		}
+		if (c->flags & CONN_F_CLOSE_AFTER) {
+			conn_finish(fd, c);
+			return;
+		}
+		if (c->flags & CONN_F_PEER_EOF) { /* everything answered; nothing will come */
+			conn_close(fd, c);
+			return;
+		}
+		if (!conn_read(fd, c, &progressed))
+			return;
+	}
+}
+
+void conn_open(int fd)
+{
+	if (fd >= CONN_SLOTS) { /* beyond the table: refuse */
+		struct conn_io refused;
+		io_open(&refused, fd, 0);
+		io_close(&refused);
+		counter_add(C_connections_closed, 1);
+		return;
+	}
+	struct conn *c = &conn_table[fd];
+	c->gen++;
+	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
+	c->state = CONN_OPEN;
+	c->flags = 0;
+	c->in_start = c->in_end = 0;
+	c->skip = 0;
+	c->out_head = c->out_count = 0;
+	idle_arm(fd);
+	conn_service(fd, c);
+}
+
+void conn_event(uint64_t token, const backend_event *e)
+{
+	int fd = (int)(uint32_t)token;
+	struct conn *c = &conn_table[fd];
+	if (c->state == CONN_FREE || c->io.token != token)
+		return;
+	io_event(&c->io, e);
+	if (c->state == CONN_LINGERING)
+		conn_linger(fd, c);
+	else
+		conn_service(fd, c);
+}
+
+void conn_expire(int fd)
+{
+	struct conn *c = &conn_table[fd];
+	if (c->state != CONN_LINGERING) /* a linger that ends is not an idle client */
+		counter_add(C_timeouts, 1);
+	conn_close(fd, c);
+}

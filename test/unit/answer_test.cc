@@ -1,0 +1,221 @@
+// The answer (common/answer.h): one table row for every outcome class of the behaviour
+// contract (docs/BEHAVIOUR.md 6, 7, 9 and 10). Requests are parsed by the real parser,
+// so each row reads as the bytes a client sends.
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/answer.h"
+#include "common/counters.h"
+#include "common/http_request.h"
+#include "common/responses.h"
+
+namespace {
+
+constexpr uint8_t kNone = ANSWER_NO_COUNTER;
+
+// The one cached file of the rows that serve --root: "index.html".
+const struct cached_file kIndex = {};
+
+const struct cached_file *FindIndex(const char *path, size_t len)
+{
+	return len == strlen("index.html") && memcmp(path, "index.html", len) == 0 ? &kIndex
+										  : nullptr;
+}
+
+enum Outcome { kComplete, kBad };
+
+struct Row {
+	const char *label;
+	// The input: the request's bytes (for kBad, any bytes the parser rejected) and what
+	// follows them in the buffer (a body, a pipelined request).
+	Outcome outcome;
+	const char *head;
+	const char *after;
+	bool root;        // --root given: unrouted paths go to the file cache
+	bool queue_busy;  // earlier responses still queued
+	bool peer_eof;
+	bool buffer_full;
+	// The decision.
+	answer_kind kind;
+	static_response_id response; // ANSWER_STATIC only
+	conn_form form;
+	bool linger;
+	bool head_only;
+	uint8_t method_counter;
+	uint8_t cache_counter;
+	uint8_t status_counter;
+	uint64_t skip;
+};
+
+constexpr conn_form kKeep = CONN_FORM_KEEP_ALIVE;
+constexpr conn_form kClose = CONN_FORM_CLOSE;
+
+const Row kRows[] = {
+	// 6.5 routes
+	{"GET / is hello, HTTP/1.1 persists", kComplete, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_HELLO, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_200, 0},
+	{"HEAD / is hello's head", kComplete, "HEAD / HTTP/1.1\r\n\r\n", "", false, false, false,
+	 false, ANSWER_STATIC, RESP_HELLO, kKeep, false, true, C_requests_head, kNone,
+	 C_responses_200, 0},
+	{"GET /health", kComplete, "GET /health HTTP/1.1\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HEALTH, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	{"the query is not part of the route", kComplete, "GET /health?x=1 HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_HEALTH, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_200, 0},
+	{"no decoding: /health/ is another path", kComplete, "GET /health/ HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_404, 0},
+	{"an unknown path without --root is 404, no cache counter", kComplete,
+	 "GET /nope HTTP/1.1\r\n\r\n", "", false, false, false, false, ANSWER_STATIC,
+	 RESP_NOT_FOUND, kKeep, false, false, C_requests_get, kNone, C_responses_404, 0},
+	// 7 /metrics
+	{"/metrics with an empty queue renders now", kComplete, "GET /metrics HTTP/1.1\r\n\r\n",
+	 "", false, false, false, false, ANSWER_METRICS, RESP_HELLO, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_200, 0},
+	{"HEAD /metrics", kComplete, "HEAD /metrics HTTP/1.1\r\n\r\n", "", false, false, false,
+	 false, ANSWER_METRICS, RESP_HELLO, kKeep, false, true, C_requests_head, kNone,
+	 C_responses_200, 0},
+	// 9.6
+	{"/metrics behind queued responses waits, counts nothing", kComplete,
+	 "GET /metrics HTTP/1.1\r\n\r\n", "", false, true, false, false, ANSWER_LATER, RESP_HELLO,
+	 kClose, false, false, kNone, kNone, kNone, 0},
+	{"a 405 for /metrics does not wait", kComplete, "POST /metrics HTTP/1.1\r\n\r\n", "",
+	 false, true, false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone,
+	 kNone, C_responses_405, 0},
+	// 6.2 and 9.1: 405 closes only with a body
+	{"405 without a body persists", kComplete, "DELETE / HTTP/1.1\r\n\r\n", "", false, false,
+	 false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone,
+	 C_responses_405, 0},
+	{"405 with a body not yet arrived closes and lingers", kComplete,
+	 "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_NOT_ALLOWED, kClose, true, false, kNone, kNone, C_responses_405, 0},
+	{"405 whose body came with the peer's end closes without lingering", kComplete,
+	 "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "hello", false, false, true, false,
+	 ANSWER_STATIC, RESP_NOT_ALLOWED, kClose, false, false, kNone, kNone, C_responses_405, 0},
+	{"405 with Content-Length: 0 persists", kComplete,
+	 "PUT / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone, C_responses_405, 0},
+	// 6 and 9.4: 400 ends the input
+	{"400 closes and lingers: more may be on its way", kBad, "get / HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, true, false, kNone,
+	 kNone, C_responses_400, 0},
+	{"400 after the peer's end closes at once", kBad, "GET / HTTP/2.0\r\n\r\n", "", false,
+	 false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false, kNone, kNone,
+	 C_responses_400, 0},
+	// 9.1 keep or close
+	{"HTTP/1.0 closes by default", kComplete, "GET / HTTP/1.0\r\n\r\n", "", false, false,
+	 false, false, ANSWER_STATIC, RESP_HELLO, kClose, false, false, C_requests_get, kNone,
+	 C_responses_200, 0},
+	{"HTTP/1.0 persists with keep-alive", kComplete,
+	 "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HELLO, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	{"HTTP/1.1 with close closes", kComplete, "GET / HTTP/1.1\r\nConnection: close\r\n\r\n",
+	 "", false, false, false, false, ANSWER_STATIC, RESP_HELLO, kClose, false, false,
+	 C_requests_get, kNone, C_responses_200, 0},
+	{"close with a pipelined request after it lingers", kComplete,
+	 "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", "GET / HTTP/1.1\r\n\r\n", false, false,
+	 false, false, ANSWER_STATIC, RESP_HELLO, kClose, true, false, C_requests_get, kNone,
+	 C_responses_200, 0},
+	{"close with a full buffer lingers", kComplete,
+	 "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", "", false, false, false, true,
+	 ANSWER_STATIC, RESP_HELLO, kClose, true, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	// 9.3 bodies
+	{"a GET body is skipped on a persistent connection", kComplete,
+	 "GET / HTTP/1.1\r\nContent-Length: 10\r\n\r\n", "0123456789", false, false, false, false,
+	 ANSWER_STATIC, RESP_HELLO, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 10},
+	{"a GET body over 1 MiB closes and lingers", kComplete,
+	 "GET / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HELLO, kClose, true, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	{"a GET body of exactly 1 MiB is skipped", kComplete,
+	 "GET / HTTP/1.1\r\nContent-Length: 1048576\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HELLO, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 1048576},
+	// 10 the file cache
+	{"a cached file is a hit", kComplete, "GET /index.html HTTP/1.1\r\n\r\n", "", true, false,
+	 false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false, C_requests_get,
+	 C_cache_hits, C_responses_200, 0},
+	{"HEAD of a cached file", kComplete, "HEAD /index.html HTTP/1.1\r\n\r\n", "", true, false,
+	 false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, true, C_requests_head,
+	 C_cache_hits, C_responses_200, 0},
+	{"a file's query is ignored", kComplete, "GET /index.html?v=2 HTTP/1.1\r\n\r\n", "", true,
+	 false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false, C_requests_get,
+	 C_cache_hits, C_responses_200, 0},
+	{"a path that is no file is a miss and 404", kComplete, "GET /other HTTP/1.1\r\n\r\n", "",
+	 true, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_misses, C_responses_404, 0},
+	{"built-in routes win over files and count no cache lookup", kComplete,
+	 "GET / HTTP/1.1\r\n\r\n", "", true, false, false, false, ANSWER_STATIC, RESP_HELLO,
+	 kKeep, false, false, C_requests_get, kNone, C_responses_200, 0},
+	{"a 405 looks nothing up", kComplete, "POST /index.html HTTP/1.1\r\n\r\n", "", true,
+	 false, false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone,
+	 C_responses_405, 0},
+};
+
+TEST(AnswerTest, Table)
+{
+	for (const Row &row : kRows) {
+		SCOPED_TRACE(row.label);
+		std::string input = std::string(row.head) + row.after;
+		struct http_request req;
+		enum parse_outcome parsed = parse_request(input.data(), input.size(), &req);
+		ASSERT_EQ(parsed, row.outcome == kComplete ? PARSE_COMPLETE : PARSE_BAD)
+			<< "the row's bytes must parse as the row says";
+		struct answer_input in = {};
+		in.request = &req;
+		in.find_file = row.root ? FindIndex : nullptr;
+		in.buffered = (uint32_t)input.size();
+		in.outcome = (uint8_t)parsed;
+		in.buffer_full = row.buffer_full;
+		in.peer_eof = row.peer_eof;
+		in.queue_busy = row.queue_busy;
+
+		struct answer a;
+		answer_request(&in, &a);
+
+		EXPECT_EQ(a.kind, row.kind);
+		EXPECT_EQ(a.method_counter, row.method_counter);
+		EXPECT_EQ(a.cache_counter, row.cache_counter);
+		EXPECT_EQ(a.status_counter, row.status_counter);
+		if (row.kind == ANSWER_LATER) {
+			EXPECT_EQ(a.consumed, 0u) << "a waiting /metrics consumes nothing";
+			continue;
+		}
+		EXPECT_EQ(a.form, row.form);
+		EXPECT_EQ(a.linger, row.linger);
+		EXPECT_EQ(a.head_only, row.head_only);
+		EXPECT_EQ(a.skip, row.skip);
+		if (row.kind == ANSWER_STATIC) {
+			EXPECT_EQ(a.response, row.response);
+		}
+		if (row.kind == ANSWER_FILE) {
+			EXPECT_EQ(a.file, &kIndex);
+		}
+		// A 400 ends the input; anything else consumes exactly its head.
+		EXPECT_EQ(a.consumed, row.outcome == kBad ? input.size() : strlen(row.head));
+		EXPECT_EQ(a.linger && row.peer_eof, false) << "nothing to linger for after EOF";
+		EXPECT_TRUE(a.form == kClose || !a.linger) << "only a closing answer lingers";
+	}
+}
+
+// The status counter always names the response actually chosen, in both forms.
+TEST(AnswerTest, StatusCounterMatchesTheStaticResponse)
+{
+	for (const Row &row : kRows) {
+		if (row.kind != ANSWER_STATIC)
+			continue;
+		SCOPED_TRACE(row.label);
+		EXPECT_EQ(row.status_counter, static_responses[row.form][row.response].counter);
+	}
+}
+
+} // namespace
