@@ -10,6 +10,8 @@ Each entry:
     deadlines    idle deadlines (with routes; without it the machinery is compiled out)
     keepalive    persistent connections and pipelining (wire-suite feature)
     files        --root, the warm file cache (wire-suite feature)
+    stop         SIGTERM/SIGINT stop gracefully (wire-suite feature)
+    workers      --workers N, one counter page (wire-suite feature)
     asm_hotpath  the request hot path from the tier's own assembly, not the C reference
     min          the minimal tier: accept, read, write, close; its own min.c
 """
@@ -18,7 +20,7 @@ TIERS = [
     {
         "name": "full",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "keepalive"],
+        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers"],
     },
     {
         "name": "min",
@@ -28,12 +30,12 @@ TIERS = [
     {
         "name": "nodeadline",
         "binary": "apollod",
-        "features": ["routes", "files", "keepalive"],
+        "features": ["routes", "files", "keepalive", "stop", "workers"],
     },
     {
         "name": "asm-hotpath",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "keepalive", "asm_hotpath"],
+        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "asm_hotpath"],
     },
 ]
 

@@ -35,6 +35,7 @@ struct answer_input {
 	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
 	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
 	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
+	uint8_t stopping;         /* the daemon is stopping: this is the last answer */
 };
 
 enum answer_kind {
@@ -101,7 +102,8 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 
 /* Fills a for a complete head and returns 1 when the connection may persist after it
  * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 with a
- * body, or a body beyond the skip limit, closes). *body is the announced body length. */
+ * body, a body beyond the skip limit, or a stopping daemon closes). *body is the
+ * announced body length. */
 static inline int answer_complete(const struct answer_input *in, struct answer *a, uint64_t *body)
 {
 	const struct request_line *line = &in->request->line;
@@ -112,10 +114,10 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 	a->consumed = in->request->head_len;
 	if (line->method == HTTP_METHOD_OTHER) {
 		a->response = RESP_NOT_ALLOWED;
-		return keep && *body == 0;
+		return keep && *body == 0 && !in->stopping;
 	}
 	answer_route(in, line, a);
-	return keep && *body <= ANSWER_BODY_SKIP_MAX;
+	return keep && *body <= ANSWER_BODY_SKIP_MAX && !in->stopping;
 }
 
 /* Decides the answer to the request at the front of the connection's input and writes

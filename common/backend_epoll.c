@@ -19,6 +19,12 @@ long backend_watch_listener(int fd, int on)
 	return COUNTED(sys_epoll_ctl(backend_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev));
 }
 
+long backend_watch_signals(int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data = SIGNAL_TOKEN};
+	return COUNTED(sys_epoll_ctl(backend_epoll_fd, EPOLL_CTL_ADD, fd, &ev));
+}
+
 long backend_wait(backend_event *events, int timeout_ms)
 {
 	return COUNTED(sys_epoll_wait(backend_epoll_fd, events, BACKEND_EVENTS_MAX, timeout_ms));

@@ -82,6 +82,58 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 	return argv[++*i];
 }
 
+/* A flag whose value is 1..max whole units; with `automatic`, the word "auto" stands for
+ * CLI_WORKERS_AUTO. Returns -1 when argv[*i] is not this flag, 1 when *out was stored,
+ * 0 for a bad or missing value. */
+static int number_flag(int argc, char **argv, int *i, const char *name, uint32_t max,
+		       int automatic, uint32_t *out)
+{
+	int matched;
+	const char *v = flag_value(argc, argv, i, name, &matched);
+	if (!matched)
+		return -1;
+	if (!v)
+		return 0;
+	if (automatic && cstr_len(v) == 4 && span_eq(v, "auto", 4)) {
+		*out = CLI_WORKERS_AUTO;
+		return 1;
+	}
+	uint32_t n;
+	if (!parse_decimal(&v, max, &n) || *v || !n)
+		return 0;
+	*out = n;
+	return 1;
+}
+
+/* Parses the flag at argv[*i] that `accept` allows into *opts. Returns 1, or 0 for an
+ * unknown flag or a bad value. */
+static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_options *o)
+{
+	int matched, r = -1;
+	const char *v;
+	if (accept & CLI_ACCEPT_LISTEN) {
+		v = flag_value(argc, argv, i, "--listen", &matched);
+		if (matched)
+			return v && cli_parse_ipv4_port(v, &o->listen);
+	}
+	if (accept & CLI_ACCEPT_ROOT) {
+		v = flag_value(argc, argv, i, "--root", &matched);
+		if (matched && v && *v)
+			o->root = v;
+		if (matched)
+			return v && *v;
+	}
+	if (accept & CLI_ACCEPT_IDLE_TIMEOUT)
+		r = number_flag(argc, argv, i, "--idle-timeout", CLI_IDLE_MAX_S, 0,
+				&o->idle_timeout_s);
+	if (r < 0 && (accept & CLI_ACCEPT_DRAIN_TIMEOUT))
+		r = number_flag(argc, argv, i, "--drain-timeout", CLI_IDLE_MAX_S, 0,
+				&o->drain_timeout_s);
+	if (r < 0 && (accept & CLI_ACCEPT_WORKERS))
+		r = number_flag(argc, argv, i, "--workers", CLI_WORKERS_MAX, 1, &o->workers);
+	return r > 0;
+}
+
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 {
 	struct k_sockaddr_in listen = {
@@ -91,44 +143,18 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	};
 	opts->listen = listen;
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
+	opts->drain_timeout_s = CLI_DEFAULT_DRAIN_S;
+	opts->workers = CLI_DEFAULT_WORKERS;
 	opts->help = 0;
 	opts->root = 0;
 	for (int i = 1; i < argc; i++) {
-		int matched;
-		const char *v;
 		if (cstr_len(argv[i]) == sizeof("--help") - 1 &&
 		    span_eq(argv[i], "--help", sizeof("--help") - 1)) {
 			opts->help = 1;
 			continue;
 		}
-		if (accept & CLI_ACCEPT_LISTEN) {
-			v = flag_value(argc, argv, &i, "--listen", &matched);
-			if (matched) {
-				if (!v || !cli_parse_ipv4_port(v, &opts->listen))
-					return 0;
-				continue;
-			}
-		}
-		if (accept & CLI_ACCEPT_ROOT) {
-			v = flag_value(argc, argv, &i, "--root", &matched);
-			if (matched) {
-				if (!v || !*v)
-					return 0;
-				opts->root = v;
-				continue;
-			}
-		}
-		if (accept & CLI_ACCEPT_IDLE_TIMEOUT) {
-			v = flag_value(argc, argv, &i, "--idle-timeout", &matched);
-			if (matched) {
-				uint32_t secs;
-				if (!v || !parse_decimal(&v, CLI_IDLE_MAX_S, &secs) || *v || !secs)
-					return 0;
-				opts->idle_timeout_s = secs;
-				continue;
-			}
-		}
-		return 0;
+		if (!parse_flag(argc, argv, &i, accept, opts))
+			return 0;
 	}
 	return 1;
 }

@@ -15,11 +15,17 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_DEFAULT_PORT 8080
 #define CLI_DEFAULT_IDLE_S 10
 #define CLI_IDLE_MAX_S 86400 /* a day: longer is surely a typo */
+#define CLI_DEFAULT_DRAIN_S 10
+#define CLI_DEFAULT_WORKERS 1
+#define CLI_WORKERS_MAX 64   /* serving processes; the counter page has a slot each */
+#define CLI_WORKERS_AUTO 0   /* --workers auto: one per CPU this process may run on */
 
 /* What the command line asked for. */
 struct cli_options {
 	struct k_sockaddr_in listen; /* family, port and address in network byte order */
 	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint32_t drain_timeout_s;    /* 1..CLI_IDLE_MAX_S: graceful stop's bound */
+	uint32_t workers;            /* 1..CLI_WORKERS_MAX, or CLI_WORKERS_AUTO */
 	uint8_t help;                /* --help was given */
 	const char *root;            /* --root DIR, or NULL */
 };
@@ -28,6 +34,8 @@ struct cli_options {
 #define CLI_ACCEPT_LISTEN 0x1
 #define CLI_ACCEPT_IDLE_TIMEOUT 0x2
 #define CLI_ACCEPT_ROOT 0x4
+#define CLI_ACCEPT_WORKERS 0x8       /* --workers */
+#define CLI_ACCEPT_DRAIN_TIMEOUT 0x10 /* --drain-timeout */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */

@@ -68,10 +68,17 @@ static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
 static file_lookup_fn find_file;
 static int slots_freed; /* a connection closed since conn_slots_freed() last asked */
+static int open_count;  /* connections in the table, lingering ones included */
+static int stopping;    /* conn_stop() was called */
 
 void conn_setup(file_lookup_fn find)
 {
 	find_file = find;
+}
+
+int conn_open_count(void)
+{
+	return open_count;
 }
 
 int conn_slots_freed(void)
@@ -87,6 +94,7 @@ static void conn_close(int fd, struct conn *c)
 {
 	idle_cancel(fd);
 	c->state = CONN_FREE;
+	open_count--;
 	io_close(&c->io);
 	counter_add(C_connections_closed, 1);
 	slots_freed = 1;
@@ -119,8 +127,7 @@ static inline void count_if(uint8_t id)
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7). */
 static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 {
-	counter_add(C_requests_total, 1);
-	count_if(a->method_counter);
+	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
 	counter_add((enum counter_id)a->status_counter, 1);
 	c->in_start += a->consumed;
@@ -179,6 +186,7 @@ static void conn_answer_pending(int fd, struct conn *c)
 			.buffer_full = c->in_end == CONN_BUFFER_SIZE,
 			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
 			.queue_busy = c->out_count != 0,
+			.stopping = (uint8_t)stopping,
 		};
 		struct answer a;
 		answer_request(&in, &a);
@@ -305,7 +313,8 @@ static void conn_service(int fd, struct conn *c)
 			conn_finish(fd, c);
 			return;
 		}
-		if (c->flags & CONN_F_PEER_EOF) { /* everything answered; nothing will come */
+		/* Everything answered: nothing more will come, or nothing more is wanted. */
+		if ((c->flags & CONN_F_PEER_EOF) || stopping) {
 			conn_close(fd, c);
 			return;
 		}
@@ -327,12 +336,23 @@ void conn_open(int fd)
 	c->gen++;
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
 	c->state = CONN_OPEN;
+	open_count++;
 	c->flags = 0;
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
 	idle_arm(fd);
 	conn_service(fd, c);
+}
+
+void conn_stop(void)
+{
+	stopping = 1;
+	for (int fd = 0; fd < CONN_SLOTS; fd++) {
+		struct conn *c = &conn_table[fd];
+		if (c->state == CONN_OPEN && c->out_count == 0)
+			conn_close(fd, c); /* nothing in flight: waiting, or mid-head */
+	}
 }
 
 void conn_event(uint64_t token, const backend_event *e)

@@ -40,6 +40,14 @@ void conn_event(uint64_t token, const backend_event *e);
  * was only lingering. */
 void conn_expire(int fd);
 
+/* The daemon is stopping (BEHAVIOUR 11): closes every connection that has no response in
+ * flight, and from now on answers with Connection: close and closes each connection once
+ * its queue is sent. */
+void conn_stop(void);
+
+/* Open connections (lingering ones included). */
+int conn_open_count(void);
+
 /* Returns 1 if a connection closed since the last call, else 0, and forgets it: the loop
  * asks after each batch whether a parked listener can be watched again. */
 int conn_slots_freed(void);

@@ -1,7 +1,9 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
- * start-up in BEHAVIOUR 3 order, then the event loop. */
+ * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
+ * (--workers). */
 #include "common/cli.h"
 #include "common/conn.h"
+#include "common/console.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/exit_codes.h"
@@ -9,41 +11,96 @@
 #include "common/idle.h"
 #include "common/listener.h"
 #include "common/loop.h"
+#include "common/signals.h"
 #include "common/span.h"
 #include "common/start.h"
 #include "common/sys.h"
+#include "common/workers.h"
 
 static const char usage[] =
-	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--root DIR] [--help]\n";
+	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--root DIR]"
+	" [--workers N|auto] [--drain-timeout SECONDS] [--help]\n";
 
 #define MS_PER_S 1000u
+
+/* What every serving process needs. */
+struct serve_plan {
+	struct cli_options opts;
+	const uint64_t *auxv;
+	int listen_fd[CLI_WORKERS_MAX]; /* worker i serves listen_fd[i] */
+};
+
+/* Serving process `index`: its own backend, deadlines, connection table and signal
+ * descriptor, then the loop on its listener. Returns the loop's exit code. */
+static enum exit_code serve(void *ctx, uint32_t index)
+{
+	const struct serve_plan *plan = ctx;
+	uint32_t workers = plan->opts.workers; /* resolved: 1..CLI_WORKERS_MAX */
+	for (uint32_t i = 0; i < workers && workers > 1; i++)
+		if (i != index) /* the others' listeners: only their worker and the parent hold them */
+			sys_close(plan->listen_fd[i]);
+	long signal_fd = signals_watch(SIGNALS_STOP, 1);
+	if (sys_is_error(signal_fd))
+		return EXIT_EPOLL_CREATE;
+	if (sys_is_error(backend_open()))
+		return EXIT_EPOLL_CREATE;
+	idle_init(plan->auxv, (uint64_t)plan->opts.idle_timeout_s * MS_PER_S);
+	conn_setup(plan->opts.root ? file_cache_find : 0);
+	return loop_run(plan->listen_fd[index], (int)signal_fd,
+			(uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+}
+
+/* The one line a stop ends with (BEHAVIOUR 11). Returns code. */
+static int say_stopped(enum exit_code code)
+{
+	if (code == EXIT_OK)
+		write_stderr(LITERAL("apollod: stopped: every response finished\n"));
+	else if (code == EXIT_DRAIN_TIMEOUT)
+		write_stderr(LITERAL("apollod: stopped: --drain-timeout passed, responses cut\n"));
+	else if (code == EXIT_STOP_AGAIN)
+		write_stderr(LITERAL("apollod: stopped at once: a second stop signal\n"));
+	return code;
+}
+
+/* Starts --workers N (> 1) under the supervisor. Returns its exit code. */
+static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
+{
+	if (sys_is_error(counters_share()))
+		return EXIT_WORKERS;
+	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD), 0);
+	if (sys_is_error(signal_fd))
+		return EXIT_WORKERS;
+	return workers_run(n, (int)signal_fd, plan->listen_fd, serve, plan);
+}
 
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	(void)envp;
-	struct cli_options opts;
+	static struct serve_plan plan; /* outlives the fork: the workers read it */
+	plan.auxv = auxv;
 	int done = startup_options(argc, argv,
-				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT,
-				   LITERAL(usage), &opts);
+				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
+					   CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT,
+				   LITERAL(usage), &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
-	if (opts.root) { /* before the socket: a bad tree never opens a port */
-		enum exit_code loaded = file_cache_load(opts.root);
+	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
+		enum exit_code loaded = file_cache_load(plan.opts.root);
 		if (loaded != EXIT_OK)
 			return loaded;
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
 	}
 
-	int fd;
-	enum exit_code r = listener_open(&opts.listen, K_SOCK_NONBLOCK, &fd);
+	if (plan.opts.workers == CLI_WORKERS_AUTO)
+		plan.opts.workers = workers_auto();
+	uint32_t workers = plan.opts.workers;
+	enum exit_code r = workers > 1
+				   ? listener_open_group(&plan.opts.listen, workers, plan.listen_fd)
+				   : listener_open(&plan.opts.listen, K_SOCK_NONBLOCK, plan.listen_fd);
 	if (r != EXIT_OK)
 		return r;
-	listener_announce(LITERAL("apollod"), &opts.listen);
-	if (sys_is_error(backend_open()))
-		return EXIT_EPOLL_CREATE;
-	idle_init(auxv, (uint64_t)opts.idle_timeout_s * MS_PER_S);
-	conn_setup(opts.root ? file_cache_find : 0);
-	return loop_run(fd);
+	listener_announce(LITERAL("apollod"), &plan.opts.listen);
+	return say_stopped(workers > 1 ? supervise(workers, &plan) : serve(&plan, 0));
 }

@@ -41,6 +41,7 @@ typedef struct epoll_event backend_event;
 /* Every registration carries a 64-bit token that comes back with its reports. The
  * connection code makes connection tokens (conn.c); this one is the listener's. */
 #define LISTENER_TOKEN 0xffffffffffffffffull
+#define SIGNAL_TOKEN 0xfffffffffffffffeull /* the signalfd (signals.h) */
 
 /* ---- The loop's interface ---- */
 
@@ -51,6 +52,10 @@ long backend_open(void);
  * reported with LISTENER_TOKEN. Level-triggered: the loop may leave connections in the
  * backlog. Returns 0 or -errno. */
 long backend_watch_listener(int fd, int on);
+
+/* Watches the signal descriptor (signals.h), reported with SIGNAL_TOKEN until it is
+ * closed. Returns 0 or -errno. */
+long backend_watch_signals(int fd);
 
 /* Waits up to timeout_ms (-1: forever) and stores up to BACKEND_EVENTS_MAX reports.
  * Returns the count (0 on timeout) or -errno (-EINTR included). */

@@ -13,6 +13,11 @@ enum exit_code {
 	EXIT_EPOLL = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
 	EXIT_ROOT_LIMIT = 9, /* --root: a file cache limit was exceeded */
 	EXIT_ROOT_READ = 10, /* --root: a directory or file could not be opened or mapped */
+	EXIT_DRAIN_TIMEOUT = 12, /* graceful stop: --drain-timeout passed with responses
+				  * still in flight; they were cut */
+	EXIT_STOP_AGAIN = 13, /* graceful stop: a second SIGTERM or SIGINT ended it at once */
+	EXIT_WORKERS = 14,   /* --workers: the supervisor could not share the counters,
+			      * create its signal descriptor or fork */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 

@@ -16,7 +16,15 @@
 #define K_MSG_DONTWAIT 0x40
 #define K_MSG_NOSIGNAL 0x4000
 #define K_SHUT_WR 1
+#define K_SIGHUP 1
+#define K_SIGINT 2
 #define K_SIGPIPE 13
+#define K_SIGTERM 15
+#define K_SIGCHLD 17
+#define K_SIG_BLOCK 0
+#define K_WNOHANG 1
+/* The bit of signal sig in a kernel sigset_t (signals count from 1). */
+#define K_SIGBIT(sig) (1ull << ((sig) - 1))
 #define K_SIG_IGN 1
 #define K_CLOCK_MONOTONIC 1
 #define K_RLIMIT_NOFILE 7

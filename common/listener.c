@@ -18,13 +18,18 @@ int startup_options(int argc, char **argv, unsigned accept, const char *usage,
 	return STARTUP_CONTINUE;
 }
 
-enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd)
+/* listener_open, with SO_REUSEPORT too when reuseport is 1. */
+static enum exit_code open_listener(struct k_sockaddr_in *addr, int sock_flags, int reuseport,
+				    int *fd)
 {
 	long s = sys_socket(K_AF_INET, K_SOCK_STREAM | K_SOCK_CLOEXEC | sock_flags, 0);
 	if (sys_is_error(s))
 		return EXIT_SOCKET;
 	int one = 1;
 	if (sys_is_error(sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one))))
+		return EXIT_SETSOCKOPT;
+	if (reuseport &&
+	    sys_is_error(sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))))
 		return EXIT_SETSOCKOPT;
 	if (sys_is_error(sys_bind((int)s, addr)))
 		return EXIT_BIND;
@@ -34,6 +39,23 @@ enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd
 	if (sys_is_error(sys_getsockname((int)s, addr, &len)))
 		return EXIT_LISTEN;
 	*fd = (int)s;
+	return EXIT_OK;
+}
+
+enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd)
+{
+	return open_listener(addr, sock_flags, 0, fd);
+}
+
+enum exit_code listener_open_group(struct k_sockaddr_in *addr, uint32_t n, int *fds)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		/* The first bind picks the port (port 0: the kernel's choice, written back to
+		 * *addr); the others join it. */
+		enum exit_code r = open_listener(addr, K_SOCK_NONBLOCK, 1, &fds[i]);
+		if (r != EXIT_OK)
+			return r;
+	}
 	return EXIT_OK;
 }
 

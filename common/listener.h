@@ -3,6 +3,7 @@
 #define APOLLOD_COMMON_LISTENER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/cli.h"
 #include "common/exit_codes.h"
@@ -28,6 +29,13 @@ int startup_options(int argc, char **argv, unsigned accept, const char *usage,
  * Returns EXIT_OK and stores the descriptor in *fd, or the exit code of the step that
  * failed (EXIT_SOCKET, EXIT_SETSOCKOPT, EXIT_BIND, EXIT_LISTEN). */
 enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd);
+
+/* n non-blocking listeners on one address and port with SO_REUSEPORT, one per worker:
+ * the kernel spreads incoming connections over them by a hash of the connection's
+ * addresses (socket(7)). Only sockets that all set SO_REUSEPORT can share a port, so a
+ * daemon without --workers still cannot start on a busy one. Returns EXIT_OK with fds[0..n)
+ * stored, or the failing step's exit code as listener_open does. */
+enum exit_code listener_open_group(struct k_sockaddr_in *addr, uint32_t n, int *fds);
 
 /* Writes "<name> listening on a.b.c.d:port\n" to stdout. A closed or failing stdout is
  * not an error (BEHAVIOUR 2), so the result is ignored. */

@@ -11,6 +11,7 @@
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/idle.h"
+#include "common/signals.h"
 
 /* With the listener parked and nothing else to wake the loop, retry accept this often. */
 #define PARK_RETRY_MS 1000
@@ -18,6 +19,65 @@
 static backend_event events[BACKEND_EVENTS_MAX];
 static int listener_fd;
 static int listener_parked; /* not watched: the descriptor table was full */
+static int signal_fd;
+static uint64_t drain_ms;   /* how long a graceful stop may take */
+static uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
+
+/* CLOCK_MONOTONIC in ms by the raw syscall: read only while stopping, so the tiers
+ * without the idle unit's vDSO clock have it too. */
+static uint64_t stop_clock_ms(void)
+{
+	struct k_timespec t = {0, 0};
+	counter_add(C_syscalls_total, 1);
+	sys_clock_gettime(K_CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* The first stop signal: no new connections (the listener is closed; with --workers the
+ * others' copies keep it open), and connections without a response in flight close. */
+static void loop_begin_stop(void)
+{
+	stop_by_ms = stop_clock_ms() + drain_ms;
+	/* Unwatch first: with --workers other processes hold the same socket, and epoll
+	 * forgets a descriptor only when its last copy closes. */
+	if (!listener_parked)
+		backend_watch_listener(listener_fd, 0);
+	counter_add(C_syscalls_total, 1);
+	sys_close(listener_fd);
+	listener_parked = 0;    /* nothing to unpark any more */
+	conn_stop();
+}
+
+/* Reads every pending signal. Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
+static enum exit_code loop_signals(void)
+{
+	for (;;) {
+		counter_add(C_syscalls_total, 1);
+		long sig = signals_next(signal_fd);
+		if (sig <= 0) /* none left; a read error leaves the signal pending */
+			return EXIT_OK;
+		if (sig != K_SIGTERM && sig != K_SIGINT)
+			continue;
+		if (stop_by_ms)
+			return EXIT_STOP_AGAIN;
+		loop_begin_stop();
+	}
+}
+
+/* With a stop under way: EXIT_OK once every connection has finished, EXIT_DRAIN_TIMEOUT
+ * when time is up, else -1 with *timeout_ms capped by the time left. */
+static int loop_stop_status(int *timeout_ms)
+{
+	if (conn_open_count() == 0)
+		return EXIT_OK;
+	uint64_t now = stop_clock_ms();
+	if (now >= stop_by_ms)
+		return EXIT_DRAIN_TIMEOUT;
+	uint64_t left = stop_by_ms - now;
+	if (*timeout_ms < 0 || (uint64_t)*timeout_ms > left)
+		*timeout_ms = (int)left;
+	return -1;
+}
 
 /* Stops (park = 1) or resumes watching the listener. Returns EXIT_OK or EXIT_EPOLL. */
 static enum exit_code listener_set_parked(int park)
@@ -72,34 +132,53 @@ static enum exit_code accept_ready(void)
 	}
 }
 
-/* Waits for the next reports: until the earliest idle deadline, and no longer than
- * PARK_RETRY_MS while the listener is parked. Returns the count or -errno. */
-static long loop_wait(void)
+/* Waits for the next reports: until the earliest idle deadline, no longer than
+ * PARK_RETRY_MS while the listener is parked, and no longer than a stop may last.
+ * Returns the count or -errno; with a stop under way, *done is its exit code once it is
+ * over (and nothing was waited for), else -1. */
+static long loop_wait(int *done)
 {
 	int timeout_ms = idle_wait_ms();
 	if (listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
 		timeout_ms = PARK_RETRY_MS;
+	*done = stop_by_ms ? loop_stop_status(&timeout_ms) : -1;
+	if (*done >= 0)
+		return 0;
 	return backend_wait(events, timeout_ms);
 }
 
-enum exit_code loop_run(int listen_fd)
+/* Routes one report to the listener, the signals or a connection. */
+static enum exit_code loop_dispatch(const backend_event *e)
+{
+	uint64_t token = backend_event_token(e);
+	if (token == LISTENER_TOKEN)
+		return stop_by_ms ? EXIT_OK : accept_ready();
+	if (token == SIGNAL_TOKEN)
+		return loop_signals();
+	conn_event(token, e);
+	return EXIT_OK;
+}
+
+enum exit_code loop_run(int listen_fd, int signals, uint64_t drain_timeout_ms)
 {
 	listener_fd = listen_fd;
+	signal_fd = signals;
+	drain_ms = drain_timeout_ms;
 	enum exit_code r = listener_set_parked(0);
-	for (; r == EXIT_OK;) {
-		long n = loop_wait();
+	if (r == EXIT_OK && sys_is_error(backend_watch_signals(signal_fd)))
+		r = EXIT_EPOLL;
+	while (r == EXIT_OK) {
+		int done;
+		long n = loop_wait(&done);
+		if (done >= 0)
+			return (enum exit_code)done;
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
 			return EXIT_EPOLL;
 		idle_tick();
-		for (long i = 0; i < n && r == EXIT_OK; i++) {
-			uint64_t token = backend_event_token(&events[i]);
-			if (token == LISTENER_TOKEN)
-				r = accept_ready();
-			else
-				conn_event(token, &events[i]);
-		}
+		for (long i = 0; i < n && r == EXIT_OK; i++)
+			r = loop_dispatch(&events[i]);
 		int fd;
 		while ((fd = idle_next_expired()) != IDLE_NONE)
 			conn_expire(fd);

@@ -8,13 +8,25 @@ static const struct text_span metric_names[COUNTER_COUNT] = {
 #undef METRIC_NAME
 };
 
+/* A counter's value as /metrics reports it: requests_total is derived (counters.h). */
+static uint64_t metric_value(enum counter_id id)
+{
+	if (id != C_requests_total)
+		return counter_read(id);
+	uint64_t answered = 0;
+#define ADD_STATUS(name) answered += counter_read(C_##name);
+	FOR_EACH_STATUS_COUNTER(ADD_STATUS)
+#undef ADD_STATUS
+	return answered;
+}
+
 struct rendered_response build_metrics(char *out, enum conn_form form)
 {
 	char *body = out + METRICS_HEAD_RESERVE;
 	char *p = body;
 	for (int id = 0; id < COUNTER_COUNT; id++) {
 		p = copy_span(p, metric_names[id].text, metric_names[id].len);
-		p += u64_to_dec(counter_read((enum counter_id)id), p);
+		p += u64_to_dec(metric_value((enum counter_id)id), p);
 		*p++ = '\n';
 	}
 	size_t body_len = (size_t)(p - body);

@@ -164,6 +164,52 @@ static inline long sys_mmap(void *addr, size_t length, int prot, int flags, int 
 	return syscall6(__NR_mmap, (long)addr, (long)length, prot, flags, fd, off);
 }
 
+/* pid_t fork(void), as clone(SIGCHLD, 0, ...): the generic form every architecture has
+ * (aarch64 has no fork(2)). With every other argument 0, the architectures' different
+ * orders of clone's tid and tls arguments do not matter. Returns 0 in the child, the
+ * child's pid in the parent, or -errno. */
+static inline long sys_fork(void)
+{
+	return syscall5(__NR_clone, K_SIGCHLD, 0, 0, 0, 0);
+}
+
+/* pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *rusage); */
+static inline long sys_wait4(int pid, int *status, int options)
+{
+	return syscall4(__NR_wait4, pid, (long)status, options, 0);
+}
+
+/* int setpgid(pid_t pid, pid_t pgid); */
+static inline long sys_setpgid(int pid, int pgid)
+{
+	return syscall2(__NR_setpgid, pid, pgid);
+}
+
+/* int kill(pid_t pid, int sig); */
+static inline long sys_kill(int pid, int sig)
+{
+	return syscall2(__NR_kill, pid, sig);
+}
+
+/* int rt_sigprocmask(int how, const sigset_t *set, sigset_t *oldset, size_t sigsetsize); */
+static inline long sys_rt_sigprocmask(int how, const uint64_t *set, uint64_t *old)
+{
+	return syscall4(__NR_rt_sigprocmask, how, (long)set, (long)old, K_SIGSET_SIZE);
+}
+
+/* int signalfd4(int fd, const sigset_t *mask, size_t sizemask, int flags); */
+static inline long sys_signalfd4(int fd, const uint64_t *mask, int flags)
+{
+	return syscall4(__NR_signalfd4, fd, (long)mask, K_SIGSET_SIZE, flags);
+}
+
+/* int sched_getaffinity(pid_t pid, size_t cpusetsize, cpu_set_t *mask);
+ * The raw call returns the bytes of mask it wrote, or -errno. */
+static inline long sys_sched_getaffinity(int pid, size_t size, void *mask)
+{
+	return syscall3(__NR_sched_getaffinity, pid, (long)size, (long)mask);
+}
+
 /* void exit_group(int status); -- never returns. */
 static inline __attribute__((noreturn)) void sys_exit_group(int status)
 {

@@ -15,7 +15,13 @@
 	X(K_MSG_DONTWAIT, MSG_DONTWAIT)                                                 \
 	X(K_MSG_NOSIGNAL, MSG_NOSIGNAL)                                                 \
 	X(K_SHUT_WR, SHUT_WR)                                                           \
+	X(K_SIGHUP, SIGHUP)                                                             \
+	X(K_SIGINT, SIGINT)                                                             \
 	X(K_SIGPIPE, SIGPIPE)                                                           \
+	X(K_SIGTERM, SIGTERM)                                                           \
+	X(K_SIGCHLD, SIGCHLD)                                                           \
+	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
+	X(K_WNOHANG, WNOHANG)                                                           \
 	X(K_SIG_IGN, SIG_IGN)                                                           \
 	X(K_CLOCK_MONOTONIC, CLOCK_MONOTONIC)                                           \
 	X(K_RLIMIT_NOFILE, RLIMIT_NOFILE)                                               \

@@ -253,6 +253,23 @@ void Daemon::Stop()
 	port_ = 0;
 }
 
+bool Daemon::WaitExit(int timeout_ms, int *status)
+{
+	if (pid_ <= 0)
+		return false;
+	int64_t deadline = NowMs() + timeout_ms;
+	for (;;) {
+		if (waitpid(pid_, status, WNOHANG) == pid_) {
+			pid_ = -1;
+			port_ = 0;
+			return true;
+		}
+		if (NowMs() > deadline)
+			return false;
+		SleepMs(10);
+	}
+}
+
 bool Daemon::IsAlive()
 {
 	if (pid_ <= 0)
@@ -705,6 +722,8 @@ const std::vector<std::string> kFileCacheCounterNames = {
 	"write_eagains",  "files_cached", "bytes_cached",
 };
 
+const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
+
 std::vector<std::string> ExpectedCounterNames()
 {
 	std::vector<std::string> names = kSpecCounterNames;
@@ -714,6 +733,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("files"))
 		names.insert(names.end(), kFileCacheCounterNames.begin(),
 			     kFileCacheCounterNames.end());
+	if (HasFeature("workers"))
+		names.insert(names.end(), kWorkersCounterNames.begin(),
+			     kWorkersCounterNames.end());
 	return names;
 }
 

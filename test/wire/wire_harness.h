@@ -81,6 +81,10 @@ public:
 	// True while the child has not exited (checked without blocking).
 	bool IsAlive();
 
+	// Waits up to timeout_ms for the child to exit by itself and reaps it. Returns true
+	// with its wait status in *status, or false if it is still running.
+	bool WaitExit(int timeout_ms, int *status);
+
 	// Descriptors numbered below `below` the child has open now (/proc/PID/fd), or -1.
 	int OpenDescriptorCount(int below = 1 << 30) const;
 

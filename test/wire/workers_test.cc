@@ -1,0 +1,323 @@
+// --workers N and the graceful stop (features `workers` and `stop`, BEHAVIOUR 11 and 12):
+// several processes serve one port with one set of counters, a killed worker is replaced,
+// and SIGTERM lets every response in flight finish before the daemon exits 0.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+// The daemon's children (its workers), from /proc.
+std::vector<pid_t> Children(pid_t parent)
+{
+	std::vector<pid_t> kids;
+	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+			 "/children");
+	pid_t pid;
+	while (in >> pid)
+		kids.push_back(pid);
+	return kids;
+}
+
+// Waits until parent has exactly n children; returns them (or what there was at the end).
+std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	std::vector<pid_t> kids = Children(parent);
+	while (kids.size() != n && NowMs() < deadline) {
+		SleepMs(20);
+		kids = Children(parent);
+	}
+	return kids;
+}
+
+// The inode of the daemon's end of the connection whose client end is fd: the /proc/net/tcp
+// row whose local port is the daemon's and whose remote port is the client's.
+unsigned long ServerSocketInode(int fd, int daemon_port)
+{
+	struct sockaddr_in local = {};
+	socklen_t len = sizeof(local);
+	if (getsockname(fd, (struct sockaddr *)&local, &len) != 0)
+		return 0;
+	unsigned client_port = ntohs(local.sin_port);
+	std::ifstream in("/proc/net/tcp");
+	std::string line;
+	std::getline(in, line); // header
+	while (std::getline(in, line)) {
+		std::istringstream row(line);
+		std::string slot, local_addr, remote_addr, state, queues, timer, retr, uid, timeout;
+		unsigned long inode = 0;
+		row >> slot >> local_addr >> remote_addr >> state >> queues >> timer >> retr >> uid >>
+			timeout >> inode;
+		unsigned lport = std::stoul(local_addr.substr(local_addr.find(':') + 1), nullptr, 16);
+		unsigned rport =
+			std::stoul(remote_addr.substr(remote_addr.find(':') + 1), nullptr, 16);
+		if (lport == (unsigned)daemon_port && rport == client_port)
+			return inode;
+	}
+	return 0;
+}
+
+// The pid among candidates that holds socket inode, or 0.
+pid_t OwnerOf(unsigned long inode, const std::vector<pid_t> &candidates)
+{
+	const std::string want = "socket:[" + std::to_string(inode) + "]";
+	for (pid_t pid : candidates) {
+		std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+		DIR *d = opendir(dir.c_str());
+		if (!d)
+			continue;
+		bool found = false;
+		for (struct dirent *e; !found && (e = readdir(d));) {
+			char target[64] = {};
+			std::string link = dir + "/" + e->d_name;
+			ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+			found = n > 0 && want == target;
+		}
+		closedir(d);
+		if (found)
+			return pid;
+	}
+	return 0;
+}
+
+// Both workers take connections: each of 24 persistent connections, answered once, is
+// held by one of the two worker processes, and each worker holds at least one (the kernel
+// spreads connections over SO_REUSEPORT listeners by a hash: all 24 on one worker would
+// happen once in 2^23 runs).
+TEST(WorkersTest, BothWorkersServe)
+{
+	REQUIRE_FEATURE("workers");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
+	std::vector<pid_t> workers = WaitForChildren(daemon.pid(), 2);
+	ASSERT_EQ(workers.size(), 2u);
+	std::vector<std::unique_ptr<Client>> clients;
+	std::map<pid_t, int> held;
+	for (int i = 0; i < 24; i++) {
+		clients.push_back(std::make_unique<Client>(daemon.port()));
+		Client &c = *clients.back();
+		ASSERT_TRUE(c.connected());
+		ASSERT_TRUE(c.Send(Get("/health")));
+		ASSERT_NE(c.TakeResponse(), "") << "connection " << i;
+		pid_t owner = OwnerOf(ServerSocketInode(c.fd(), daemon.port()), workers);
+		ASSERT_NE(owner, 0) << "connection " << i << " is held by no worker";
+		held[owner]++;
+	}
+	EXPECT_EQ(held.size(), 2u) << "one worker held every connection";
+	EXPECT_EQ(held[workers[0]] + held[workers[1]], 24);
+}
+
+// After requests spread over both workers, /metrics (from either) reports exact totals.
+TEST(WorkersTest, MetricsTotalsAreExact)
+{
+	REQUIRE_FEATURE("workers");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
+	const struct {
+		std::string request;
+		int count;
+	} mix[] = {
+		{GetClose("/"), 60},
+		{GetClose("/health", "HEAD"), 25},
+		{GetClose("/nope"), 15},
+		{"DELETE / HTTP/1.1\r\nConnection: close\r\n\r\n", 10},
+		{"get / HTTP/1.1\r\n\r\n", 5},
+	};
+	for (const auto &m : mix)
+		for (int i = 0; i < m.count; i++)
+			ASSERT_TRUE(Roundtrip(daemon.port(), m.request).eof);
+	std::map<std::string, uint64_t> v = FetchMetrics(daemon.port());
+	EXPECT_EQ(v["requests_total"], 116u) << "115 and the scrape itself";
+	EXPECT_EQ(v["requests_get"], 76u);
+	EXPECT_EQ(v["requests_head"], 25u);
+	EXPECT_EQ(v["responses_200"], 86u);
+	EXPECT_EQ(v["responses_404"], 15u);
+	EXPECT_EQ(v["responses_405"], 10u);
+	EXPECT_EQ(v["responses_400"], 5u);
+	EXPECT_EQ(v["connections_accepted"], 116u);
+	EXPECT_EQ(v["workers_restarted"], 0u);
+	EXPECT_EQ(v["requests_total"], v["responses_200"] + v["responses_400"] +
+					      v["responses_404"] + v["responses_405"]);
+}
+
+// kill -9 one worker while clients keep connecting: the supervisor replaces it, counts it,
+// and every connection made after the worker died is answered.
+TEST(WorkersTest, KilledWorkerIsReplaced)
+{
+	REQUIRE_FEATURE("workers");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
+	std::vector<pid_t> before = WaitForChildren(daemon.pid(), 2);
+	ASSERT_EQ(before.size(), 2u);
+	for (int i = 0; i < 20; i++)
+		ASSERT_TRUE(Roundtrip(daemon.port(), GetClose("/health")).eof);
+	ASSERT_EQ(kill(before[0], SIGKILL), 0);
+	int status;
+	for (int64_t deadline = NowMs() + 5000; NowMs() < deadline; SleepMs(10))
+		if (kill(before[0], 0) != 0)
+			break;
+	(void)status;
+	int answered = 0;
+	for (int i = 0; i < 100; i++) {
+		HttpResponse r = ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes);
+		answered += r.parsed && r.status == 200;
+	}
+	EXPECT_EQ(answered, 100) << "connections made after the kill";
+	std::vector<pid_t> after = WaitForChildren(daemon.pid(), 2);
+	ASSERT_EQ(after.size(), 2u) << "the worker came back";
+	EXPECT_EQ(std::set<pid_t>(after.begin(), after.end()).count(before[0]), 0u);
+	EXPECT_EQ(FetchMetrics(daemon.port())["workers_restarted"], 1u);
+}
+
+// A directory with one file of `size` bytes, removed with the object.
+class BigFileRoot {
+public:
+	explicit BigFileRoot(size_t size)
+	{
+		char dir[] = "/tmp/apollod-stop-XXXXXX";
+		root_ = mkdtemp(dir) ? dir : "";
+		body_.resize(size);
+		for (size_t i = 0; i < size; i++)
+			body_[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+		std::ofstream(root_ + "/big.bin", std::ios::binary) << body_;
+	}
+	~BigFileRoot()
+	{
+		unlink((root_ + "/big.bin").c_str());
+		rmdir(root_.c_str());
+	}
+	const std::string &root() const { return root_; }
+	const std::string &body() const { return body_; }
+
+private:
+	std::string root_;
+	std::string body_;
+};
+
+// Starts a download of /big.bin with a small receive buffer and reads it slowly; SIGTERM
+// arrives while most of it is still to come. The client must get every byte, the daemon
+// must then exit 0. Run with 1 worker and with 2.
+void ExpectSlowDownloadSurvivesSigterm(const std::vector<std::string> &extra)
+{
+	BigFileRoot tree(16u << 20);
+	std::vector<std::string> args = {"--root", tree.root()};
+	args.insert(args.end(), extra.begin(), extra.end());
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{args});
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int small = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	struct sockaddr_in addr = {};
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons(daemon.port());
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	ASSERT_TRUE(SendAll(fd, GetClose("/big.bin")));
+	std::string got;
+	char buf[65536];
+	bool signalled = false;
+	struct timeval tv = {10, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			break;
+		got.append(buf, (size_t)n);
+		if (!signalled && got.size() > (1u << 20)) {
+			ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
+			signalled = true;
+		}
+		if (got.size() < (8u << 20))
+			usleep(1000); // slow: the response is still in flight when SIGTERM comes
+	}
+	close(fd);
+	ASSERT_TRUE(signalled);
+	size_t head_end = got.find("\r\n\r\n");
+	ASSERT_NE(head_end, std::string::npos);
+	EXPECT_EQ(got.size() - head_end - 4, tree.body().size()) << "every byte of the body";
+	EXPECT_TRUE(got.compare(head_end + 4, std::string::npos, tree.body()) == 0);
+	int status = 0;
+	ASSERT_TRUE(daemon.WaitExit(10000, &status)) << "the daemon did not exit after SIGTERM";
+	EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(StopTest, SigtermFinishesASlowDownload)
+{
+	REQUIRE_FEATURE("stop");
+	REQUIRE_FEATURE("files");
+	ExpectSlowDownloadSurvivesSigterm({});
+}
+
+TEST(StopTest, SigtermFinishesASlowDownloadWithTwoWorkers)
+{
+	REQUIRE_FEATURE("workers");
+	REQUIRE_FEATURE("files");
+	ExpectSlowDownloadSurvivesSigterm({"--workers", "2"});
+}
+
+// An idle keep-alive connection is closed at once by SIGTERM, and with nothing in flight
+// the daemon exits 0 right away.
+TEST(StopTest, IdleConnectionsCloseAndTheDaemonExits)
+{
+	REQUIRE_FEATURE("stop");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{});
+	Client idle(daemon.port());
+	ASSERT_TRUE(idle.Send(Get("/health")));
+	ASSERT_NE(idle.TakeResponse(), "");
+	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
+	Received end = idle.TakeUntilClose(3000);
+	EXPECT_TRUE(end.eof) << "the idle connection was not closed";
+	int status = 0;
+	ASSERT_TRUE(daemon.WaitExit(3000, &status));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// A second SIGTERM while a response is still in flight ends the daemon at once, exit 13.
+TEST(StopTest, SecondSignalStopsAtOnce)
+{
+	REQUIRE_FEATURE("stop");
+	REQUIRE_FEATURE("files");
+	BigFileRoot tree(16u << 20);
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", tree.root()}});
+	Client slow(daemon.port());
+	int small = 4096;
+	setsockopt(slow.fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	ASSERT_TRUE(slow.Send(GetClose("/big.bin")));
+	ASSERT_NE(slow.Take(1024), ""); // the response has started and stalls on our window
+	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
+	SleepMs(100);
+	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
+	int status = 0;
+	ASSERT_TRUE(daemon.WaitExit(3000, &status));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 13);
+}
+
+} // namespace
+} // namespace wire
