@@ -210,6 +210,7 @@ def collect(args):
     serving = tier_manifest.serving(tiers)
     details["wrk_text"] = os.path.join(args.out, "wrk.txt")
     pinned = {}
+    details["load_average"] = {"before": os.getloadavg()[0]}
     with open(details["wrk_text"], "w") as wrk_text:
         log("load: %d rounds of %d scenarios x %d servers, %d s each"
             % (rounds, len(load.SCENARIOS), len(everyone), duration))
@@ -223,6 +224,7 @@ def collect(args):
             details["wrk_pinned"] = {}
             load_values(loaded, pinned, details["wrk_pinned"], wrk_text, "pinned")
 
+    details["load_average"]["after"] = os.getloadavg()[0]
     log("start-up: hyperfine")
     hyperfine_json = os.path.join(args.out, "startup.json")
     runs = startup.QUICK_RUNS if quick else startup.DEFAULT_RUNS
@@ -303,9 +305,11 @@ def render_markdown(result):
         "Load: wrk, %d s per server and scenario, 2 wrk threads at most, on the same 2 "
         "CPUs as the servers; median of %d round(s)%s. Server CPU per request: user + "
         "system time of all the server's processes (/proc/PID/stat) over the wrk run, "
-        "divided by the responses wrk counted."
+        "divided by the responses wrk counted. The machine's 1-minute load average "
+        "before / after the load: %.1f / %.1f (%d CPUs; other work shares them)."
         % (d["load_duration_s"], d["load_rounds"],
-           "; --quick: every server loaded at once" if d["quick"] else ""),
+           "; --quick: every server loaded at once" if d["quick"] else "",
+           d["load_average"]["before"], d["load_average"]["after"], os.cpu_count()),
         "Answers: " + "; ".join("%s: %s" % kv for kv in d["peer_answers"].items())
         + "; the tiers: built in. Files (the same tree, `/files/4k.bin`, "
         "`/files/256k.bin`): %s; — where a server has no files." % ", ".join(files_by),
