@@ -1,63 +1,95 @@
-"""Deterministic per-request figures: user-space instructions (valgrind callgrind) and
-syscalls (strace -f -c). Each figure is (run with N sequential `GET /` requests) minus
-(the same start-up and shutdown with no request), divided by N, so start-up and exit
-costs cancel out. Requests go one at a time over a new connection each."""
+"""Deterministic per-request figures, the tooling's one callgrind instrument: user-space
+instructions (valgrind callgrind's Ir) and syscalls (strace -f -c). Each figure is (a run
+with N sequential `GET /` requests) minus (the same start-up and shutdown with no
+request), divided by N, so start-up and exit costs cancel out. Both runs wait until the
+server is blocked waiting for a connection (/proc/PID/syscall) before the requests and
+before SIGTERM (valgrind still runs the tool's exit code on a fatal signal, so the
+totals are written). Requests go one at a time over a new connection each, with
+TCP_DEFER_ACCEPT on the client (servers.fetch), so every one takes the same path.
+Callgrind counts guest instructions only: kernel time is not in the figure (syscalls are
+counted separately). Any server: an apollod tier or a peer (servers.PEERS).
 
+Usage (bench/BUILD wraps it as //bench:counts):
+  counts.py BINARY [--requests N] [--short] [--strace]   BINARY: a tier, or a peer name
+"""
+
+import argparse
+import glob
 import os
 import re
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import servers  # noqa: E402
+from bench import servers
 
 WRAPPED_START_BOUND_S = 60.0  # valgrind start-up is slow
 DEFAULT_REQUESTS = 200
 QUICK_REQUESTS = 20
+# Which request: the one wrk sends in the close scenarios (Host: 127.0.0.1:PORT), or the
+# shorter one (Host: x).
+REQUESTS = {"wrk": None, "short": servers.SHORT_REQUEST}
 
 
-def _run_wrapped(kind, binary, wrapper, requests, workdir, signal_child=False):
-    """Starts binary (a tier, or nginx when kind == "nginx") under wrapper, sends requests
-    `GET /` one after another, each answered with a 200, then stops it with SIGTERM (sent
-    to the wrapper's child if signal_child)."""
-    if kind == "nginx":
-        # A fresh prefix per run: nginx creates (and chowns) its temp dirs only once.
-        prefix = tempfile.mkdtemp(prefix="nginx-", dir=workdir)
-        server = servers.start_nginx(binary, prefix, wrapper, bound_s=WRAPPED_START_BOUND_S)
+def _run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
+                 signal_child=False):
+    """Starts binary (a tier, or the peer kind when kind is in servers.PEERS) under
+    wrapper, sends requests `GET /` one after another, each answered with a 200, then
+    stops it with SIGTERM (sent to the wrapper's child if signal_child)."""
+    if kind in servers.PEERS:
+        # A fresh config directory per run: nginx creates (and chowns) its temp dirs once.
+        tree = servers.ServingTree(sizes=[], prefix="apollod-%s-" % kind).__enter__()
+        server = servers.start_peer(kind, binary, tree.workdir, tree.root, wrapper,
+                                    bound_s=WRAPPED_START_BOUND_S, keep_root=True)
     else:
+        tree = None
         server = servers.start_tier(kind, binary, wrapper, bound_s=WRAPPED_START_BOUND_S)
     try:
-        # Both runs wait until start-up is over (the server blocks waiting for a
-        # connection), so the difference between them is the requests alone.
         waiter = servers.only_child(server.pid) if signal_child else server.pid
         servers.wait_idle(waiter, WRAPPED_START_BOUND_S)
         for _ in range(requests):
-            response = servers.fetch(server.port, timeout=30.0)
+            response = servers.fetch(server.port, request, timeout=30.0,
+                                     defer_accept=True)
             if not response.startswith(b"HTTP/1.1 200"):
                 raise RuntimeError("%s answered %r" % (kind, response[:40]))
         servers.wait_idle(waiter, WRAPPED_START_BOUND_S)  # back in accept / epoll_wait
     finally:
         server.stop(signal_child=signal_child)
+        if tree:
+            tree.__exit__(None, None, None)
 
 
-def callgrind_total(kind, binary, requests, workdir):
-    """Total user-space instructions (callgrind's Ir) of one run with requests requests."""
-    out = os.path.join(workdir, "callgrind.%s.%d.out" % (kind, requests))
-    wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
-               "--log-file=" + out + ".log"]
-    _run_wrapped(kind, binary, wrapper, requests, workdir)
-    with open(out) as f:
-        for line in f:
-            if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in " + out)
+def parse_callgrind_totals(text):
+    """The total Ir of a callgrind output file's text (its `summary:` or `totals:`
+    line)."""
+    for line in text.splitlines():
+        if line.startswith("summary:") or line.startswith("totals:"):
+            return int(line.split()[1])
+    raise ValueError("no summary or totals line in callgrind output")
 
 
-def instructions_per_request(kind, binary, requests=DEFAULT_REQUESTS):
-    """(Ir with requests requests - Ir with none) / requests, from callgrind."""
+def callgrind_total(kind, binary, requests, workdir, request=None):
+    """Total user-space instructions (callgrind's Ir) of one run with requests requests,
+    over every process of the server (valgrind follows fork: h2o forks a helper; each
+    process writes its own file, %p in the name)."""
+    stem = os.path.join(workdir, "callgrind.%s.%d" % (kind, requests))
+    wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + stem + ".%p.out",
+               "--log-file=" + stem + ".log"]
+    _run_wrapped(kind, binary, wrapper, requests, workdir, request)
+    outputs = glob.glob(stem + ".*.out")
+    if not outputs:
+        raise RuntimeError("callgrind wrote nothing; see " + stem + ".log")
+    total = 0
+    for path in outputs:
+        with open(path) as f:
+            total += parse_callgrind_totals(f.read())
+    return total
+
+
+def instructions_per_request(kind, binary, requests=DEFAULT_REQUESTS, request="wrk"):
+    """(Ir with requests requests - Ir with none) / requests, from callgrind. request:
+    a key of REQUESTS."""
     with tempfile.TemporaryDirectory(prefix="apollod-callgrind-") as workdir:
-        loaded = callgrind_total(kind, binary, requests, workdir)
+        loaded = callgrind_total(kind, binary, requests, workdir, REQUESTS[request])
         idle = callgrind_total(kind, binary, 0, workdir)
     return (loaded - idle) / requests
 
@@ -96,3 +128,28 @@ def syscalls_per_request(kind, binary, requests=DEFAULT_REQUESTS):
         if abs(net) >= 0.005:
             per[name] = net
     return sum(per.values()), per
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("binary", help="a tier binary, or a peer name (%s)"
+                    % ", ".join(servers.PEERS))
+    ap.add_argument("--requests", type=int, default=DEFAULT_REQUESTS)
+    ap.add_argument("--short", action="store_true", help="the shorter request (Host: x)")
+    ap.add_argument("--strace", action="store_true", help="also syscalls per request")
+    args = ap.parse_args()
+    if args.binary in servers.PEERS:
+        kind, binary = args.binary, servers.PEER_BINARIES[args.binary]
+    else:
+        kind, binary = "tier", os.path.abspath(args.binary)
+    request = "short" if args.short else "wrk"
+    print("instructions per request (callgrind, %s request): %.1f"
+          % (request, instructions_per_request(kind, binary, args.requests, request)))
+    if args.strace:
+        total, by_name = syscalls_per_request(kind, binary, args.requests)
+        print("syscalls per request (strace -f -c): %.2f  %s" % (total, ", ".join(
+            "%s %.2g" % kv for kv in by_name.items())))
+
+
+if __name__ == "__main__":
+    main()

@@ -15,26 +15,16 @@ Usage (bench/BUILD wraps it as //bench:files):
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import load  # noqa: E402
-import servers  # noqa: E402
-import tier_manifest  # noqa: E402
+from bench import load
+from bench import servers
+from bench import tier_manifest
 
 TIER = "full"
-FILES = [("256 KiB", "256k.bin", 256 * 1024), ("4 MiB", "4m.bin", 4 * 1024 * 1024)]
+FILES = [("256 KiB", 256 * 1024), ("4 MiB", 4 * 1024 * 1024)]
 CONCURRENCY = [1, 8, 64]
 MIB = 1024 * 1024
-
-
-def make_tree(root):
-    """Writes the benchmark files (random bytes) under root."""
-    for _, name, size in FILES:
-        with open(os.path.join(root, name), "wb") as f:
-            f.write(os.urandom(size))
 
 
 def window(result):
@@ -52,20 +42,17 @@ def window(result):
 def measure(binary, nginx, duration_s):
     """Runs every (file, concurrency) pair against apollod and nginx. Returns rows."""
     rows = []
-    with tempfile.TemporaryDirectory(prefix="apollod-files-") as workdir:
-        root = os.path.join(workdir, "www")
-        os.mkdir(root)
-        os.chmod(workdir, 0o755)  # nginx's worker may run as another user
-        make_tree(root)
-        running = [servers.start_tier(TIER, binary, extra_args=["--root", root])]
+    with servers.ServingTree(sizes=[size for _, size in FILES],
+                             prefix="apollod-files-") as tree:
+        running = [servers.start_tier(TIER, binary, extra_args=["--root", tree.root])]
         try:
-            running.append(servers.start_nginx(nginx, workdir, root=root))
-            for label, name, _ in FILES:
+            running.append(servers.start_peer("nginx", nginx, tree.workdir, tree.root))
+            for label, size in FILES:
                 for c in CONCURRENCY:
                     scenario = {"name": "%s c=%d" % (label, c), "connections": c,
-                                "headers": [], "path": "/" + name}
+                                "headers": [], "file": size}
                     for server in running:
-                        r = load.run_wrk(server.port, scenario, duration_s)
+                        r = load.run_wrk(server, scenario, duration_s)
                         per_hit, eagains = window(r)
                         rows.append({
                             "file": label, "connections": c, "server": server.name,

@@ -1,10 +1,16 @@
 """The load runner: wrk against every server in one session, scenario by scenario.
 
-A scenario is one wrk setting (connections, extra headers). Today every scenario opens a
-new connection per request (`Connection: close`); keep-alive and pipelining arrive as more
-entries in SCENARIOS. Within a scenario the servers run one after another, so each gets
-the same machine state; the order rotates between scenarios. The whole set runs several
-rounds and each figure is the median over the rounds (the machines are shared and noisy).
+A scenario is one wrk setting (connections, extra headers, path, Lua script) in one
+family: a new connection per request (`Connection: close`), keep-alive, pipelined, and
+files (the served tree's 4 KiB and 256 KiB files). Within a scenario the servers run one
+after another, so each gets the same machine state; the order rotates between
+scenarios. The whole set runs several rounds and each figure is the median over the
+rounds (the machines are shared and noisy). Around every wrk run the server's own CPU
+time is read from /proc/PID/stat (its whole process tree) and, for apollod, its
+/metrics counters: server CPU and syscalls per request over the same window.
+
+--pin puts every server on CPU 0 and wrk on CPU 1 (taskset); --quick runs every server
+at once within a scenario (1 s each): rough figures, for the table's shape test.
 
 Connection-per-request load on loopback leaves one TIME_WAIT socket per request on the
 server side; a long run fills the ephemeral port space and the TIME_WAIT table
@@ -12,22 +18,19 @@ server side; a long run fills the ephemeral port space and the TIME_WAIT table
 run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit).
 
 Usage as a program (bench/BUILD wraps it as //bench:load):
-  load.py (--manifest M | NAME=BINARY...) [--quick] [--duration S] [--rounds N]
-          [--json OUT]
-          [--nginx PATH]
+  load.py (--manifest M | NAME=BINARY...) [--quick] [--pin] [--duration S] [--rounds N]
+          [--json OUT] [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
-import socket
 import subprocess
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import servers  # noqa: E402
-import tier_manifest  # noqa: E402
+from bench import servers
+from bench import tier_manifest
 
 DEFAULT_DURATION_S = 3
 QUICK_DURATION_S = 1  # wrk takes whole seconds: "0.5s" or "500ms" make it exit at once
@@ -39,38 +42,57 @@ WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
 
 CLOSE = ["Connection: close"]
 PIPELINE_DEPTH = 16
+KIB = 1024
 
-# name: row label; connections: wrk -c; headers: wrk -H each; path: the target (default
-# "/"); script: the wrk Lua script
+# name: row label; family: the chart panel (close, keep-alive, pipelined, files);
+# connections: wrk -c; headers: wrk -H each; file: the served tree's file of that many
+# bytes (servers.file_url; default the fixed answer at "/"); script: the wrk Lua script
 # (default WRK_SCRIPT) and its arguments; latency: False when wrk's latency figures mean
 # nothing for the scenario (with pipelining wrk times a batch from its first write, and
 # its histogram reports zeros). Keep-alive scenarios send no Connection header (HTTP/1.1
 # persists); the pipelined one sends PIPELINE_DEPTH requests per write.
 SCENARIOS = [
-    {"name": "close c=1", "connections": 1, "headers": CLOSE},
-    {"name": "close c=8", "connections": 8, "headers": CLOSE},
-    {"name": "close c=64", "connections": 64, "headers": CLOSE},
-    {"name": "keep-alive c=1", "connections": 1, "headers": []},
-    {"name": "keep-alive c=8", "connections": 8, "headers": []},
-    {"name": "keep-alive c=64", "connections": 64, "headers": []},
-    {"name": "pipelined x%d c=64" % PIPELINE_DEPTH, "connections": 64, "headers": [],
-     "script": "wrk_pipeline.lua", "script_args": [str(PIPELINE_DEPTH)], "latency": False},
+    {"name": "close c=1", "family": "close", "connections": 1, "headers": CLOSE},
+    {"name": "close c=8", "family": "close", "connections": 8, "headers": CLOSE},
+    {"name": "close c=64", "family": "close", "connections": 64, "headers": CLOSE},
+    {"name": "keep-alive c=1", "family": "keep-alive", "connections": 1, "headers": []},
+    {"name": "keep-alive c=8", "family": "keep-alive", "connections": 8, "headers": []},
+    {"name": "keep-alive c=64", "family": "keep-alive", "connections": 64, "headers": []},
+    {"name": "pipelined x%d c=64" % PIPELINE_DEPTH, "family": "pipelined",
+     "connections": 64, "headers": [], "script": "wrk_pipeline.lua",
+     "script_args": [str(PIPELINE_DEPTH)], "latency": False},
+    {"name": "4 KiB file, keep-alive c=64", "family": "files", "connections": 64,
+     "headers": [], "file": 4 * KIB},
+    {"name": "256 KiB file, keep-alive c=64", "family": "files", "connections": 64,
+     "headers": [], "file": 256 * KIB},
+    {"name": "4 KiB file, close c=8", "family": "files", "connections": 8,
+     "headers": CLOSE, "file": 4 * KIB},
 ]
+FAMILIES = ["close", "keep-alive", "pipelined", "files"]
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WRK_SCRIPT = os.path.join(BENCH_DIR, "wrk_report.lua")
+PIN_SERVER = ["taskset", "-c", "0"]  # --pin: the server on CPU 0 ...
+PIN_LOAD = ["taskset", "-c", "1"]    # ... and wrk on CPU 1
 
 
-def wrk_argv(port, scenario, duration_s, wrk="wrk"):
-    """The wrk command line for one scenario against 127.0.0.1:port."""
+def scenario_path(scenario):
+    """The URL path a scenario requests."""
+    return servers.file_url(scenario["file"]) if "file" in scenario else "/"
+
+
+def wrk_argv(port, scenario, duration_s, prefix=()):
+    """The wrk command line for one scenario against 127.0.0.1:port (after prefix, e.g.
+    taskset)."""
     connections = scenario["connections"]
     script = os.path.join(BENCH_DIR, scenario["script"]) if "script" in scenario else WRK_SCRIPT
-    argv = [wrk, "-t", str(min(WRK_MAX_THREADS, connections)), "-c", str(connections),
-            "-d", "%ds" % duration_s, "--timeout", "%ds" % WRK_TIMEOUT_S, "--latency",
-            "-s", script]
+    argv = list(prefix) + [
+        "wrk", "-t", str(min(WRK_MAX_THREADS, connections)), "-c", str(connections),
+        "-d", "%ds" % duration_s, "--timeout", "%ds" % WRK_TIMEOUT_S, "--latency",
+        "-s", script]
     for header in scenario["headers"]:
         argv += ["-H", header]
-    argv.append("http://%s:%d%s" % (servers.LOOPBACK, port, scenario.get("path", "/")))
+    argv.append("http://%s:%d%s" % (servers.LOOPBACK, port, scenario_path(scenario)))
     if scenario.get("script_args"):
         argv += ["--"] + scenario["script_args"]
     return argv
@@ -78,8 +100,9 @@ def wrk_argv(port, scenario, duration_s, wrk="wrk"):
 
 def parse_wrk(output):
     """Turns wrk's output (with wrk_report.lua's WRK_JSON line) into a result dict:
-    requests, rps, p50_us, p99_us, success_share (responses with a 2xx/3xx status over
-    all attempts: responses plus connect, read, write and timeout errors), errors."""
+    requests, rps, bytes_per_s, p50_us, p99_us, success_share (responses with a 2xx/3xx
+    status over all attempts: responses plus connect, read, write and timeout errors),
+    errors."""
     for line in output.splitlines():
         if line.startswith("WRK_JSON "):
             raw = json.loads(line[len("WRK_JSON "):])
@@ -103,17 +126,10 @@ def parse_wrk(output):
 
 def daemon_counters(port):
     """The daemon's own /metrics counters as {name: value}, or None for a server without
-    them (nginx, min). One request with Connection: close, bounded in time."""
+    them (the peers, min). One request with Connection: close, bounded in time."""
     request = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    reply = b""
     try:
-        with socket.create_connection((servers.LOOPBACK, port), timeout=5) as s:
-            s.sendall(request)
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                reply += chunk
+        reply = servers.fetch(port, request)
     except OSError:
         return None
     head, _, body = reply.partition(b"\r\n\r\n")
@@ -126,17 +142,25 @@ def daemon_counters(port):
     return counters if "syscalls_total" in counters else None
 
 
-def run_wrk(port, scenario, duration_s, wrk="wrk"):
-    """Runs one bounded wrk and returns parse_wrk's dict plus the raw text. For a daemon
-    with counters, also syscalls_per_request: Δsyscalls_total / Δrequests_total over the
-    run, from /metrics read before and after (the /metrics request read before is in the
-    delta; over thousands of requests it weighs nothing, and the figure says so)."""
-    before = daemon_counters(port)
-    out = subprocess.run(wrk_argv(port, scenario, duration_s, wrk), capture_output=True,
-                         text=True, timeout=duration_s + WRK_SLACK_S, check=True).stdout
-    after = daemon_counters(port)
+def run_wrk(server, scenario, duration_s, wrk_prefix=()):
+    """Runs one bounded wrk against server (a servers.Server) and returns parse_wrk's dict
+    plus the raw text and the server's CPU seconds over the run (cpu_user_s,
+    cpu_system_s: its whole process tree, from /proc/PID/stat right before and right
+    after wrk). For a daemon with counters, also syscalls_per_request:
+    Δsyscalls_total / Δrequests_total over the run, from /metrics read before and after
+    (the /metrics request read before is in the delta; over thousands of requests it
+    weighs nothing)."""
+    before = daemon_counters(server.port)
+    cpu_before = servers.cpu_seconds(server.pid)
+    out = subprocess.run(wrk_argv(server.port, scenario, duration_s, wrk_prefix),
+                         capture_output=True, text=True, timeout=duration_s + WRK_SLACK_S,
+                         check=True).stdout
+    cpu_after = servers.cpu_seconds(server.pid)
+    after = daemon_counters(server.port)
     result = parse_wrk(out)
     result["wrk_output"] = out
+    result["cpu_user_s"] = cpu_after[0] - cpu_before[0]
+    result["cpu_system_s"] = cpu_after[1] - cpu_before[1]
     result["counters_before"], result["counters_after"] = before, after
     result["syscalls_per_request"] = None
     if before and after and after["requests_total"] > before["requests_total"]:
@@ -154,18 +178,26 @@ def _median(values):
 
 def combine_rounds(results):
     """One result from several rounds' results: medians of rps, p50 and p99; requests,
-    errors and the success share over all rounds together."""
+    errors and the success share over all rounds together; server CPU per request as
+    (CPU seconds over all rounds) / (requests over all rounds), split into user and
+    system the same way so that the two add up to the total."""
     errors = {k: sum(r["errors"][k] for r in results) for k in results[0]["errors"]}
-    good = sum(r["requests"] for r in results) - errors["status"]
-    attempts = sum(r["requests"] for r in results) + sum(
-        errors[k] for k in ("connect", "read", "write", "timeout"))
+    requests = sum(r["requests"] for r in results)
+    good = requests - errors["status"]
+    attempts = requests + sum(errors[k] for k in ("connect", "read", "write", "timeout"))
+    user = sum(r["cpu_user_s"] for r in results)
+    system = sum(r["cpu_system_s"] for r in results)
+    per_request = (lambda s: s * 1e6 / requests) if requests else (lambda s: None)
     return {
-        "requests": sum(r["requests"] for r in results),
+        "requests": requests,
         "rps": _median([r["rps"] for r in results]),
         "p50_us": _median([r["p50_us"] for r in results]),
         "p99_us": _median([r["p99_us"] for r in results]),
         "success_share": good / attempts if attempts else 0.0,
         "errors": errors,
+        "cpu_us_per_request": per_request(user + system),
+        "cpu_user_us_per_request": per_request(user),
+        "cpu_system_us_per_request": per_request(system),
         "syscalls_per_request": (
             None if any(r["syscalls_per_request"] is None for r in results)
             else _median([r["syscalls_per_request"] for r in results])),
@@ -174,33 +206,55 @@ def combine_rounds(results):
     }
 
 
-def run_scenarios(running, scenarios, duration_s, rounds=1, wrk="wrk", log=None):
-    """Runs every scenario against every Server in running, rounds times. Returns
+def serves(server, scenario):
+    """Whether server takes part in scenario: file scenarios need a served tree."""
+    return "file" not in scenario or server.serves_files
+
+
+def run_scenarios(running, scenarios, duration_s, rounds=1, log=None, pin=False,
+                  parallel=False):
+    """Runs every scenario against every Server in running that serves it, rounds times
+    (in turns; with parallel, all servers of a scenario at once). Returns
     {scenario name: {server name: combine_rounds' result}}."""
     raw = {}
     step = 0
+    prefix = PIN_LOAD if pin else ()
     for round_no in range(rounds):
         for scenario in scenarios:
             order = running[step % len(running):] + running[:step % len(running)]
+            order = [s for s in order if serves(s, scenario)]
             step += 1
-            for server in order:
-                if log:
-                    log("load: round %d/%d, %s against %s"
-                        % (round_no + 1, rounds, scenario["name"], server.name))
+            if log:
+                log("load: round %d/%d, %s%s" % (round_no + 1, rounds, scenario["name"],
+                                                  " (all servers at once)" if parallel
+                                                  else ""))
+            if parallel:
+                with concurrent.futures.ThreadPoolExecutor(len(order)) as pool:
+                    futures = [(s, pool.submit(run_wrk, s, scenario, duration_s, prefix))
+                               for s in order]
+                    done = [(s, f.result()) for s, f in futures]
+            else:
+                done = [(s, run_wrk(s, scenario, duration_s, prefix)) for s in order]
+            for server, result in done:
                 raw.setdefault(scenario["name"], {}).setdefault(server.name, []).append(
-                    run_wrk(server.port, scenario, duration_s, wrk))
+                    result)
     return {scenario: {server: combine_rounds(results) for server, results in per.items()}
             for scenario, per in raw.items()}
 
 
-def measure(tiers, nginx, duration_s, rounds=1, scenarios=SCENARIOS, log=None):
-    """Starts every tier ((name, binary) pairs) and nginx, runs the scenarios, reads each
-    server's peak resident memory after the load, stops them. Returns
-    {"scenarios": run_scenarios' dict, "peak_rss_kib": {server: KiB}}."""
-    with tempfile.TemporaryDirectory(prefix="apollod-load-") as workdir:
-        running = servers.start_all(tiers, nginx, workdir)
+def measure(tiers, peers, duration_s, rounds=1, scenarios=SCENARIOS, log=None,
+            pin=False, parallel=False):
+    """Starts every tier ((name, binary, serves_files) triples) and every peer ((name,
+    binary) pairs) on one served tree, runs the scenarios, reads each server's peak
+    resident memory after the load, stops them. pin: servers on CPU 0, wrk on CPU 1.
+    Returns {"scenarios": run_scenarios' dict, "peak_rss_kib": {server: KiB}}."""
+    if pin and (os.cpu_count() or 1) < 2:
+        raise RuntimeError("--pin needs two CPUs")
+    with servers.ServingTree(prefix="apollod-load-") as tree:
+        running = servers.start_all(tiers, peers, tree, PIN_SERVER if pin else ())
         try:
-            results = run_scenarios(running, scenarios, duration_s, rounds, log=log)
+            results = run_scenarios(running, scenarios, duration_s, rounds, log=log,
+                                    pin=pin, parallel=parallel)
             rss = {s.name: s.peak_rss_kib() for s in running}
         finally:
             servers.stop_all(running)
@@ -222,19 +276,20 @@ def main():
     args = ap.parse_args()
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
-    tiers = parse_tier_args(args.tiers)
+    tiers = [(name, binary, False) for name, binary in parse_tier_args(args.tiers)]
     if args.manifest:
-        tiers += tier_manifest.binaries(tier_manifest.load(args.manifest))
+        tiers += tier_manifest.serving(tier_manifest.load(args.manifest))
     if not tiers:
         ap.error("no tier: give --manifest or NAME=BINARY")
-    data = measure(tiers, args.nginx, duration, rounds,
-                   log=lambda m: print(m, file=sys.stderr))
+    data = measure(tiers, tier_manifest.peers(args), duration, rounds, pin=args.pin,
+                   parallel=args.quick, log=lambda m: print(m, file=sys.stderr))
     for name, per_server in data["scenarios"].items():
         for server, r in per_server.items():
-            print("%-12s %-10s %10.0f req/s  p50 %6d us  p99 %6d us  success %.4f"
-                  % (name, server, r["rps"], r["p50_us"], r["p99_us"], r["success_share"]))
+            print("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6.1f us/req  success %.4f"
+                  % (name, server, r["rps"], r["p99_us"], r["cpu_us_per_request"] or 0,
+                     r["success_share"]))
     for server, kib in data["peak_rss_kib"].items():
-        print("peak RSS %-10s %d KiB" % (server, kib))
+        print("peak RSS %-11s %d KiB" % (server, kib))
     if args.json:
         for per_server in data["scenarios"].values():
             for r in per_server.values():

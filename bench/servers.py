@@ -1,12 +1,18 @@
 """Starting and stopping the servers the benchmarks measure: an apollod tier on port 0, or
-the nginx reference peer on a free loopback port with a generated config. Every wait is
-bounded. Used by bench/load.py, bench/startup.py and compare/table.py."""
+a peer (nginx, h2o, lighttpd) on a free loopback port with a generated config, all
+serving the same fixed answer at / and the same file tree under /files/. Also the one
+HTTP client of the tooling (fetch), the process-tree CPU reader (/proc/PID/stat) and the
+tree of files every server serves. Every wait is bounded. Used by bench/load.py,
+bench/startup.py, bench/counts.py, bench/files.py and compare/table.py."""
 
+import functools
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 
 LOOPBACK = "127.0.0.1"
@@ -15,11 +21,67 @@ STOP_BOUND_S = 10.0
 # The request wrk sends in the connection-per-request scenarios, byte for byte, so the
 # per-request counts describe the same work as the load rows.
 REQUEST_FORMAT = "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-NGINX_BODY = "apollo says hello"
+# A shorter request (the one the old callgrind script sent): the parser's cost for ~30
+# header bytes fewer.
+SHORT_REQUEST = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+ANSWER = "apollo says hello"  # every server's answer at /: 17 bytes
 
-# nginx as the reference peer: one process serving (master_process off, so the process we
-# start is the one that serves: its pid is the one strace, callgrind and VmHWM look at),
-# no access log, one fixed response. Every path nginx would write is inside the temp dir.
+# The served tree: ANSWER as index.html (the answer of a peer that cannot make a fixed
+# one), and the benchmark files under files/ (FILE_SIZES: label -> bytes). The apollod
+# tiers get the whole tree with --root; their built-in / wins over index.html.
+FILES_DIR = "files"
+FILE_SIZES = {"4 KiB": 4 * 1024, "256 KiB": 256 * 1024}
+
+
+def file_url(size):
+    """The URL path of the benchmark file of size bytes: /files/4k.bin, /files/4m.bin."""
+    name = "%dk.bin" % (size >> 10) if size < 1 << 20 else "%dm.bin" % (size >> 20)
+    return "/%s/%s" % (FILES_DIR, name)
+
+
+def make_tree(root, sizes=None):
+    """Writes the served tree under root: index.html with ANSWER and, per size in sizes
+    (bytes; default FILE_SIZES' values), a file of random bytes at file_url(size)."""
+    os.makedirs(os.path.join(root, FILES_DIR), exist_ok=True)
+    with open(os.path.join(root, "index.html"), "w") as f:
+        f.write(ANSWER)
+    for size in FILE_SIZES.values() if sizes is None else sizes:
+        with open(os.path.join(root, file_url(size).lstrip("/")), "wb") as f:
+            f.write(os.urandom(size))
+
+
+def public_tempdir(prefix):
+    """A new directory under /tmp that every user may read and enter: h2o drops to nobody
+    before it opens a file, and the Bazel output base (under /root) is closed to nobody.
+    The caller removes it (shutil.rmtree)."""
+    path = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    os.chmod(path, 0o755)
+    return path
+
+
+class ServingTree:
+    """with ServingTree() as t: t.root is a served tree (make_tree) in a public_tempdir,
+    t.workdir a public directory for configs and logs; both removed at exit."""
+
+    def __init__(self, sizes=None, prefix="apollod-serve-"):
+        self.sizes = sizes
+        self.prefix = prefix
+
+    def __enter__(self):
+        self.workdir = public_tempdir(self.prefix)
+        self.root = os.path.join(self.workdir, "www")
+        make_tree(self.root, self.sizes)
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+# ---- the peers ----------------------------------------------------------------------
+
+# nginx: one process serving (master_process off, so the process we start is the one
+# that serves), no access log, a fixed answer at /, sendfile for files. Every path nginx
+# would write is inside the temp dir.
 NGINX_CONF = """\
 daemon off;
 master_process off;
@@ -37,14 +99,138 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
+    sendfile on;
+    tcp_nopush on;
     server {{
         listen {host}:{port};
+        location = / {{
+            return 200 "{answer}";
+        }}
         location / {{
-            {location}
+            root {root};
         }}
     }}
 }}
 """
+
+# h2o: one worker thread, no access log (none configured), mruby for the fixed answer
+# when h2o was built with it (Debian's is), else index.html from the tree. As root h2o
+# switches to nobody before serving, so the tree must be world-readable.
+H2O_CONF = """\
+listen:
+  host: {host}
+  port: {port}
+num-threads: 1
+error-log: {dir}/h2o-error.log
+user: {user}
+hosts:
+  default:
+    paths:
+      "/{files}":
+        file.dir: {root}/{files}
+      "/":
+{root_handler}
+"""
+H2O_MRUBY = """\
+        mruby.handler: |
+          Proc.new do |env|
+            [200, {{"content-type" => "text/plain"}}, ["{answer}"]]
+          end"""
+H2O_FILE = "        file.dir: {root}"
+
+# lighttpd: one process (server.max-worker = 0), no access log (mod_accesslog not
+# loaded), keep-alive not cut short, mod_magnet (lua) for the fixed answer when the
+# module is installed, else index.html from the tree. Errors go to stderr.
+LIGHTTPD_CONF = """\
+server.document-root = "{root}"
+server.bind = "{host}"
+server.port = {port}
+server.max-worker = 0
+{user}
+server.max-keep-alive-requests = 1000000
+server.max-keep-alive-idle = 60
+index-file.names = ("index.html")
+{magnet}
+"""
+LIGHTTPD_MAGNET = """\
+server.modules += ("mod_magnet")
+$HTTP["url"] == "/" {{
+    magnet.attract-raw-url-to = ("{dir}/answer.lua")
+}}"""
+LIGHTTPD_LUA = """\
+lighty.r.resp_header["Content-Type"] = "text/plain"
+lighty.r.resp_body:set("{answer}")
+return 200
+"""
+LIGHTTPD_MODULES = "/usr/lib/lighttpd"
+
+# The peers, in column order: name -> default binary.
+PEER_BINARIES = {"nginx": "/usr/sbin/nginx", "h2o": "/usr/bin/h2o",
+                 "lighttpd": "/usr/sbin/lighttpd"}
+PEERS = list(PEER_BINARIES)
+
+
+@functools.lru_cache(maxsize=None)
+def peer_answers_fixed(name, binary):
+    """True when the peer can make the fixed answer itself (nginx: return 200; h2o: its
+    mruby handler, if compiled in; lighttpd: mod_magnet, if installed); False when it
+    serves the tree's 17-byte index.html instead."""
+    if name == "nginx":
+        return True
+    if name == "h2o":
+        out = subprocess.run([binary, "-v"], capture_output=True, text=True, timeout=10)
+        return "mruby: YES" in out.stdout + out.stderr
+    if name == "lighttpd":
+        return os.path.exists(os.path.join(LIGHTTPD_MODULES, "mod_magnet.so"))
+    raise ValueError("unknown peer " + name)
+
+
+def peer_answer_note(name, binary):
+    """How the peer answers /, in the table's words."""
+    if not peer_answers_fixed(name, binary):
+        return "the same 17 bytes as a file (index.html)"
+    return {"nginx": "fixed answer (return 200)", "h2o": "fixed answer (mruby handler)",
+            "lighttpd": "fixed answer (mod_magnet, lua)"}[name]
+
+
+def write_peer_conf(name, binary, workdir, port, root, keep_root=False):
+    """Writes the peer's config into workdir (which must be world-readable for h2o and
+    lighttpd, see public_tempdir) for 127.0.0.1:port serving the tree at root. Returns
+    the argv that runs the peer in the foreground. h2o and lighttpd switch to nobody
+    once listening unless keep_root (under valgrind: callgrind writes its output file
+    at exit, which nobody may not)."""
+    fixed = peer_answers_fixed(name, binary)
+    fields = {"dir": workdir, "host": LOOPBACK, "port": port, "root": root,
+              "answer": ANSWER, "files": FILES_DIR}
+    if name == "h2o":
+        fields["user"] = "root" if keep_root else "nobody"
+    elif name == "lighttpd":
+        fields["user"] = "" if keep_root else ('server.username = "nobody"\n'
+                                               'server.groupname = "nogroup"')
+    if name == "nginx":
+        path = os.path.join(workdir, "nginx.conf")
+        text = NGINX_CONF.format(**fields)
+        argv = [binary, "-p", workdir + "/", "-e", os.path.join(workdir, "error.log"),
+                "-c", path]
+    elif name == "h2o":
+        path = os.path.join(workdir, "h2o.conf")
+        handler = (H2O_MRUBY if fixed else H2O_FILE).format(**fields)
+        text = H2O_CONF.format(root_handler=handler, **fields)
+        argv = [binary, "-c", path]
+    elif name == "lighttpd":
+        path = os.path.join(workdir, "lighttpd.conf")
+        magnet = ""
+        if fixed:
+            magnet = LIGHTTPD_MAGNET.format(**fields)
+            with open(os.path.join(workdir, "answer.lua"), "w") as f:
+                f.write(LIGHTTPD_LUA.format(**fields))
+        text = LIGHTTPD_CONF.format(magnet=magnet, **fields)
+        argv = [binary, "-D", "-f", path]
+    else:
+        raise ValueError("unknown peer " + name)
+    with open(path, "w") as f:
+        f.write(text)
+    return argv
 
 
 def free_port():
@@ -56,34 +242,28 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_nginx_conf(workdir, port, root=None):
-    """Writes workdir/nginx.conf for the reference peer on 127.0.0.1:port; returns its path.
-    Without root, / returns the fixed body; with root, nginx serves the files under it
-    with sendfile (its fastest static path: head by writev, body by sendfile)."""
-    location = ('return 200 "%s";' % NGINX_BODY if root is None
-                else "root %s; sendfile on; tcp_nopush on;" % root)
-    path = os.path.join(workdir, "nginx.conf")
-    with open(path, "w") as f:
-        f.write(NGINX_CONF.format(dir=workdir, host=LOOPBACK, port=port, location=location))
-    return path
-
-
-def nginx_argv(nginx, workdir, conf):
-    """The command line that runs nginx in the foreground with conf and no global paths."""
-    return [nginx, "-p", workdir + "/", "-e", os.path.join(workdir, "error.log"), "-c", conf]
-
-
 def tier_argv(binary, extra_args=()):
     """The command line that starts an apollod tier on an ephemeral loopback port."""
     return [binary, "--listen", LOOPBACK + ":0"] + list(extra_args)
 
 
-def fetch(port, request=None, timeout=5.0):
-    """Sends request (default: REQUEST_FORMAT's `GET /`) to 127.0.0.1:port and returns
-    every byte until the server closes."""
+def fetch(port, request=None, timeout=5.0, defer_accept=False):
+    """The tooling's one HTTP client: sends request (default: REQUEST_FORMAT's `GET /`)
+    to 127.0.0.1:port over a new connection and returns every byte until the server
+    closes. defer_accept sets TCP_DEFER_ACCEPT on the client socket before connect(),
+    which makes Linux hold back the handshake's last ACK and send it with the first data
+    segment (tcp_rcv_synsent_state_process, "Save one ACK"): the connection reaches the
+    server's accept queue with the request already in it, so every request takes the
+    same path (accept4, read, write, close) instead of sometimes finding no data yet and
+    going once more around the event loop. Per-request counts use it: without it
+    callgrind's figure moved by +-25% between runs, with it by less than 0.5%."""
     if request is None:
         request = REQUEST_FORMAT.format(port=port).encode()
-    with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        if defer_accept:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, 1)
+        s.connect((LOOPBACK, port))
         s.sendall(request)
         chunks = []
         while True:
@@ -93,15 +273,64 @@ def fetch(port, request=None, timeout=5.0):
             chunks.append(data)
 
 
-class Server:
-    """A running server: name, its process (proc, perhaps a wrapper such as valgrind) and
-    the loopback port it answers on."""
+# ---- CPU time of a server -----------------------------------------------------------
 
-    def __init__(self, name, proc, port, workdir=None):
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def parse_proc_stat(text):
+    """/proc/PID/stat's text -> (utime, stime) in clock ticks (fields 14 and 15, counted
+    after the ')' that ends the command name, which may itself hold spaces or ')')."""
+    fields = text[text.rindex(")") + 2:].split()
+    return int(fields[11]), int(fields[12])  # fields 14 and 15; the state is field 3
+
+
+def process_tree(pid):
+    """pid and all its descendants (from /proc/PID/task/TID/children), pid first."""
+    tree, work = [], [pid]
+    while work:
+        p = work.pop(0)
+        tree.append(p)
+        try:
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (p, tid)) as f:
+                    work += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+    return tree
+
+
+def cpu_seconds(pid):
+    """(user, system) CPU seconds used so far by pid and every process under it (every
+    thread of each: /proc/PID/stat sums a process's threads). A process that exits
+    between two readings takes its time with it; servers here keep their processes."""
+    user = system = 0
+    for p in process_tree(pid):
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                u, s = parse_proc_stat(f.read())
+        except OSError:
+            continue
+        user += u
+        system += s
+    return user / CLOCK_TICKS, system / CLOCK_TICKS
+
+
+class Server:
+    """A running server: name, its process (proc, perhaps a wrapper such as valgrind, or
+    taskset, which execs its command and keeps the pid) and the loopback port it answers
+    on. serves_files: it maps the served tree (peers, tiers started with --root)."""
+
+    def __init__(self, name, proc, port, workdir=None, serves_files=False):
         self.name = name
         self.proc = proc
         self.port = port
         self.workdir = workdir
+        self.serves_files = serves_files
 
     @property
     def pid(self):
@@ -207,31 +436,42 @@ def _wait_listening(proc, port, deadline):
     return False
 
 
-def start_nginx(nginx, workdir, wrapper=(), bound_s=START_BOUND_S, attempts=3, root=None):
-    """Starts the nginx reference peer with a config generated in workdir (under wrapper
-    if given; serving files under root if given). Returns a Server. Retries on a new port
-    if the chosen one was taken."""
+def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
+               attempts=3, keep_root=False):
+    """Starts peer name (PEERS) with a config generated in workdir, serving the tree at
+    root (under wrapper if given). Returns a Server. A peer cannot listen on port 0 and
+    tell the port, so it gets free_port()'s; if that was taken meanwhile, it retries on a
+    new one. keep_root: see write_peer_conf."""
     for _ in range(attempts):
         port = free_port()
-        conf = write_nginx_conf(workdir, port, root)
-        proc = subprocess.Popen(list(wrapper) + nginx_argv(nginx, workdir, conf),
-                                stdin=subprocess.DEVNULL)
+        argv = write_peer_conf(name, binary, workdir, port, root, keep_root)
+        proc = subprocess.Popen(list(wrapper) + argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL,
+                                stderr=open(os.path.join(workdir, name + ".stderr"), "ab"))
         if _wait_listening(proc, port, time.monotonic() + bound_s):
-            return Server("nginx", proc, port, workdir)
+            return Server(name, proc, port, workdir, serves_files=True)
         proc.kill()
         proc.wait()
-    raise RuntimeError("nginx did not start; see %s/error.log" % workdir)
+    raise RuntimeError("%s did not start; see %s" % (name, workdir))
 
 
-def start_all(tiers, nginx, workdir, wrapper=()):
-    """Starts every tier ((name, binary) pairs) and, if nginx is set, the reference peer.
-    Returns the Servers in that order. On failure stops the ones already started."""
+def start_all(tiers, peers, tree, wrapper=()):
+    """Starts every tier ((name, binary, serves_files) triples; with --root tree.root when
+    it serves files) and every peer ((name, binary) pairs, each with its own config
+    directory under tree.workdir). Returns the Servers in that order. On failure stops
+    the ones already started."""
     servers = []
     try:
-        for name, binary in tiers:
-            servers.append(start_tier(name, binary, wrapper))
-        if nginx:
-            servers.append(start_nginx(nginx, workdir, wrapper))
+        for name, binary, serves_files in tiers:
+            extra = ["--root", tree.root] if serves_files else []
+            server = start_tier(name, binary, wrapper, extra_args=extra)
+            server.serves_files = serves_files
+            servers.append(server)
+        for name, binary in peers:
+            workdir = os.path.join(tree.workdir, name)
+            os.makedirs(workdir, exist_ok=True)
+            os.chmod(workdir, 0o755)
+            servers.append(start_peer(name, binary, workdir, tree.root, wrapper))
     except Exception:
         stop_all(servers)
         raise

@@ -1,9 +1,9 @@
-"""Time from exec to first complete response, every tier and nginx, with hyperfine.
+"""Time from exec to first complete response, every tier and peer, with hyperfine.
 
 hyperfine times bench/first_response, which starts the server, waits until it can take a
-connection (a tier's "listening on" line; nginx: connect until accepted), sends `GET /`,
-reads the whole response and kills the server. nginx runs with the generated one-process
-config of bench/servers.py on a port picked once.
+connection (a tier's "listening on" line; a peer: connect until accepted), sends `GET /`,
+reads the whole response and kills the server. Each peer runs with the generated config
+of bench/servers.py on a port picked once.
 
 Usage (bench/BUILD wraps it as //bench:startup):
   startup.py --manifest M --first-response BIN [--quick] [--runs N] [--json OUT]
@@ -16,9 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import servers  # noqa: E402
-import tier_manifest  # noqa: E402
+from bench import servers
+from bench import tier_manifest
 
 DEFAULT_RUNS = 100
 QUICK_RUNS = 5
@@ -26,37 +25,46 @@ WARMUP_RUNS = 3
 HYPERFINE_BOUND_S = 600  # generous: each run is bounded by first_response's own 5 s
 
 
-def commands(tiers, nginx, first_response, workdir):
-    """[(name, argv)] for hyperfine: one per tier, then nginx if set."""
+def commands(tiers, peers, first_response, tree):
+    """[(name, argv)] for hyperfine: one per tier, then one per peer (its config in its
+    own directory under tree.workdir, serving tree.root)."""
     cmds = [(name, [first_response, "--announce", "--"] + servers.tier_argv(binary))
             for name, binary in tiers]
-    if nginx:
+    for name, binary in peers:
+        workdir = os.path.join(tree.workdir, name)
+        os.makedirs(workdir, exist_ok=True)
+        os.chmod(workdir, 0o755)
         port = servers.free_port()
-        conf = servers.write_nginx_conf(workdir, port)
-        cmds.append(("nginx", [first_response, "--port", str(port), "--"]
-                     + servers.nginx_argv(nginx, workdir, conf)))
+        argv = servers.write_peer_conf(name, binary, workdir, port, tree.root)
+        cmds.append((name, [first_response, "--port", str(port), "--"] + argv))
     return cmds
 
 
-def measure(tiers, nginx, first_response, runs, json_out, log=sys.stderr):
+def parse_hyperfine(text, names):
+    """hyperfine's --export-json text -> {name: {"median_s", "mean_s", "stddev_s",
+    "min_s", "max_s", "runs"}}, its results taken in the order of names."""
+    results = json.loads(text)["results"]
+    if len(results) != len(names):
+        raise ValueError("hyperfine has %d results for %d commands"
+                         % (len(results), len(names)))
+    return {name: {"median_s": r["median"], "mean_s": r["mean"], "stddev_s": r["stddev"],
+                   "min_s": r["min"], "max_s": r["max"], "runs": len(r["times"])}
+            for name, r in zip(names, results)}
+
+
+def measure(tiers, peers, first_response, runs, json_out, log=sys.stderr):
     """Runs hyperfine over every command, writing its JSON to json_out. Returns
-    {name: {"median_s", "mean_s", "stddev_s", "min_s", "max_s", "runs"}}."""
-    with tempfile.TemporaryDirectory(prefix="apollod-startup-") as workdir:
+    parse_hyperfine's dict."""
+    with servers.ServingTree(sizes=[], prefix="apollod-startup-") as tree:
         argv = ["hyperfine", "-N", "--style", "basic", "--warmup", str(WARMUP_RUNS),
                 "--runs", str(runs), "--export-json", json_out]
         names = []
-        for name, cmd in commands(tiers, nginx, first_response, workdir):
+        for name, cmd in commands(tiers, peers, first_response, tree):
             names.append(name)
             argv += ["-n", name, " ".join(cmd)]
         subprocess.run(argv, check=True, stdout=log, timeout=HYPERFINE_BOUND_S)
     with open(json_out) as f:
-        results = json.load(f)["results"]
-    summary = {}
-    for name, r in zip(names, results):
-        summary[name] = {"median_s": r["median"], "mean_s": r["mean"],
-                         "stddev_s": r["stddev"], "min_s": r["min"], "max_s": r["max"],
-                         "runs": len(r["times"])}
-    return summary
+        return parse_hyperfine(f.read(), names)
 
 
 def main():
@@ -71,7 +79,8 @@ def main():
                                          "startup.json")
     tiers = tier_manifest.binaries(tier_manifest.load(args.manifest))
     first_response = os.path.join(tier_manifest.root(), args.first_response)
-    summary = measure(tiers, args.nginx, first_response, runs, json_out, log=sys.stdout)
+    summary = measure(tiers, tier_manifest.peers(args), first_response, runs, json_out,
+                      log=sys.stdout)
     print()
     for name, s in summary.items():
         print("%-12s median %8.1f us  mean %8.1f us  (%d runs)"

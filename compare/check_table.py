@@ -2,14 +2,15 @@
 column is present and sane. It checks shape and invariants, never speed.
 
 Checks (each failure is printed with its row and column):
-  - the Markdown has a header with every tier and nginx, and a line per declared row;
-  - every tier has a number in every row; nginx in every measured row and in the static
-    rows it has (the others are "—"); numbers are finite and not negative;
-  - every measured figure has positive ratios to nginx and to min;
+  - the Markdown has a header with every tier and every peer, and a line per row;
+  - every tier has a number in every row it can have (min: no files, no counters), every
+    peer in every row peers have; numbers are finite and not negative;
+  - every measured figure has positive ratios to nginx and to the best peer;
+  - server CPU per request is positive and its user / system split adds up to it;
   - every tier: zero undefined symbols and zero shared libraries (static, imports
     nothing); ELF, .text, source bytes and the request path are positive;
   - success shares lie in (0, 1]; each tier's request path is shorter than its total;
-  - chart.svg is well-formed XML with the bars.
+  - chart.png is a PNG and chart.svg well-formed XML with a bar per figure.
 Usage: check_table.py --manifest M --first-response BIN (the //compare:table args).
 """
 
@@ -21,12 +22,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
-import load  # noqa: E402
-import table  # noqa: E402
+from bench import load
+from compare import table
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 failures = []
 
 
@@ -40,11 +39,58 @@ def is_number(v):
     return isinstance(v, (int, float)) and math.isfinite(v)
 
 
+def wants_value(key, column, result, declared_peers):
+    """Whether the cell (row key, column) must hold a figure."""
+    tier = column in result["tiers"]
+    files_row = any(key.endswith("/" + s["name"]) and "file" in s for s in load.SCENARIOS)
+    if not tier:
+        return key in declared_peers
+    if files_row and column not in result["details"]["files_served_by"]:
+        return False
+    if key.startswith("syscalls/"):  # from /metrics: the routed tiers only
+        return column != "min"
+    return True
+
+
+def check_rows(result, rows, markdown, declared):
+    columns = result["columns"]
+    declared_peers = {key for key, _, _, peers_have, _ in declared if peers_have}
+    check([row["key"] for row in rows] == [d[0] for d in declared],
+          "rows in the declared order")
+    for row in rows:
+        key = row["key"]
+        check("| %s |" % row["label"] in markdown, "Markdown has row '%s'" % row["label"])
+        for column in columns:
+            value = row["values"].get(column)
+            if not wants_value(key, column, result, declared_peers):
+                check(value is None, "%s / %s is empty" % (key, column))
+                continue
+            if row["unit"] == "split":
+                total = next(r for r in rows if r["key"] == "cpu/" + key.split("/", 1)[1])
+                ok = (isinstance(value, list) and len(value) == 2
+                      and all(is_number(v) and v >= 0 for v in value)
+                      and math.isclose(sum(value), total["values"][column], rel_tol=1e-6))
+                check(ok, "%s / %s: user + system = the CPU row (%r)" % (key, column, value))
+                continue
+            check(is_number(value) and value >= 0, "%s / %s is a number >= 0 (%r)"
+                  % (key, column, value))
+            if key.startswith("cpu/"):
+                check(value > 0, "%s / %s: the server used CPU" % (key, column))
+            if "ratio_to_nginx" in row and key in declared_peers:
+                for base in ("nginx", "best_peer"):
+                    r = row["ratio_to_" + base].get(column)
+                    check(is_number(r) and r > 0, "%s / %s ratio to %s > 0 (%r)"
+                          % (key, column, base, r))
+            if key == "success_share":
+                check(0 < value <= 1, "%s / %s in (0, 1]" % (key, column))
+
+
 def main():
     out = os.path.join(os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp(), "compare")
     run = subprocess.run([sys.executable, os.path.join(HERE, "table.py"), "--quick",
                           "--out", out] + sys.argv[1:], capture_output=True, text=True,
-                         timeout=1200)
+                         timeout=1200, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             sys.path)))
     sys.stderr.write(run.stderr)
     check(run.returncode == 0, "table.py --quick exits 0 (status %d)" % run.returncode)
     if run.returncode != 0:
@@ -53,61 +99,32 @@ def main():
     print(markdown)
     with open(os.path.join(out, "table.json")) as f:
         result = json.load(f)
+    with open(os.path.join(out, "chart.png"), "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "chart.png is a PNG")
     svg = ElementTree.parse(os.path.join(out, "chart.svg")).getroot()
-    bars = svg.findall("{http://www.w3.org/2000/svg}rect")
+    bars = svg.findall(".//{http://www.w3.org/2000/svg}path")
     check(len(bars) > len(load.SCENARIOS) * len(result["columns"]),
-          "chart.svg parses and has a bar per scenario and server (%d rects)" % len(bars))
+          "chart.svg parses and has a shape per scenario and server (%d paths)" % len(bars))
+    for name in ("wrk.txt", "startup.json"):
+        check(os.path.getsize(os.path.join(out, name)) > 0, name + " is written")
 
     tiers = result["tiers"]
     columns = result["columns"]
-    check(columns == tiers + [table.NGINX], "columns are the tiers then nginx")
+    check(columns == tiers + table.PEERS, "columns are the tiers then the peers")
+    check(table.PEERS == ["nginx", "h2o", "lighttpd"], "the peers are nginx, h2o, lighttpd")
     check(len(tiers) >= 3 and "min" in tiers and "full" in tiers, "min and full are tiers")
     header = markdown.splitlines()[0]
     for column in columns:
         check(" %s |" % column in header, "Markdown header has column " + column)
-
-    declared = table.STATIC_ROWS + table.measured_rows(load.SCENARIOS)
-    expected = [key for key, *_ in declared]
-    rows = {row["key"]: row for row in result["rows"]}
-    check([row["key"] for row in result["rows"]] == expected, "rows in the declared order")
+    declared = ([d + (None,) for d in table.STATIC_ROWS]
+                + table.measured_rows(load.SCENARIOS))
+    check_rows(result, result["rows"], markdown, declared)
+    keys = {row["key"] for row in result["rows"]}
     for scenario in load.SCENARIOS:
-        check("rps/" + scenario["name"] in rows, "requests/s row for " + scenario["name"])
-    nginx_has = {key for key, _, _, has in declared if has}
-    script = os.path.exists(os.path.join(os.environ.get("APOLLOD_ROOT", ""),
-                                         table.CALLGRIND_SCRIPT))
+        for prefix in ("rps/", "cpu/", "cpu_split/"):
+            check(prefix + scenario["name"] in keys, prefix + scenario["name"] + " row")
 
-    for key in expected:
-        row = rows.get(key)
-        if row is None:
-            check(False, "row %s present" % key)
-            continue
-        check("| %s |" % row["label"] in markdown, "Markdown has row '%s'" % row["label"])
-        for column in columns:
-            value = row["values"].get(column)
-            counters_row = key.startswith("syscalls/")  # from /metrics: routed tiers only
-            if column == table.NGINX:
-                wants_value = key in nginx_has
-            elif counters_row:
-                wants_value = column != "min"
-            else:
-                wants_value = key != "instructions_per_short_request" or script
-            if not wants_value:
-                check(value is None, "%s / %s is empty" % (key, column))
-                continue
-            check(is_number(value) and value >= 0, "%s / %s is a number >= 0 (%r)"
-                  % (key, column, value))
-            if row["section"] == "measured":
-                for base in table.RATIO_BASES:
-                    if base == table.NGINX and key not in nginx_has:
-                        continue  # no nginx figure to divide by
-                    if base == "min" and counters_row:
-                        continue  # min keeps no counters
-                    r = row["ratio_to_" + base].get(column)
-                    check(is_number(r) and r > 0, "%s / %s ratio to %s > 0 (%r)"
-                          % (key, column, base, r))
-            if key.startswith("success/"):
-                check(0 < value <= 1, "%s / %s in (0, 1]" % (key, column))
-
+    rows = {row["key"]: row for row in result["rows"]}
     for tier in tiers:
         v = {key: rows[key]["values"][tier] for key in rows}
         check(v["undefined_symbols"] == 0, tier + ": zero undefined symbols")
@@ -118,8 +135,9 @@ def main():
             check(v[key] > 0, "%s: %s > 0" % (tier, key))
         check(v["request_path_instructions"] < v["instructions_total"],
               tier + ": request path shorter than the whole program")
-    check(rows["shared_libraries"]["values"][table.NGINX] > 0,
-          "nginx: dynamically linked (its DT_NEEDED count is read)")
+    for peer in table.PEERS:
+        check(rows["shared_libraries"]["values"][peer] > 0,
+              peer + ": dynamically linked (its DT_NEEDED count is read)")
 
 
 if __name__ == "__main__":

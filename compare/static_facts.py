@@ -100,9 +100,15 @@ class Insn:
 def disassemble(path):
     """objdump -d of path as a list of Insn in address order, and the functions as
     {name: (start, end)} (end: the address after its last instruction)."""
+    return parse_objdump(_tool("objdump", "-d", "--no-show-raw-insn", "-w", path))
+
+
+def parse_objdump(text):
+    """The text of `objdump -d --no-show-raw-insn -w` -> (list of Insn in address order,
+    {function name: (start, end)})."""
     insns = []
     func = None
-    for line in _tool("objdump", "-d", "--no-show-raw-insn", "-w", path).splitlines():
+    for line in text.splitlines():
         m = _FUNC.match(line)
         if m:
             func = m.group(2)
@@ -156,14 +162,19 @@ def _jump_table(elf, operand, func_range):
 def request_path(path):
     """Walks control flow from the accept4 sites (see the module comment). Returns
     (instructions reached, excluding padding; sorted names of the functions touched)."""
-    elf = Elf(path)
     insns, funcs = disassemble(path)
+    return walk_request_path(insns, funcs, Elf(path), path)
+
+
+def walk_request_path(insns, funcs, elf, what="the binary"):
+    """request_path's walk over parse_objdump's result; elf (an Elf, or anything with
+    read_u64) resolves jump tables."""
     index = {insn.addr: i for i, insn in enumerate(insns)}
     accept_load = re.compile(r"^\$0x%x,%%\w+$" % ACCEPT4_NR)
     roots = [i for i, insn in enumerate(insns)
              if insn.mnemonic.startswith("mov") and accept_load.match(insn.operand)]
     if not roots:
-        raise RuntimeError("no accept4 site (mov $0x%x) in %s" % (ACCEPT4_NR, path))
+        raise RuntimeError("no accept4 site (mov $0x%x) in %s" % (ACCEPT4_NR, what))
     seen = set()
     work = list(roots)
     while work:

@@ -1,40 +1,41 @@
-"""The comparison: every tier side by side with the nginx reference peer.
+"""The comparison: every tier side by side with the peers nginx, h2o and lighttpd.
 
-Prints a Markdown table on standard output and writes the same data as JSON and an SVG
-chart (their paths go to standard error at the end). Static rows come from Bazel's own
-view of each tier (see tier_inputs.bzl) and the ELF files; measured rows run the
-daemons (bench/). Every measured figure is also given as a ratio to nginx and to min,
-all measured in the same session. --quick shortens every measurement.
+Prints a Markdown table on standard output and writes it, the same data as JSON, a chart
+(PNG and SVG) and the raw wrk and hyperfine outputs into one folder, printed at the
+end: compare/out/ in the workspace under `bazel run`, the test's undeclared outputs under
+`bazel test`, or --out DIR. Static rows come from Bazel's own view of each tier (see
+tier_inputs.bzl) and the ELF files; measured rows run the servers (bench/). Every
+measured figure is also given as a ratio to nginx and to the best peer of its row, all
+measured in the same session. --quick shortens every measurement; --pin adds a second
+load table with every server on CPU 0 and wrk on CPU 1.
 
 Usage (compare/BUILD wraps it as //compare:table):
-  table.py --manifest M --first-response BIN [--quick] [--out DIR] [--nginx PATH]
+  table.py --manifest M --first-response BIN [--quick] [--pin] [--out DIR]
+           [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
-import chart  # noqa: E402
-import counts  # noqa: E402
-import load  # noqa: E402
-import startup  # noqa: E402
-import static_facts  # noqa: E402
-import tier_manifest  # noqa: E402
+from bench import counts
+from bench import load
+from bench import servers
+from bench import startup
+from bench import tier_manifest
+from compare import chart
+from compare import static_facts
 
 NGINX = "nginx"
-RATIO_BASES = (NGINX, "min")  # every measured figure is also a ratio to these columns
-CALLGRIND_SCRIPT = "bench/callgrind_per_request.sh"
+PEERS = servers.PEERS
 CALLGRIND_REQUESTS = {False: 2000, True: 20}  # by --quick
 STRACE_REQUESTS = {False: 200, True: 20}
+HIGHER, LOWER = "higher", "lower"  # which way a row is better (for the best peer)
 
-# The static rows: (key in static_facts' dicts, label, unit, nginx has it).
+# The static rows: (key in static_facts' dicts, label, unit, the peers have it).
 STATIC_ROWS = [
     ("source_bytes", "source bytes (files compiled, headers included)", "B", False),
     ("source_lines", "source lines", "lines", False),
@@ -51,50 +52,126 @@ STATIC_ROWS = [
 ]
 
 
-def measured_rows(scenarios):
-    """The measured rows: (key, label, unit, nginx has it), like STATIC_ROWS. Load rows
-    come from the scenario list, so a keep-alive scenario adds its rows by being added to
-    bench/load.py."""
-    rows = [
-        ("instructions_per_request", "user-space instructions per request (callgrind)",
-         "count", True),
-        ("instructions_per_short_request",
-         "the same, shorter request (callgrind_per_request.sh)", "count", False),
-        ("syscalls_per_request", "syscalls per request (strace -f -c)", "count", True),
-    ]
+def load_rows(scenarios):
+    """Per scenario: (key, label, unit, the peers have it, better). Requests/s, p99,
+    server CPU per request (with its user / system split) and, for the routed tiers,
+    syscalls per request from the daemon's counters."""
+    rows = []
     for s in scenarios:
         name = s["name"]
-        rows.append(("rps/" + name, "requests/s, %s" % name, "req/s", True))
+        rows.append(("rps/" + name, "requests/s, %s" % name, "req/s", True, HIGHER))
         if s.get("latency", True):
-            rows += [
-                ("p50/" + name, "p50 latency, %s" % name, "us", True),
-                ("p99/" + name, "p99 latency, %s" % name, "us", True),
-            ]
+            rows.append(("p99/" + name, "p99 latency, %s" % name, "us", True, LOWER))
         rows += [
-            ("success/" + name, "success share, %s" % name, "share", True),
+            ("cpu/" + name, "server CPU µs per request, %s" % name, "us", True, LOWER),
+            ("cpu_split/" + name, "user / system µs per request, %s" % name, "split",
+             True, None),
             ("syscalls/" + name, "syscalls per request (daemon counters), %s" % name,
-             "count", False),
+             "count", False, LOWER),
         ]
-    rows += [
-        ("first_response_us", "exec to first response, median (hyperfine)", "us", True),
-        ("peak_rss_kib", "peak resident memory after the load (VmHWM)", "KiB", True),
-    ]
     return rows
+
+
+def measured_rows(scenarios):
+    """The measured rows: (key, label, unit, the peers have it, better). Load rows come
+    from the scenario list, so a scenario adds its rows by being added to bench/load.py."""
+    return [
+        ("instructions_per_request", "user-space instructions per request (callgrind)",
+         "count", True, LOWER),
+        ("instructions_per_short_request",
+         "the same, shorter request (`Host: x`)", "count", False, LOWER),
+        ("syscalls_per_request", "syscalls per request (strace -f -c)", "count", True,
+         LOWER),
+    ] + load_rows(scenarios) + [
+        ("success_share", "lowest success share over the load scenarios", "share", True,
+         HIGHER),
+        ("first_response_us", "exec to first response, median (hyperfine)", "us", True,
+         LOWER),
+        ("peak_rss_kib", "peak resident memory after the load (VmHWM)", "KiB", True, LOWER),
+    ]
 
 
 def log(message):
     print("[%s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr, flush=True)
 
 
-def script_callgrind_per_request(binary, requests, root):
-    """bench/callgrind_per_request.sh's figure for a tier (its own shorter request:
-    `GET / HTTP/1.1`, `Host: x`, `Connection: close`), or None when the script is absent."""
-    script = os.path.join(root, CALLGRIND_SCRIPT)
-    if not os.path.exists(script):
-        return None
-    out = subprocess.run(["bash", script, binary, str(requests)], capture_output=True,
-                         text=True, check=True, timeout=600).stdout
-    return float(out.split()[-1])
+def load_values(loaded, values, details, wrk_text, title):
+    """Moves load.measure's results into values (row key -> {column: number}) and
+    details; appends every wrk report to the open file wrk_text under title."""
+    for scenario, per_server in loaded["scenarios"].items():
+        for server, r in per_server.items():
+            for i, text in enumerate(r["wrk_output"]):
+                wrk_text.write("== %s: %s, %s, round %d\n%s\n"
+                               % (title, scenario, server, i + 1, text))
+            row = values.setdefault
+            row("rps/" + scenario, {})[server] = r["rps"]
+            row("p99/" + scenario, {})[server] = r["p99_us"]
+            row("cpu/" + scenario, {})[server] = r["cpu_us_per_request"]
+            if r["cpu_us_per_request"] is not None:
+                row("cpu_split/" + scenario, {})[server] = (
+                    r["cpu_user_us_per_request"], r["cpu_system_us_per_request"])
+            if r["syscalls_per_request"] is not None:
+                row("syscalls/" + scenario, {})[server] = r["syscalls_per_request"]
+            lowest = values.setdefault("success_share", {})
+            lowest[server] = min(lowest.get(server, 1.0), r["success_share"])
+            details.setdefault(scenario, {})[server] = {
+                k: r[k] for k in ("requests", "errors", "p50_us", "success_share",
+                                  "cpu_user_us_per_request", "cpu_system_us_per_request")}
+
+
+def server_counts(name, binary, quick):
+    """The callgrind and strace figures of one server: {row key: value}, and its
+    syscalls by name."""
+    kind = name if name in PEERS else "tier"
+    log("callgrind and strace: " + name)
+    figures = {"instructions_per_request": counts.instructions_per_request(
+        kind, binary, CALLGRIND_REQUESTS[quick])}
+    if name not in PEERS:
+        figures["instructions_per_short_request"] = counts.instructions_per_request(
+            kind, binary, CALLGRIND_REQUESTS[quick], request="short")
+    total, by_name = counts.syscalls_per_request(kind, binary, STRACE_REQUESTS[quick])
+    figures["syscalls_per_request"] = total
+    return figures, by_name
+
+
+def static_rows(tiers, peers, root):
+    """Every static figure: ({row key: {column: value}}, {tier: functions on the request
+    path}, {tier: source files})."""
+    values, functions, sources = {}, {}, {}
+    for tier in tiers:
+        facts = static_facts.tier_facts(tier, root)
+        functions[tier["name"]] = facts.pop("request_path_functions")
+        sources[tier["name"]] = facts.pop("source_files")
+        for key, value in facts.items():
+            values.setdefault(key, {})[tier["name"]] = value
+    for name, binary in peers:
+        for key, value in static_facts.binary_facts(binary).items():
+            values.setdefault(key, {})[name] = value
+    return values, functions, sources
+
+
+def build_rows(declared, values, columns, section):
+    """Table rows from declared row tuples and the collected values."""
+    rows = []
+    for declared_row in declared:
+        key, label, unit, peers_have_it = declared_row[:4]
+        better = declared_row[4] if len(declared_row) > 4 else None
+        row_values = {c: values.get(key, {}).get(c) for c in columns}
+        if not peers_have_it:
+            for peer in PEERS:
+                row_values[peer] = None
+        row = {"key": key, "label": label, "unit": unit, "section": section,
+               "better": better, "values": row_values}
+        if section != "static" and better:
+            peer_values = [row_values[p] for p in PEERS if row_values[p]]
+            best = (max if better == HIGHER else min)(peer_values) if peer_values else None
+            row["best_peer"] = next((p for p in PEERS if peer_values
+                                     and row_values[p] == best), None)
+            row["ratio_to_nginx"] = {c: ratio(row_values[c], row_values[NGINX])
+                                     for c in columns}
+            row["ratio_to_best_peer"] = {c: ratio(row_values[c], best) for c in columns}
+        rows.append(row)
+    return rows
 
 
 def collect(args):
@@ -102,65 +179,56 @@ def collect(args):
     root = tier_manifest.root()
     tiers = tier_manifest.load(args.manifest)
     names = [t["name"] for t in tiers]
-    columns = names + [NGINX]
-    servers_list = tier_manifest.binaries(tiers)
-    everyone = servers_list + [(NGINX, args.nginx)]
+    peers = tier_manifest.peers(args)
+    columns = names + [name for name, _ in peers]
+    everyone = tier_manifest.binaries(tiers) + peers
     values = {}   # row key -> {column: number}
-    details = {"quick": args.quick, "request_path_functions": {}, "source_files": {},
-               "syscalls_by_name": {}}
+    details = {"quick": args.quick, "pin": args.pin, "syscalls_by_name": {}, "wrk": {},
+               "files_served_by": [t["name"] for t in tiers if t.get("files")] + PEERS,
+               "peer_answers": {name: servers.peer_answer_note(name, binary)
+                                for name, binary in peers}}
 
-    log("static facts")
-    for tier in tiers:
-        facts = static_facts.tier_facts(tier, root)
-        details["request_path_functions"][tier["name"]] = facts.pop("request_path_functions")
-        details["source_files"][tier["name"]] = facts.pop("source_files")
-        for key, value in facts.items():
-            values.setdefault(key, {})[tier["name"]] = value
-    for key, value in static_facts.binary_facts(args.nginx).items():
-        values.setdefault(key, {})[NGINX] = value
-
+    # The static facts and the per-server counts; with --quick, two at a time (callgrind's
+    # and strace's counts do not depend on the machine's load; the routed tiers' strace
+    # figure depends slightly on timing, so a full run takes them one by one).
     quick = args.quick
-    for name, binary in everyone:
-        log("callgrind: " + name)
-        values.setdefault("instructions_per_request", {})[name] = \
-            counts.instructions_per_request(name, binary, CALLGRIND_REQUESTS[quick])
-        if name != NGINX:  # the script starts a daemon tier by its command line
-            values.setdefault("instructions_per_short_request", {})[name] = \
-                script_callgrind_per_request(binary, CALLGRIND_REQUESTS[quick], root)
-        log("strace: " + name)
-        total, by_name = counts.syscalls_per_request(name, binary, STRACE_REQUESTS[quick])
-        values.setdefault("syscalls_per_request", {})[name] = total
-        details["syscalls_by_name"][name] = by_name
+    log("static facts, callgrind, strace")
+    with concurrent.futures.ThreadPoolExecutor(2 if quick else 1) as pool:
+        static = pool.submit(static_rows, tiers, peers, root)
+        per_server = [(name, pool.submit(server_counts, name, binary, quick))
+                      for name, binary in everyone]
+        static_values, details["request_path_functions"], details["source_files"] = \
+            static.result()
+        values.update(static_values)
+        for name, future in per_server:
+            figures, details["syscalls_by_name"][name] = future.result()
+            for key, value in figures.items():
+                values.setdefault(key, {})[name] = value
 
     duration = load.QUICK_DURATION_S if quick else load.DEFAULT_DURATION_S
     rounds = load.QUICK_ROUNDS if quick else load.DEFAULT_ROUNDS
-    log("load: %d rounds of %d scenarios x %d servers, %d s each"
-        % (rounds, len(load.SCENARIOS), len(everyone), duration))
-    loaded = load.measure(servers_list, args.nginx, duration, rounds, log=log)
-    details["wrk"] = {}
+    serving = tier_manifest.serving(tiers)
     details["wrk_text"] = os.path.join(args.out, "wrk.txt")
+    pinned = {}
+    details["load_average"] = {"before": os.getloadavg()[0]}
     with open(details["wrk_text"], "w") as wrk_text:
-        for scenario, per_server in loaded["scenarios"].items():
-            for server, r in per_server.items():
-                for i, text in enumerate(r["wrk_output"]):
-                    wrk_text.write("== %s, %s, round %d\n%s\n" % (scenario, server, i + 1, text))
-    for scenario, per_server in loaded["scenarios"].items():
-        for server, r in per_server.items():
-            values.setdefault("rps/" + scenario, {})[server] = r["rps"]
-            values.setdefault("p50/" + scenario, {})[server] = r["p50_us"]
-            values.setdefault("p99/" + scenario, {})[server] = r["p99_us"]
-            values.setdefault("success/" + scenario, {})[server] = r["success_share"]
-            if r["syscalls_per_request"] is not None:
-                values.setdefault("syscalls/" + scenario, {})[server] = \
-                    r["syscalls_per_request"]
-            details["wrk"].setdefault(scenario, {})[server] = {
-                k: r[k] for k in ("requests", "errors")}
-    values["peak_rss_kib"] = loaded["peak_rss_kib"]
+        log("load: %d rounds of %d scenarios x %d servers, %d s each"
+            % (rounds, len(load.SCENARIOS), len(everyone), duration))
+        loaded = load.measure(serving, peers, duration, rounds, log=log, parallel=quick)
+        load_values(loaded, values, details["wrk"], wrk_text, "shared CPUs")
+        values["peak_rss_kib"] = loaded["peak_rss_kib"]
+        if args.pin:
+            log("load, pinned: servers on CPU 0, wrk on CPU 1")
+            loaded = load.measure(serving, peers, duration, rounds, log=log, pin=True,
+                                  parallel=quick)
+            details["wrk_pinned"] = {}
+            load_values(loaded, pinned, details["wrk_pinned"], wrk_text, "pinned")
 
+    details["load_average"]["after"] = os.getloadavg()[0]
     log("start-up: hyperfine")
     hyperfine_json = os.path.join(args.out, "startup.json")
     runs = startup.QUICK_RUNS if quick else startup.DEFAULT_RUNS
-    first = startup.measure(servers_list, args.nginx,
+    first = startup.measure(tier_manifest.binaries(tiers), peers,
                             os.path.join(root, args.first_response), runs, hyperfine_json,
                             log=sys.stderr)
     values["first_response_us"] = {name: s["median_s"] * 1e6 for name, s in first.items()}
@@ -168,21 +236,14 @@ def collect(args):
     details["load_duration_s"] = duration
     details["load_rounds"] = rounds
 
-    rows = []
-    sections = [("static", STATIC_ROWS), ("measured", measured_rows(load.SCENARIOS))]
-    for section, declared in sections:
-        for key, label, unit, nginx_has_it in declared:
-            row_values = {c: values.get(key, {}).get(c) for c in columns}
-            if not nginx_has_it:
-                row_values[NGINX] = None
-            row = {"key": key, "label": label, "unit": unit, "section": section,
-                   "values": row_values}
-            if section == "measured":
-                for base in RATIO_BASES:
-                    row["ratio_to_" + base] = {c: ratio(row_values[c], row_values[base])
-                                               for c in columns}
-            rows.append(row)
-    return {"columns": columns, "tiers": names, "rows": rows, "details": details}
+    rows = (build_rows(STATIC_ROWS, values, columns, "static")
+            + build_rows(measured_rows(load.SCENARIOS), values, columns, "measured"))
+    result = {"columns": columns, "tiers": names, "peers": PEERS, "rows": rows,
+              "scenarios": load.SCENARIOS, "details": details}
+    if args.pin:
+        result["pinned_rows"] = build_rows(load_rows(load.SCENARIOS), pinned, columns,
+                                           "pinned")
+    return result
 
 
 def ratio(value, base):
@@ -209,67 +270,98 @@ def fmt_ratio(value):
     return ("%.3g×" % value) if value < 100 else "%d×" % round(value)
 
 
-def render_markdown(result):
-    """The table as Markdown: static cells are values; measured cells are
-    `value (×nginx / ×min)`."""
-    columns = result["columns"]
+def fmt_cell(row, column):
+    """One cell: a static value, a measured `value (×nginx / ×best peer)`, or a CPU split
+    `user / system`."""
+    value = row["values"][column]
+    if row["unit"] == "split":
+        return "—" if value is None else "%s / %s" % (fmt_number(value[0], "us"),
+                                                     fmt_number(value[1], "us"))
+    text = fmt_number(value, row["unit"])
+    if "ratio_to_nginx" in row and value is not None:
+        text += " (%s / %s)" % (fmt_ratio(row["ratio_to_nginx"][column]),
+                                fmt_ratio(row["ratio_to_best_peer"][column]))
+    return text
+
+
+def markdown_rows(columns, rows):
     lines = ["| row | " + " | ".join(columns) + " |",
              "| --- |" + " ---: |" * len(columns)]
-    for row in result["rows"]:
-        cells = []
-        for c in columns:
-            text = fmt_number(row["values"][c], row["unit"])
-            if row["section"] == "measured" and row["values"][c] is not None:
-                text += " (%s / %s)" % (fmt_ratio(row["ratio_to_" + NGINX][c]),
-                                        fmt_ratio(row["ratio_to_min"][c]))
-            cells.append(text)
-        lines.append("| %s | %s |" % (row["label"], " | ".join(cells)))
+    for row in rows:
+        lines.append("| %s | %s |" % (row["label"], " | ".join(fmt_cell(row, c)
+                                                              for c in columns)))
+    return lines
+
+
+def render_markdown(result):
+    """The main table, its notes and, after --pin, the pinned load table, as Markdown."""
     d = result["details"]
-    notes = [
+    lines = markdown_rows(result["columns"], result["rows"])
+    files_by = d["files_served_by"]
+    lines += [
         "",
-        "Measured cells: value (ratio to nginx / ratio to min), all from this one run.",
-        "Latencies in µs. Load: wrk, one new connection per request (`Connection: close`), "
-        "%d s per server and scenario, 2 wrk threads at most, median of %d rounds."
-        % (d["load_duration_s"], d["load_rounds"]),
-        "Syscalls per request: " + "; ".join(
+        "Measured cells: value (ratio to nginx / ratio to the best peer of the row), all "
+        "from this one run. Latencies and CPU in µs.",
+        "Load: wrk, %d s per server and scenario, 2 wrk threads at most, on the same 2 "
+        "CPUs as the servers; median of %d round(s)%s. Server CPU per request: user + "
+        "system time of all the server's processes (/proc/PID/stat) over the wrk run, "
+        "divided by the responses wrk counted. The machine's 1-minute load average "
+        "before / after the load: %.1f / %.1f (%d CPUs; other work shares them)."
+        % (d["load_duration_s"], d["load_rounds"],
+           "; --quick: every server loaded at once" if d["quick"] else "",
+           d["load_average"]["before"], d["load_average"]["after"], os.cpu_count()),
+        "Answers: " + "; ".join("%s: %s" % kv for kv in d["peer_answers"].items())
+        + "; the tiers: built in. Files (the same tree, `/files/4k.bin`, "
+        "`/files/256k.bin`): %s; — where a server has no files." % ", ".join(files_by),
+        "Syscalls per request (strace): " + "; ".join(
             "%s: %s" % (name, ", ".join("%s %.2g" % kv for kv in sorted(calls.items())))
             for name, calls in d["syscalls_by_name"].items()) + ".",
-        "Instructions and syscalls per request: wrk's own request (`GET /`, `Host`, "
+        "Instructions and syscalls per request: wrk's request (`GET /`, `Host`, "
         "`Connection: close`), N sequential connections minus a start-up-only run "
-        "(bench/counts.py); %s sends a shorter request (`Host: x`) and starts "
-        "daemon tiers only." % CALLGRIND_SCRIPT,
+        "(bench/counts.py); the shorter request sends `Host: x`.",
     ]
     if d["quick"]:
-        notes.append("--quick run: short measurements, figures are rough.")
-    return "\n".join(lines + notes) + "\n"
+        lines.append("--quick run: short measurements, figures are rough.")
+    if "pinned_rows" in result:
+        lines += ["", "Pinned (`--pin`): every server on CPU 0, wrk on CPU 1 (taskset), "
+                  "the same scenarios, in the same run.", ""]
+        lines += markdown_rows(result["columns"], result["pinned_rows"])
+    return "\n".join(lines) + "\n"
+
+
+def out_dir(requested):
+    """Where the outputs go: --out, else the test's undeclared outputs under bazel test,
+    else compare/out/ in the workspace (BUILD_WORKSPACE_DIRECTORY under bazel run)."""
+    if requested:
+        return requested
+    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR"):
+        return os.environ["TEST_UNDECLARED_OUTPUTS_DIR"]
+    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or tier_manifest.root()
+    return os.path.join(workspace, "compare", "out")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     tier_manifest.add_arguments(ap)
     ap.add_argument("--first-response", required=True)
-    ap.add_argument("--out", help="directory for table.md, table.json, chart.svg")
+    ap.add_argument("--out", help="the output folder (default: compare/out/)")
     args = ap.parse_args()
-    args.out = args.out or os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") \
-        or tempfile.mkdtemp(prefix="apollod-compare-")
+    args.out = os.path.abspath(out_dir(args.out))
     os.makedirs(args.out, exist_ok=True)
     started = time.monotonic()
     result = collect(args)
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)
     markdown = render_markdown(result)
-    paths = {name: os.path.join(args.out, name)
-             for name in ("table.md", "table.json", "chart.svg")}
-    with open(paths["table.md"], "w") as f:
+    with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(markdown)
-    with open(paths["table.json"], "w") as f:
+    with open(os.path.join(args.out, "table.json"), "w") as f:
         json.dump(result, f, indent=2)
-    with open(paths["chart.svg"], "w") as f:
-        f.write(chart.render(result, [s["name"] for s in load.SCENARIOS]))
+    chart.render(result, os.path.join(args.out, "chart"))
     sys.stdout.write(markdown)
     sys.stdout.flush()
     log("took %.0f s" % result["details"]["runtime_s"])
-    for name, path in paths.items():
-        print("%s: %s" % (name, path), file=sys.stderr)
+    print("outputs (table.md, table.json, chart.png, chart.svg, wrk.txt, startup.json): "
+          + args.out, file=sys.stderr)
 
 
 if __name__ == "__main__":

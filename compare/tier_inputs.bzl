@@ -73,6 +73,7 @@ def _tier_inputs_impl(ctx):
             objects = [f.short_path for f in info.objects.to_list()],
             depfiles = [f.short_path for f in info.depfiles.to_list()],
             sources = [f.short_path for f in info.sources.to_list()],
+            files = name in ctx.attr.serve_files,
         )
         files += [binary] + info.objects.to_list() + info.depfiles.to_list() + info.sources.to_list()
     tiers = [by_name[name] for name in ctx.attr.order]
@@ -85,7 +86,7 @@ def _tier_inputs_impl(ctx):
 
 tier_inputs = rule(
     implementation = _tier_inputs_impl,
-    doc = "Writes <name>.json: per tier, its binary, objects, depfiles and sources (runfiles paths).",
+    doc = "Writes <name>.json: per tier, its binary, objects, depfiles and sources (runfiles paths), and whether it serves files.",
     attrs = {
         "binaries": attr.label_keyed_string_dict(
             doc = "tier binary -> tier name",
@@ -93,6 +94,7 @@ tier_inputs = rule(
             aspects = [tier_files_aspect],
         ),
         "order": attr.string_list(doc = "tier names in column order"),
+        "serve_files": attr.string_list(doc = "tier names that serve a tree with --root DIR"),
         "_allowlist_function_transition": attr.label(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),

@@ -16,7 +16,11 @@ packages=(
 	hyperfine        # start-up timing
 	wrk              # load
 	nginx-light      # the reference peer
+	h2o              # a peer (one thread; its mruby handler makes the fixed answer)
+	lighttpd         # a peer (one process)
+	lighttpd-modules-lua # lighttpd's mod_magnet, for its fixed answer
 	python3          # compare/ and bench/ drivers (Debian's /usr/bin/python3)
+	python3-matplotlib # the comparison's chart (PNG and SVG)
 )
 
 missing=()
@@ -33,6 +37,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Debian's nginx package may start a service on port 80 when installed; apollod's
-# benchmarks start their own nginx on a free loopback port, so nothing here needs it.
+# Debian's nginx, h2o and lighttpd packages may start a service on port 80 when installed
+# (where an init system runs). apollod's benchmarks start their own copies on free
+# loopback ports with generated configs, so a system service only competes for the CPUs
+# and the port: stop it and keep it from starting at boot.
+for service in nginx h2o lighttpd; do
+	if [ -x "/etc/init.d/$service" ]; then
+		"/etc/init.d/$service" stop >/dev/null 2>&1 || true
+		update-rc.d "$service" disable >/dev/null 2>&1 || true
+	fi
+	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+		systemctl disable --now "$service" >/dev/null 2>&1 || true
+	fi
+done
 exit 0

@@ -1,0 +1,125 @@
+"""Unit tests for the parsers of tool output in bench/, on outputs captured from the real
+tools and kept in bench/testdata/: wrk (with wrk_report.lua's WRK_JSON line), strace -c,
+callgrind's output file, hyperfine's JSON export and /proc/PID/stat."""
+
+import os
+import unittest
+
+from bench import counts
+from bench import load
+from bench import servers
+from bench import startup
+
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+
+
+def sample(name):
+    with open(os.path.join(TESTDATA, name)) as f:
+        return f.read()
+
+
+class WrkTest(unittest.TestCase):
+    def test_close_run(self):
+        r = load.parse_wrk(sample("wrk_close.txt"))
+        self.assertEqual(r["requests"], 22854)
+        self.assertAlmostEqual(r["rps"], 22854 / 1.098753)
+        self.assertAlmostEqual(r["bytes_per_s"], 2651064 / 1.098753)
+        self.assertEqual((r["p50_us"], r["p99_us"]), (259, 2314))
+        self.assertEqual(r["success_share"], 1.0)
+        self.assertEqual(sum(r["errors"].values()), 0)
+
+    def test_pipelined_run_has_no_latency(self):
+        r = load.parse_wrk(sample("wrk_pipelined.txt"))
+        self.assertEqual(r["requests"], 889344)
+        self.assertEqual(r["p99_us"], 0)  # wrk's histogram means nothing with pipelining
+
+    def test_errors_lower_the_success_share(self):
+        text = sample("wrk_close.txt").replace('"connect": 0', '"connect": 22854').replace(
+            '"status": 0', '"status": 854')
+        r = load.parse_wrk(text)
+        self.assertAlmostEqual(r["success_share"], (22854 - 854) / (2 * 22854))
+
+    def test_refused_run_has_no_report(self):
+        with self.assertRaises(RuntimeError):
+            load.parse_wrk(sample("wrk_refused.txt"))
+
+    def test_rounds_combine_to_medians_and_cpu_per_request(self):
+        one = load.parse_wrk(sample("wrk_close.txt"))
+        rounds = []
+        for user, system, rps in ((0.1, 0.3, 3.0), (0.2, 0.2, 1.0), (0.3, 0.1, 2.0)):
+            r = dict(one, rps=rps, cpu_user_s=user, cpu_system_s=system,
+                     syscalls_per_request=None, wrk_output="")
+            rounds.append(r)
+        c = load.combine_rounds(rounds)
+        self.assertEqual(c["rps"], 2.0)
+        self.assertEqual(c["requests"], 3 * 22854)
+        self.assertAlmostEqual(c["cpu_us_per_request"], 1.2e6 / (3 * 22854))
+        self.assertAlmostEqual(c["cpu_user_us_per_request"]
+                               + c["cpu_system_us_per_request"], c["cpu_us_per_request"])
+        self.assertIsNone(c["syscalls_per_request"])
+
+
+class StraceTest(unittest.TestCase):
+    def test_summary(self):
+        calls = counts.parse_strace_summary(sample("strace_min.txt"))
+        self.assertEqual(calls["accept4"], 4)  # the row with an errors column
+        self.assertEqual(calls["write"], 4)
+        self.assertEqual(calls["execve"], 1)
+        self.assertNotIn("total", calls)
+        self.assertEqual(sum(calls.values()), 21)  # the total row's calls
+
+    def test_nothing_to_parse(self):
+        self.assertEqual(counts.parse_strace_summary("strace: exec failed\n"), {})
+
+
+class CallgrindTest(unittest.TestCase):
+    def test_totals(self):
+        self.assertEqual(counts.parse_callgrind_totals(sample("callgrind_min.out")), 1399)
+
+    def test_no_totals(self):
+        with self.assertRaises(ValueError):
+            counts.parse_callgrind_totals("version: 1\ncmd: x\n")
+
+
+class HyperfineTest(unittest.TestCase):
+    def test_results_by_name(self):
+        s = startup.parse_hyperfine(sample("hyperfine.json"), ["min", "full"])
+        self.assertEqual(set(s), {"min", "full"})
+        self.assertAlmostEqual(s["min"]["median_s"], 0.007973358)
+        self.assertEqual(s["full"]["runs"], 5)
+        self.assertLessEqual(s["min"]["min_s"], s["min"]["median_s"])
+
+    def test_count_must_match(self):
+        with self.assertRaises(ValueError):
+            startup.parse_hyperfine(sample("hyperfine.json"), ["min"])
+
+
+class ProcStatTest(unittest.TestCase):
+    def test_apollod(self):
+        self.assertEqual(servers.parse_proc_stat(sample("proc_stat_apollod.txt")), (19, 96))
+
+    def test_name_with_spaces_and_parentheses(self):
+        # comm "a) b (c": the fields are counted after the last ')'.
+        self.assertEqual(servers.parse_proc_stat(sample("proc_stat_odd_name.txt")), (0, 1))
+
+    def test_this_process(self):
+        user, system = servers.cpu_seconds(os.getpid())
+        self.assertGreaterEqual(user, 0)
+        self.assertGreaterEqual(system, 0)
+        self.assertIn(os.getpid(), servers.process_tree(os.getpid()))
+
+
+class ServedTreeTest(unittest.TestCase):
+    def test_tree_and_urls(self):
+        with servers.ServingTree(sizes=[4096]) as tree:
+            with open(os.path.join(tree.root, "index.html")) as f:
+                self.assertEqual(f.read(), servers.ANSWER)
+            self.assertEqual(len(servers.ANSWER), 17)
+            path = os.path.join(tree.root, servers.file_url(4096).lstrip("/"))
+            self.assertEqual(os.path.getsize(path), 4096)
+        self.assertFalse(os.path.exists(tree.workdir))
+        self.assertEqual(servers.file_url(256 * 1024), "/files/256k.bin")
+
+
+if __name__ == "__main__":
+    unittest.main()
