@@ -82,7 +82,50 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 	return argv[++*i];
 }
 
-int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+/* The flags that take a whole number from 1 to max, and where each one goes. */
+struct number_flag {
+	const char *flag;
+	unsigned accept; /* CLI_ACCEPT_* bit that turns it on */
+	uint32_t max;
+	size_t offset;   /* of its uint32_t in struct cli_options */
+};
+#define NUMBER_FLAG_COUNT 4
+static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
+	{"--idle-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, idle_timeout_s)},
+	{"--header-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, header_timeout_s)},
+	{"--send-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, send_timeout_s)},
+	{"--max-connections", CLI_ACCEPT_MAX_CONNECTIONS, CLI_MAX_CONNECTIONS,
+	 __builtin_offsetof(struct cli_options, max_connections)},
+};
+
+/* Tries argv[*i] against the number flags `accept` turns on. Returns 1 when it was one
+ * with a valid value (stored in opts), 0 when it was none of them, -1 when it was one
+ * with a missing or bad value. */
+static int parse_number_flag(int argc, char **argv, int *i, unsigned accept,
+			     struct cli_options *opts)
+{
+	for (int f = 0; f < NUMBER_FLAG_COUNT; f++) {
+		const struct number_flag *nf = &number_flags[f];
+		int matched;
+		if (!(accept & nf->accept))
+			continue;
+		const char *v = flag_value(argc, argv, i, nf->flag, &matched);
+		if (!matched)
+			continue;
+		uint32_t n;
+		if (!v || !parse_decimal(&v, nf->max, &n) || *v || !n)
+			return -1;
+		*(uint32_t *)((char *)opts + nf->offset) = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* Fills opts with every default. */
+static void set_defaults(struct cli_options *opts)
 {
 	struct k_sockaddr_in listen = {
 		.sin_family = K_AF_INET,
@@ -91,8 +134,16 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	};
 	opts->listen = listen;
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
+	opts->header_timeout_s = CLI_DEFAULT_HEADER_S;
+	opts->send_timeout_s = CLI_DEFAULT_SEND_S;
+	opts->max_connections = CLI_MAX_CONNECTIONS;
 	opts->help = 0;
 	opts->root = 0;
+}
+
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+{
+	set_defaults(opts);
 	for (int i = 1; i < argc; i++) {
 		int matched;
 		const char *v;
@@ -118,17 +169,9 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 				continue;
 			}
 		}
-		if (accept & CLI_ACCEPT_IDLE_TIMEOUT) {
-			v = flag_value(argc, argv, &i, "--idle-timeout", &matched);
-			if (matched) {
-				uint32_t secs;
-				if (!v || !parse_decimal(&v, CLI_IDLE_MAX_S, &secs) || *v || !secs)
-					return 0;
-				opts->idle_timeout_s = secs;
-				continue;
-			}
-		}
-		return 0;
+		int number = parse_number_flag(argc, argv, &i, accept, opts);
+		if (number != 1)
+			return 0;
 	}
 	return 1;
 }

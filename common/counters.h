@@ -20,7 +20,10 @@ APOLLOD_EXTERN_C_BEGIN
  * The file cache (--root): cache_hits / cache_misses: GET or HEAD of a path that is / is
  * not a cached file (built-in routes are neither); response_syscalls: write and writev
  * calls that sent responses; write_eagains: those that returned EAGAIN; files_cached,
- * bytes_cached: what --root loaded at start-up. */
+ * bytes_cached: what --root loaded at start-up.
+ * timeouts_head / timeouts_idle / timeouts_send: each kind of deadline's expiries
+ * (timeouts is their sum); connections_evicted: connections waiting between requests
+ * closed to make room for a new one; responses_408: head deadlines answered. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -40,7 +43,12 @@ APOLLOD_EXTERN_C_BEGIN
 	X(response_syscalls)    \
 	X(write_eagains)        \
 	X(files_cached)         \
-	X(bytes_cached)
+	X(bytes_cached)         \
+	X(timeouts_head)        \
+	X(timeouts_idle)        \
+	X(timeouts_send)        \
+	X(connections_evicted)  \
+	X(responses_408)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

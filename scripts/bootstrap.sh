@@ -17,6 +17,9 @@ packages=(
 	wrk              # load
 	nginx-light      # the reference peer
 	python3          # compare/ and bench/ drivers (Debian's /usr/bin/python3)
+	python-is-python3 # `python` for the py_binary stub of //bench:reliability
+	clang            # test/fuzz: libFuzzer targets (clang -fsanitize=fuzzer)
+	libclang-rt-dev  # ... and their runtime: libclang_rt.fuzzer, asan, ubsan
 )
 
 missing=()
