@@ -11,7 +11,8 @@ Self-contained (standard library only) so it does not depend on the bench packag
 Scale, reduced from the issue's so one run takes minutes: timeouts of 5 s (apollod
 --header-timeout 5 --idle-timeout 5, send timeout left at its 60 s default; nginx
 client_header_timeout, client_body_timeout and keepalive_timeout 5s, send_timeout 60s),
-a trickle byte every second, and a table of 64 connections (apollod --max-connections 64,
+a trickle byte every second (the descriptor row: idle timeouts of 60 s, soft limit 1024),
+and a table of 64 connections (apollod --max-connections 64,
 nginx worker_connections 65: its listener takes one) filled by 64 tricklers or 64 idle
 keep-alive connections.
 """
@@ -38,8 +39,9 @@ FRESH = 12             # fresh clients per attack
 DOS_WINDOW_S = 20      # how long fresh clients keep trying while tricklers attack
 FRESH_WAIT_S = 3       # a fresh client against a full table of idle connections
 FD_SOFT = 1024         # the common soft descriptor limit
-FD_HARD = 65536
+FD_HARD = 65536        # or this process's hard limit, if lower
 FD_CLIENTS = 1100      # more than FD_SOFT connections at once
+FD_IDLE_S = 60         # idle timeouts for that row (apollod --idle-timeout, keepalive_timeout)
 FILE_SIZE = 4 << 20    # the steady reader's file
 READ_RATE = 100_000    # bytes per second
 READ_BOUND_S = 90
@@ -56,7 +58,7 @@ http {{
     access_log off;
     client_header_timeout {t}s;
     client_body_timeout {t}s;
-    keepalive_timeout {t}s;
+    keepalive_timeout {idle}s;
     send_timeout 60s;
     client_body_temp_path {dir}/cb;
     proxy_temp_path {dir}/px;
@@ -87,19 +89,19 @@ def limit_fds(soft, hard):
 class Server:
     """One server process (apollod or nginx) on a loopback port; stopped on exit."""
 
-    def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None):
+    def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S):
         self.kind, self.port = kind, free_port()
         self.dir = tempfile.mkdtemp(prefix="reliability_")
         if kind == "apollod":
             argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root,
-                    "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(TIMEOUT_S)]
+                    "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(idle)]
             if conns:
                 argv += ["--max-connections", str(conns)]
         else:
             conf = os.path.join(self.dir, "nginx.conf")
             with open(conf, "w") as f:
-                f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1,
-                                          t=TIMEOUT_S, host=HOST, port=self.port, root=root))
+                f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1, t=TIMEOUT_S,
+                                          idle=idle, host=HOST, port=self.port, root=root))
             argv = [binary, "-c", conf, "-p", self.dir]
         self.proc = subprocess.Popen(
             argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -134,7 +136,9 @@ class Server:
 
 def closed_or_spoke(sock, wait_s):
     """True if sock became readable (data or EOF) within wait_s."""
-    return bool(select.select([sock], [], [], wait_s)[0])
+    poller = select.poll()  # select() cannot take descriptors above 1023
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(0, int(wait_s * 1000))))
 
 
 def read_until_close(sock, bound_s):
@@ -228,6 +232,7 @@ def dos(server):
         if left <= 0:
             break
         answered += fresh_client(server.port, left / (FRESH - i))
+    time.sleep(max(0.0, DOS_WINDOW_S - (time.monotonic() - start)))  # the whole window
     stop.set()
     for t in threads:
         t.join()
@@ -253,24 +258,33 @@ def evict(server):
 
 def descriptors(kind, binary, root):
     """FD_CLIENTS keep-alive clients at once against a server started under soft limit
-    FD_SOFT: how many are answered."""
-    with Server(kind, binary, root, conns=None, fd_limit=(FD_SOFT, FD_HARD)) as server:
-        socks, answered = [], 0
+    FD_SOFT: how many are answered, and how many of those the server keeps open."""
+    hard = min(FD_HARD, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    # A long idle timeout: what closes a connection here must be the descriptor limit.
+    with Server(kind, binary, root, conns=None, fd_limit=(FD_SOFT, hard),
+                idle=FD_IDLE_S) as server:
+        socks = []
         for _ in range(FD_CLIENTS):
             s = socket.create_connection((HOST, server.port))
             s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             socks.append(s)
         end = time.monotonic() + 10
+        served = []
         for s in socks:
             if closed_or_spoke(s, max(0.0, end - time.monotonic())):
                 try:
-                    answered += status_of(s.recv(65536)) == 200
+                    if status_of(s.recv(65536)) == 200:
+                        served.append(s)
                 except OSError:
                     pass
+        answered = len(served)
+        time.sleep(1)  # a server short of descriptors closes kept-alive ones to accept more
+        still_open = sum(not closed_or_spoke(s, 0) for s in served)
         soft = server.soft_fd_limit()
         for s in socks:
             s.close()
-    return {"answered": answered, "of": FD_CLIENTS, "soft_limit": soft}
+    return {"answered": answered, "open_at_once": still_open, "of": FD_CLIENTS,
+            "soft_limit": soft, "hard_limit": hard}
 
 
 def steady_reader(server):
@@ -316,15 +330,18 @@ def describe(attack, r):
     if attack in ("head", "body"):
         held = f"held > {HOLD_BOUND_S} s" if r["held_s"] >= HOLD_BOUND_S else \
             f"closed after {r['held_s']} s"
-        return held + (f", {r['reply']} sent" if r.get("reply") else ", nothing sent")
+        if attack == "body":
+            return f"{r['answered']}, then the body trickle {held}"
+        return held + (f" with a {r['reply']}" if r.get("reply") else ", nothing sent")
     if attack == "dos":
         return f"{r['fresh_answered']} of {FRESH} fresh answered; " \
-               f"{r['tricklers_closed']} trickler connections closed"
+               f"{r['tricklers_closed']} trickler connections closed in {DOS_WINDOW_S} s"
     if attack == "evict":
         return f"{r['fresh_answered']} of {FRESH} fresh answered in {r['seconds']} s; " \
                f"{r['idle_closed']} idle closed"
     if attack == "fds":
-        return f"{r['answered']} of {r['of']} answered (soft limit {r['soft_limit']})"
+        return f"{r['answered']} of {r['of']} answered within 10 s, {r['open_at_once']} of " \
+               f"those kept open (its soft limit: {r['soft_limit']})"
     return f"{r['body_bytes']} of {r['of']} body bytes in {r['seconds']} s"
 
 
@@ -360,7 +377,7 @@ def main():
                 with Server(kind, binaries[kind], root) as server:
                     results[kind][attack] = run(server)
             results[kind]["fds"] = descriptors(kind, binaries[kind], root)
-            print(f"{kind} done", file=sys.stderr)
+            print(f"{kind}: {json.dumps(results[kind])}", file=sys.stderr)
         with Server("apollod", args.apollod, root) as a, Server("nginx", args.nginx, root) as n:
             results["apollod"]["reader"], results["nginx"]["reader"] = in_parallel(
                 lambda: steady_reader(a), lambda: steady_reader(n))

@@ -11,8 +11,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/http_parse.h"
+
 #define FUZZ_PAGE 4096
-#define FUZZ_INPUT_MAX (3 * FUZZ_PAGE) /* above the 8 KiB head limit: -max_len 12288 */
+/* The daemon never parses more than its 8 KiB buffer (CONN_BUFFER_SIZE == HTTP_HEAD_MAX):
+ * the parsers do not bound a head themselves, the buffer does (BEHAVIOUR 6.8). */
+#define FUZZ_INPUT_MAX HTTP_HEAD_MAX
 
 /* Copies data (size bytes; larger inputs are cut to FUZZ_INPUT_MAX) so that its last
  * byte is the last before a PROT_NONE page. Returns the copy; *len is its length. */
