@@ -91,6 +91,7 @@ static const uint8_t phase_deadline[] = {
 	[CONN_P_SEND] = IDLE_SEND,
 	[CONN_P_LINGER] = IDLE_WAITING,
 };
+STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
 
 void conn_setup(file_lookup_fn find, uint32_t max_connections)
 {
