@@ -82,59 +82,71 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 	return argv[++*i];
 }
 
-/* A flag whose value is 1..max whole units; with `automatic`, the word "auto" stands for
- * CLI_WORKERS_AUTO. Returns -1 when argv[*i] is not this flag, 1 when *out was stored,
- * 0 for a bad or missing value. */
-static int number_flag(int argc, char **argv, int *i, const char *name, uint32_t max,
-		       int automatic, uint32_t *out)
+/* The flags that take a whole number from 1 to max, and where each one goes. */
+struct number_flag {
+	const char *flag;
+	unsigned accept; /* CLI_ACCEPT_* bit that turns it on */
+	uint32_t max;
+	size_t offset;   /* of its uint32_t in struct cli_options */
+};
+#define NUMBER_FLAG_COUNT 5
+static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
+	{"--idle-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, idle_timeout_s)},
+	{"--header-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, header_timeout_s)},
+	{"--send-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, send_timeout_s)},
+	{"--max-connections", CLI_ACCEPT_MAX_CONNECTIONS, CLI_MAX_CONNECTIONS,
+	 __builtin_offsetof(struct cli_options, max_connections)},
+	{"--drain-timeout", CLI_ACCEPT_DRAIN_TIMEOUT, CLI_IDLE_MAX_S,
+	 __builtin_offsetof(struct cli_options, drain_timeout_s)},
+};
+
+/* Tries argv[*i] against the number flags `accept` turns on. Returns 1 when it was one
+ * with a valid value (stored in opts), 0 when it was none of them, -1 when it was one
+ * with a missing or bad value. */
+static int parse_number_flag(int argc, char **argv, int *i, unsigned accept,
+			     struct cli_options *opts)
+{
+	for (int f = 0; f < NUMBER_FLAG_COUNT; f++) {
+		const struct number_flag *nf = &number_flags[f];
+		int matched;
+		if (!(accept & nf->accept))
+			continue;
+		const char *v = flag_value(argc, argv, i, nf->flag, &matched);
+		if (!matched)
+			continue;
+		uint32_t n;
+		if (!v || !parse_decimal(&v, nf->max, &n) || *v || !n)
+			return -1;
+		*(uint32_t *)((char *)opts + nf->offset) = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* --workers N|auto. Returns 1 when argv[*i] was it with a valid value (stored), 0 when
+ * it was not, -1 for a missing or bad value. */
+static int parse_workers_flag(int argc, char **argv, int *i, struct cli_options *opts)
 {
 	int matched;
-	const char *v = flag_value(argc, argv, i, name, &matched);
+	const char *v = flag_value(argc, argv, i, "--workers", &matched);
 	if (!matched)
-		return -1;
-	if (!v)
 		return 0;
-	if (automatic && cstr_len(v) == 4 && span_eq(v, "auto", 4)) {
-		*out = CLI_WORKERS_AUTO;
+	if (v && cstr_len(v) == 4 && span_eq(v, "auto", 4)) {
+		opts->workers = CLI_WORKERS_AUTO;
 		return 1;
 	}
 	uint32_t n;
-	if (!parse_decimal(&v, max, &n) || *v || !n)
-		return 0;
-	*out = n;
+	if (!v || !parse_decimal(&v, CLI_WORKERS_MAX, &n) || *v || !n)
+		return -1;
+	opts->workers = n;
 	return 1;
 }
 
-/* Parses the flag at argv[*i] that `accept` allows into *opts. Returns 1, or 0 for an
- * unknown flag or a bad value. */
-static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_options *o)
-{
-	int matched, r = -1;
-	const char *v;
-	if (accept & CLI_ACCEPT_LISTEN) {
-		v = flag_value(argc, argv, i, "--listen", &matched);
-		if (matched)
-			return v && cli_parse_ipv4_port(v, &o->listen);
-	}
-	if (accept & CLI_ACCEPT_ROOT) {
-		v = flag_value(argc, argv, i, "--root", &matched);
-		if (matched && v && *v)
-			o->root = v;
-		if (matched)
-			return v && *v;
-	}
-	if (accept & CLI_ACCEPT_IDLE_TIMEOUT)
-		r = number_flag(argc, argv, i, "--idle-timeout", CLI_IDLE_MAX_S, 0,
-				&o->idle_timeout_s);
-	if (r < 0 && (accept & CLI_ACCEPT_DRAIN_TIMEOUT))
-		r = number_flag(argc, argv, i, "--drain-timeout", CLI_IDLE_MAX_S, 0,
-				&o->drain_timeout_s);
-	if (r < 0 && (accept & CLI_ACCEPT_WORKERS))
-		r = number_flag(argc, argv, i, "--workers", CLI_WORKERS_MAX, 1, &o->workers);
-	return r > 0;
-}
-
-int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+/* Fills opts with every default. */
+static void set_defaults(struct cli_options *opts)
 {
 	struct k_sockaddr_in listen = {
 		.sin_family = K_AF_INET,
@@ -145,15 +157,45 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
 	opts->drain_timeout_s = CLI_DEFAULT_DRAIN_S;
 	opts->workers = CLI_DEFAULT_WORKERS;
+	opts->header_timeout_s = CLI_DEFAULT_HEADER_S;
+	opts->send_timeout_s = CLI_DEFAULT_SEND_S;
+	opts->max_connections = CLI_MAX_CONNECTIONS;
 	opts->help = 0;
 	opts->root = 0;
+}
+
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+{
+	set_defaults(opts);
 	for (int i = 1; i < argc; i++) {
+		int matched;
+		const char *v;
 		if (cstr_len(argv[i]) == sizeof("--help") - 1 &&
 		    span_eq(argv[i], "--help", sizeof("--help") - 1)) {
 			opts->help = 1;
 			continue;
 		}
-		if (!parse_flag(argc, argv, &i, accept, opts))
+		if (accept & CLI_ACCEPT_LISTEN) {
+			v = flag_value(argc, argv, &i, "--listen", &matched);
+			if (matched) {
+				if (!v || !cli_parse_ipv4_port(v, &opts->listen))
+					return 0;
+				continue;
+			}
+		}
+		if (accept & CLI_ACCEPT_ROOT) {
+			v = flag_value(argc, argv, &i, "--root", &matched);
+			if (matched) {
+				if (!v || !*v)
+					return 0;
+				opts->root = v;
+				continue;
+			}
+		}
+		int number = parse_number_flag(argc, argv, &i, accept, opts);
+		if (number == 0 && (accept & CLI_ACCEPT_WORKERS))
+			number = parse_workers_flag(argc, argv, &i, opts);
+		if (number != 1)
 			return 0;
 	}
 	return 1;

@@ -14,16 +14,22 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_DEFAULT_ADDR 0x7f000001u /* 127.0.0.1, host byte order */
 #define CLI_DEFAULT_PORT 8080
 #define CLI_DEFAULT_IDLE_S 10
-#define CLI_IDLE_MAX_S 86400 /* a day: longer is surely a typo */
+#define CLI_DEFAULT_HEADER_S 10   /* BEHAVIOUR 5: a head has this long from its first byte */
+#define CLI_DEFAULT_SEND_S 60     /* BEHAVIOUR 5: a response may stall this long */
+#define CLI_IDLE_MAX_S 86400      /* a day, for every timeout: longer is surely a typo */
+#define CLI_MAX_CONNECTIONS 4096  /* == CONN_SLOTS: the default and the largest table */
 #define CLI_DEFAULT_DRAIN_S 10
 #define CLI_DEFAULT_WORKERS 1
-#define CLI_WORKERS_MAX 64   /* serving processes; the counter page has a slot each */
-#define CLI_WORKERS_AUTO 0   /* --workers auto: one per CPU this process may run on */
+#define CLI_WORKERS_MAX 64        /* serving processes */
+#define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 
 /* What the command line asked for. */
 struct cli_options {
 	struct k_sockaddr_in listen; /* family, port and address in network byte order */
 	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint32_t header_timeout_s;   /* 1..CLI_IDLE_MAX_S */
+	uint32_t send_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint32_t max_connections;    /* 1..CLI_MAX_CONNECTIONS */
 	uint32_t drain_timeout_s;    /* 1..CLI_IDLE_MAX_S: graceful stop's bound */
 	uint32_t workers;            /* 1..CLI_WORKERS_MAX, or CLI_WORKERS_AUTO */
 	uint8_t help;                /* --help was given */
@@ -32,10 +38,11 @@ struct cli_options {
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
-#define CLI_ACCEPT_IDLE_TIMEOUT 0x2
+#define CLI_ACCEPT_IDLE_TIMEOUT 0x2 /* and --header-timeout, --send-timeout */
 #define CLI_ACCEPT_ROOT 0x4
-#define CLI_ACCEPT_WORKERS 0x8       /* --workers */
-#define CLI_ACCEPT_DRAIN_TIMEOUT 0x10 /* --drain-timeout */
+#define CLI_ACCEPT_MAX_CONNECTIONS 0x8
+#define CLI_ACCEPT_WORKERS 0x10       /* --workers */
+#define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */

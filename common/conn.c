@@ -19,7 +19,7 @@
  * the kernel send RST, which can destroy the answer before the client reads it
  * (RFC 9112 9.6). Such a connection shuts down its write side and reads and discards
  * until the client closes: at most LINGER_MAX bytes, bounded in time by the idle
- * deadline. */
+ * deadline (armed when the linger starts, not moved by what it discards). */
 #define LINGER_MAX (256u * 1024u)
 
 /* Entries one response can take in the queue: a file response is its head and its body. */
@@ -34,6 +34,17 @@ enum conn_state {
 			     * closes */
 };
 
+/* What a connection waits for, which decides its kind of deadline (idle.h) and what its
+ * expiry does (conn_expire, BEHAVIOUR 5). */
+enum conn_phase {
+	CONN_P_WAITING = 0, /* for a request: nothing buffered, nothing queued */
+	CONN_P_HEAD = 1,    /* for the rest of a head: some of it is buffered */
+	CONN_P_BODY = 2,    /* for body bytes to skip */
+	CONN_P_SEND = 3,    /* for the client to take queued responses */
+	CONN_P_LINGER = 4,  /* for the client to close (conn_linger) */
+	CONN_P_ANSWERED = 5, /* a request was just answered: the next wait arms afresh */
+};
+
 /* conn.flags */
 #define CONN_F_CLOSE_AFTER 0x01 /* close once the queue is sent: parse nothing more */
 #define CONN_F_PEER_EOF 0x02    /* a read returned 0: no more input will come */
@@ -45,7 +56,8 @@ struct conn {
 	uint32_t gen;       /* bumped at every accept; the token carries it */
 	uint8_t state;      /* enum conn_state */
 	uint8_t flags;      /* CONN_F_* */
-	uint8_t reserved0[2];
+	uint8_t phase;      /* enum conn_phase */
+	uint8_t reserved0;
 	uint32_t in_start;  /* first unconsumed byte of the request buffer */
 	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= 8192 */
 	uint64_t skip;      /* request body bytes still to discard before the next head */
@@ -67,18 +79,35 @@ static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
 static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
 static file_lookup_fn find_file;
-static int slots_freed; /* a connection closed since conn_slots_freed() last asked */
-static int open_count;  /* connections in the table, lingering ones included */
-static int stopping;    /* conn_stop() was called */
+static int slots_freed;   /* a connection closed since conn_slots_freed() last asked */
+static uint32_t open_max; /* --max-connections */
+static uint32_t open_count; /* connections open now (lingering ones included) */
+static int stopping;      /* conn_stop() was called */
 
-void conn_setup(file_lookup_fn find)
+/* The deadline each phase waits under (CONN_P_ANSWERED never waits). */
+static const uint8_t phase_deadline[] = {
+	[CONN_P_WAITING] = IDLE_WAITING,
+	[CONN_P_HEAD] = IDLE_HEAD,
+	[CONN_P_BODY] = IDLE_HEAD,
+	[CONN_P_SEND] = IDLE_SEND,
+	[CONN_P_LINGER] = IDLE_WAITING,
+};
+STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
+
+void conn_setup(file_lookup_fn find, uint32_t max_connections)
 {
 	find_file = find;
+	open_max = max_connections;
+}
+
+int conn_table_full(void)
+{
+	return open_count >= open_max;
 }
 
 int conn_open_count(void)
 {
-	return open_count;
+	return (int)open_count;
 }
 
 int conn_slots_freed(void)
@@ -93,18 +122,33 @@ int conn_slots_freed(void)
 static void conn_close(int fd, struct conn *c)
 {
 	idle_cancel(fd);
-	c->state = CONN_FREE;
 	open_count--;
+	c->state = CONN_FREE;
 	io_close(&c->io);
 	counter_add(C_connections_closed, 1);
 	slots_freed = 1;
 }
 
-/* The connection must wait for the peer; an I/O call has arranged the report. Bytes that
- * moved in either direction start its idle deadline again (BEHAVIOUR 5). */
-static void conn_wait(int fd, int progressed)
+/* c's phase becomes p: its deadline of p's kind starts now (BEHAVIOUR 5). */
+static void conn_enter(int fd, struct conn *c, enum conn_phase p)
 {
-	if (progressed)
+	c->phase = (uint8_t)p;
+	idle_arm(fd, (enum idle_kind)phase_deadline[p]);
+}
+
+/* The connection must wait for the peer; an I/O call has arranged the report. What it
+ * waits for picks its deadline, which starts when that wait begins and is not moved by
+ * bytes read (a head or body trickled a byte at a time still ends at its deadline); only
+ * a response that moved (`progressed`) starts its send deadline again. */
+static void conn_wait(int fd, struct conn *c, int progressed)
+{
+	enum conn_phase p = c->out_count                ? CONN_P_SEND
+			    : c->skip                   ? CONN_P_BODY
+			    : c->in_end > c->in_start ? CONN_P_HEAD
+						      : CONN_P_WAITING;
+	if (p != c->phase)
+		conn_enter(fd, c, p);
+	else if (p == CONN_P_SEND && progressed)
 		idle_touch(fd);
 }
 
@@ -132,6 +176,7 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 	counter_add((enum counter_id)a->status_counter, 1);
 	c->in_start += a->consumed;
 	c->skip = a->skip;
+	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the mapping itself */
@@ -268,6 +313,7 @@ static void conn_finish(int fd, struct conn *c)
 	}
 	io_shutdown_write(&c->io); /* FIN after the answer; a failure means the peer is gone */
 	c->state = CONN_LINGERING;
+	conn_enter(fd, c, CONN_P_LINGER);
 	c->lingered = 0;
 	conn_linger(fd, c);
 }
@@ -285,7 +331,7 @@ static int conn_read(int fd, struct conn *c, int *progressed)
 	} else if (n == 0) {
 		c->flags |= CONN_F_PEER_EOF;
 	} else if (n == IO_PENDING) {
-		conn_wait(fd, *progressed);
+		conn_wait(fd, c, *progressed);
 		return 0;
 	} else if (n != -EINTR) {
 		conn_close(fd, c); /* ECONNRESET and friends: the peer is gone */
@@ -304,7 +350,7 @@ static void conn_service(int fd, struct conn *c)
 		if (c->out_count) {
 			int sent = conn_flush(fd, c, &progressed);
 			if (sent == 0)
-				conn_wait(fd, progressed);
+				conn_wait(fd, c, progressed);
 			if (sent <= 0)
 				return;
 			continue; /* a /metrics or more input may have waited for the queue */
@@ -341,7 +387,7 @@ void conn_open(int fd)
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
-	idle_arm(fd);
+	conn_enter(fd, c, CONN_P_WAITING);
 	conn_service(fd, c);
 }
 
@@ -368,10 +414,49 @@ void conn_event(uint64_t token, const backend_event *e)
 		conn_service(fd, c);
 }
 
+/* A head's deadline passed with part of it buffered: answer 408 and close (lingering,
+ * since the client may still be sending). The queue is empty in CONN_P_HEAD. */
+static void conn_answer_timeout(int fd, struct conn *c)
+{
+	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
+	counter_add((enum counter_id)r->counter, 1);
+	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
+	conn_push(fd, c, r->bytes, r->total_len);
+	c->phase = CONN_P_ANSWERED;
+	conn_service(fd, c);
+}
+
 void conn_expire(int fd)
 {
 	struct conn *c = &conn_table[fd];
-	if (c->state != CONN_LINGERING) /* a linger that ends is not an idle client */
-		counter_add(C_timeouts, 1);
+	enum conn_phase p = (enum conn_phase)c->phase;
+	if (p == CONN_P_LINGER) { /* a linger that ends is not an idle client */
+		conn_close(fd, c);
+		return;
+	}
+	counter_add(C_timeouts, 1);
+	if (p == CONN_P_HEAD) {
+		counter_add(C_timeouts_head, 1);
+		conn_answer_timeout(fd, c);
+		return;
+	}
+	counter_add(p == CONN_P_BODY ? C_timeouts_head
+		    : p == CONN_P_SEND ? C_timeouts_send
+				       : C_timeouts_idle, 1);
 	conn_close(fd, c);
+}
+
+int conn_evict_one(void)
+{
+	int fd = idle_oldest_waiting();
+	if (fd == IDLE_NONE)
+		return 0;
+	counter_add(C_connections_evicted, 1);
+	conn_close(fd, &conn_table[fd]);
+	return 1;
+}
+
+int conn_evictable(void)
+{
+	return idle_oldest_waiting() != IDLE_NONE;
 }

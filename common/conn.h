@@ -24,8 +24,21 @@ STATIC_ASSERT(CONN_BUFFER_SIZE == 8192, "BEHAVIOUR 4: an 8 KiB request buffer pe
 STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
 
 /* Sets what every connection serves: find_file looks up paths no built-in route takes
- * (file_cache_find), or is NULL without --root. Call once, before the first conn_open. */
-void conn_setup(file_lookup_fn find_file);
+ * (file_cache_find), or is NULL without --root; and how many connections may be open at
+ * once (--max-connections, 1..CONN_SLOTS). Call once, before the first conn_open. */
+void conn_setup(file_lookup_fn find_file, uint32_t max_connections);
+
+/* Returns 1 when max_connections are open (the loop must make room before accepting),
+ * else 0. */
+int conn_table_full(void);
+
+/* Makes room for a new connection: closes the one that has waited longest between
+ * requests (never one inside a request or a response; a lingering one may go), counting
+ * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */
+int conn_evict_one(void);
+
+/* Returns 1 if conn_evict_one would close a connection now, else 0. */
+int conn_evictable(void);
 
 /* Takes the descriptor accept4 just returned and serves it at once: on loopback the
  * request has usually arrived with the handshake. A descriptor >= CONN_SLOTS is closed. */
@@ -36,8 +49,9 @@ void conn_open(int fd);
  * (another generation in the token), are dropped. */
 void conn_event(uint64_t token, const backend_event *e);
 
-/* fd's idle deadline has passed: closes it without a reply, counting a timeout unless it
- * was only lingering. */
+/* fd's deadline has passed: inside a head, answers 408 and closes; otherwise closes
+ * without a reply. Counts the timeout by kind (head, idle, send) unless fd was only
+ * lingering (BEHAVIOUR 5). */
 void conn_expire(int fd);
 
 /* The daemon is stopping (BEHAVIOUR 11): closes every connection that has no response in

@@ -21,6 +21,9 @@ APOLLOD_EXTERN_C_BEGIN
  * not a cached file (built-in routes are neither); response_syscalls: write and writev
  * calls that sent responses; write_eagains: those that returned EAGAIN; files_cached,
  * bytes_cached: what --root loaded at start-up.
+ * timeouts_head / timeouts_idle / timeouts_send: each kind of deadline's expiries
+ * (timeouts is their sum); connections_evicted: connections waiting between requests
+ * closed to make room for a new one; responses_408: head deadlines answered.
  * workers_restarted: serving processes the supervisor replaced after they died
  * (--workers N > 1). */
 #define FOR_EACH_COUNTER(X) \
@@ -43,9 +46,15 @@ APOLLOD_EXTERN_C_BEGIN
 	X(write_eagains)        \
 	X(files_cached)         \
 	X(bytes_cached)         \
+	X(timeouts_head)        \
+	X(timeouts_idle)        \
+	X(timeouts_send)        \
+	X(connections_evicted)  \
+	X(responses_408)        \
 	X(workers_restarted)
 
-/* The status counters: every answered request moves exactly one of them. With several
+/* The status counters: every answered request moves exactly one of them (a 408 answers
+ * no request: it is not one of them). With several
  * workers adding at once, a scrape could see a request's requests_total before its status,
  * so /metrics renders requests_total as their sum instead of storing it: always
  * consistent, and one atomic add per request fewer. */

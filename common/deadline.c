@@ -1,19 +1,19 @@
-/* The idle-deadline FIFO (see deadline.h). */
+/* One deadline FIFO (see deadline.h). */
 #include "common/deadline.h"
 
 #define INT32_MAX_MS 2147483647
 
-void deadline_init(struct deadline_queue *q, uint64_t idle_ms)
+void deadline_init(struct deadline_queue *q, uint64_t timeout_ms)
 {
 	q->head = DEADLINE_NONE;
 	q->tail = DEADLINE_NONE;
-	q->idle_ms = idle_ms;
+	q->timeout_ms = timeout_ms;
 }
 
 void deadline_arm(struct deadline_queue *q, int32_t slot, uint64_t now_ms)
 {
 	struct deadline_node *n = &q->node[slot];
-	n->expires_ms = now_ms + q->idle_ms;
+	n->expires_ms = now_ms + q->timeout_ms;
 	n->next = DEADLINE_NONE;
 	n->prev = q->tail;
 	if (q->tail != DEADLINE_NONE)
@@ -41,7 +41,7 @@ void deadline_cancel(struct deadline_queue *q, int32_t slot)
 void deadline_touch(struct deadline_queue *q, int32_t slot, uint64_t now_ms)
 {
 	if (q->tail == slot) { /* already last: only the time moves */
-		q->node[slot].expires_ms = now_ms + q->idle_ms;
+		q->node[slot].expires_ms = now_ms + q->timeout_ms;
 		return;
 	}
 	deadline_cancel(q, slot);

@@ -1,5 +1,6 @@
-/* The idle-deadline queue. Every connection has the same idle timeout, so ordering
- * connections by their last progress also orders them by deadline: a FIFO. An intrusive
+/* One deadline queue: every slot in it has the same timeout, so ordering slots by the
+ * time they were armed also orders them by deadline: a FIFO. The idle unit keeps one per
+ * kind of deadline (idle.h). An intrusive
  * doubly linked list over slot indices gives O(1) arm, re-arm (move to the tail), cancel
  * and expiry (pop the head), with no syscall: the event loop's epoll_wait timeout is the
  * time left until the head's deadline. Pure: no syscalls; time comes from the caller. */
@@ -26,21 +27,21 @@ STATIC_ASSERT(sizeof(struct deadline_node) == 16, "nodes pack four to a cache li
 struct deadline_queue {
 	int32_t head;        /* earliest deadline, or DEADLINE_NONE */
 	int32_t tail;        /* latest deadline, or DEADLINE_NONE */
-	uint64_t idle_ms;    /* the idle timeout every deadline is armed with */
+	uint64_t timeout_ms; /* the timeout every deadline in this queue is armed with */
 	struct deadline_node node[DEADLINE_SLOTS];
 };
 
 /* Empties q and sets its timeout. */
-void deadline_init(struct deadline_queue *q, uint64_t idle_ms);
+void deadline_init(struct deadline_queue *q, uint64_t timeout_ms);
 
-/* Appends slot (0 <= slot < DEADLINE_SLOTS, not queued) with deadline now_ms + idle_ms.
+/* Appends slot (0 <= slot < DEADLINE_SLOTS, not queued) with deadline now_ms + timeout_ms.
  * now_ms must not be smaller than any earlier call's: that is what keeps the FIFO sorted. */
 void deadline_arm(struct deadline_queue *q, int32_t slot, uint64_t now_ms);
 
 /* Removes slot (which must be queued) from q. */
 void deadline_cancel(struct deadline_queue *q, int32_t slot);
 
-/* Re-arms a queued slot: moves it to the tail with deadline now_ms + idle_ms. */
+/* Re-arms a queued slot: moves it to the tail with deadline now_ms + timeout_ms. */
 void deadline_touch(struct deadline_queue *q, int32_t slot, uint64_t now_ms);
 
 /* Milliseconds from now_ms until the head expires (0 if it already has), or -1 when the

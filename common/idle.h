@@ -1,12 +1,14 @@
 /* The idle unit: every connection's deadline, and the clock that drives it. The loop and
  * the connection code call these and never test a tier's configuration; this header is
- * the one place outside the deadline queue and the clock that does.
+ * the one place outside the deadline queues and the clock that does.
  *
- * With deadlines (APOLLOD_HAVE_DEADLINES): a FIFO of connections ordered by their last
- * progress (deadline.h), and monotonic time from the vDSO (clock.h), read once per loop
- * iteration. Without them (the nodeadline tier) every call below is an empty inline that
- * the compiler removes, and neither the queue nor the clock is linked: the way the Linux
- * kernel's coding style stubs out a configuration (section 21, conditional compilation).
+ * Three kinds of deadline (BEHAVIOUR 5), each with its own fixed length, so each kind is a
+ * FIFO (deadline.h) that stays sorted by itself; a slot sits in at most one of them. The
+ * loop waits until the earliest of the three heads. Monotonic time comes from the vDSO
+ * (clock.h), read once per loop iteration. Without deadlines (the nodeadline tier) every
+ * call below is an empty inline that the compiler removes, and neither the queues nor the
+ * clock is linked: the way the Linux kernel's coding style stubs out a configuration
+ * (section 21, conditional compilation).
  *
  * A slot is the connection's descriptor, 0 <= slot < DEADLINE_SLOTS. */
 #ifndef APOLLOD_COMMON_IDLE_H
@@ -19,7 +21,17 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-#define IDLE_NONE (-1) /* idle_next_expired: nothing has expired */
+#define IDLE_NONE (-1) /* idle_next_expired, idle_oldest_waiting: no such slot */
+
+/* The kinds of deadline; a connection's state decides which one it is under (conn.c). */
+enum idle_kind {
+	IDLE_WAITING = 0, /* from accept, between requests, lingering: --idle-timeout */
+	IDLE_HEAD = 1,    /* inside a head or a skipped body: --header-timeout, not moved by
+			   * progress */
+	IDLE_SEND = 2,    /* a response waits for the client: --send-timeout, moved by each
+			   * byte sent */
+	IDLE_KINDS = 3
+};
 
 #if APOLLOD_HAVE_DEADLINES
 
@@ -27,17 +39,20 @@ APOLLOD_EXTERN_C_BEGIN
 #include "common/deadline.h"
 
 #define IDLE_SLOTS DEADLINE_SLOTS /* slots the unit can track */
+#define IDLE_UNQUEUED 0xff        /* idle_state.kind_of: the slot is in no queue */
 
-/* The unit's state: the queue and the time of this loop iteration. */
+/* The unit's state: one queue per kind, which queue each slot is in, and the time of this
+ * loop iteration. */
 struct idle_state {
 	uint64_t now_ms; /* CLOCK_MONOTONIC, read by idle_tick() */
-	struct deadline_queue queue;
+	struct deadline_queue queue[IDLE_KINDS];
+	uint8_t kind_of[IDLE_SLOTS]; /* enum idle_kind, or IDLE_UNQUEUED */
 };
 extern struct idle_state idle_state;
 
-/* Finds the vDSO clock through auxv (may be NULL), empties the queue and sets every
- * deadline's length to idle_ms. Reads the clock once. */
-void idle_init(const uint64_t *auxv, uint64_t idle_ms);
+/* Finds the vDSO clock through auxv (may be NULL), empties the queues and sets the length
+ * of each kind's deadlines, timeout_ms[kind] (milliseconds, > 0). Reads the clock once. */
+void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS]);
 
 /* Reads the clock: once per loop iteration, after the wait. */
 static inline void idle_tick(void)
@@ -45,55 +60,68 @@ static inline void idle_tick(void)
 	idle_state.now_ms = clock_now_ms();
 }
 
-/* A new connection on slot: its deadline starts now. */
-static inline void idle_arm(int slot)
-{
-	deadline_arm(&idle_state.queue, slot, idle_state.now_ms);
-}
-
-/* Bytes moved on slot's connection: its deadline starts again now. */
-static inline void idle_touch(int slot)
-{
-	deadline_touch(&idle_state.queue, slot, idle_state.now_ms);
-}
-
-/* slot's connection is closing: it has no deadline any more. */
+/* slot's connection is closing: it has no deadline any more. Any slot may be passed. */
 static inline void idle_cancel(int slot)
 {
-	deadline_cancel(&idle_state.queue, slot);
+	uint8_t kind = idle_state.kind_of[slot];
+	if (kind == IDLE_UNQUEUED)
+		return;
+	deadline_cancel(&idle_state.queue[kind], slot);
+	idle_state.kind_of[slot] = IDLE_UNQUEUED;
 }
 
-/* How long the loop may wait before the earliest deadline passes: milliseconds, 0 if one
- * already has, or -1 when no connection is open (wait forever). */
-static inline int idle_wait_ms(void)
+/* slot's deadline of this kind starts now; it leaves the queue it was in, if any. */
+static inline void idle_arm(int slot, enum idle_kind kind)
 {
-	return deadline_wait_ms(&idle_state.queue, idle_state.now_ms);
+	idle_cancel(slot);
+	deadline_arm(&idle_state.queue[kind], slot, idle_state.now_ms);
+	idle_state.kind_of[slot] = (uint8_t)kind;
 }
 
-/* The slot whose deadline has passed, or IDLE_NONE. It stays queued: the caller closes it
- * (which cancels it) and asks again. */
-static inline int idle_next_expired(void)
+/* Bytes of a response left (kind IDLE_SEND): slot's deadline starts again now. */
+static inline void idle_touch(int slot)
 {
-	return deadline_expired(&idle_state.queue, idle_state.now_ms);
+	deadline_touch(&idle_state.queue[idle_state.kind_of[slot]], slot, idle_state.now_ms);
+}
+
+/* How long the loop may wait before the earliest deadline of any kind passes:
+ * milliseconds, 0 if one already has, or -1 when no slot is queued (wait forever). */
+int idle_wait_ms(void);
+
+/* A slot whose deadline has passed (the earliest such), or IDLE_NONE. It stays queued:
+ * the caller closes or re-arms it, then asks again. */
+int idle_next_expired(void);
+
+/* The slot that has waited longest under IDLE_WAITING (deadline passed or not), or
+ * IDLE_NONE: the one to evict when a new connection needs room. */
+static inline int idle_oldest_waiting(void)
+{
+	return idle_state.queue[IDLE_WAITING].head;
 }
 
 STATIC_ASSERT(DEADLINE_NONE == IDLE_NONE, "one 'no slot' value");
+STATIC_ASSERT(IDLE_KINDS < IDLE_UNQUEUED, "a kind fits kind_of's byte");
 
 #else /* !APOLLOD_HAVE_DEADLINES: no deadlines, no clock, nothing linked */
 
 #define IDLE_SLOTS INT32_MAX /* nothing is tracked, so any slot will do */
 
-static inline void idle_init(const uint64_t *auxv, uint64_t idle_ms)
+static inline void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS])
 {
 	(void)auxv;
-	(void)idle_ms;
+	(void)timeout_ms;
 }
 static inline void idle_tick(void) {}
-static inline void idle_arm(int slot) { (void)slot; }
+static inline void idle_arm(int slot, enum idle_kind kind)
+{
+	(void)slot;
+	(void)kind;
+}
 static inline void idle_touch(int slot) { (void)slot; }
 static inline void idle_cancel(int slot) { (void)slot; }
 static inline int idle_wait_ms(void) { return -1; }
 static inline int idle_next_expired(void) { return IDLE_NONE; }
+static inline int idle_oldest_waiting(void) { return IDLE_NONE; }
 
 #endif /* APOLLOD_HAVE_DEADLINES */
 

@@ -18,7 +18,7 @@
 
 static backend_event events[BACKEND_EVENTS_MAX];
 static int listener_fd;
-static int listener_parked; /* not watched: the descriptor table was full */
+static int listener_parked; /* not watched: the table or descriptor table was full */
 static int signal_fd;
 static uint64_t drain_ms;   /* how long a graceful stop may take */
 static uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
@@ -111,19 +111,29 @@ static int accept_error_is_transient(long err)
 	}
 }
 
-/* Accepts until EAGAIN (BEHAVIOUR 4) and serves each connection at once. Returns EXIT_OK,
- * or EXIT_ACCEPT / EXIT_EPOLL. */
+/* Accepts until EAGAIN (BEHAVIOUR 4) and serves each connection at once. No slot free
+ * (--max-connections reached, or EMFILE/ENFILE) evicts the connection that has waited
+ * longest between requests, only once a connection is known to be there (accepted, or
+ * promised by the report that started this batch); with nothing to evict the listener is
+ * parked. Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL. */
 static enum exit_code accept_ready(void)
 {
-	for (;;) {
+	for (int first = 1;; first = 0) {
+		int full = conn_table_full();
+		if (full && !conn_evictable())
+			return listener_set_parked(1);
 		long fd = backend_accept(listener_fd);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
+			if (full)
+				conn_evict_one();
 			conn_open((int)fd);
 			continue;
 		}
 		if (fd == -EAGAIN)
 			return EXIT_OK;
+		if ((fd == -EMFILE || fd == -ENFILE) && first && conn_evict_one())
+			continue; /* a descriptor is free now */
 		/* Descriptor table or kernel memory full: leave the rest in the backlog. */
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);
@@ -132,7 +142,7 @@ static enum exit_code accept_ready(void)
 	}
 }
 
-/* Waits for the next reports: until the earliest idle deadline, no longer than
+/* Waits for the next reports: until the earliest deadline of any kind, no longer than
  * PARK_RETRY_MS while the listener is parked, and no longer than a stop may last.
  * Returns the count or -errno; with a stop under way, *done is its exit code once it is
  * over (and nothing was waited for), else -1. */

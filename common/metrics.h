@@ -19,7 +19,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* Room for the head in front of the body. */
 #define METRICS_HEAD_RESERVE HEAD_200_MAX(sizeof(METRICS_CONTENT_TYPE) - 1)
-#define METRICS_BUFFER_SIZE 1024
+#define METRICS_BUFFER_SIZE 1536
 STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= METRICS_BUFFER_SIZE,
 	      "the largest /metrics response fits its buffer");
 

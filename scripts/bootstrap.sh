@@ -21,6 +21,9 @@ packages=(
 	lighttpd-modules-lua # lighttpd's mod_magnet, for its fixed answer
 	python3          # compare/ and bench/ drivers (Debian's /usr/bin/python3)
 	python3-matplotlib # the comparison's chart (PNG and SVG)
+	python-is-python3 # `python` for the py_binary stub of //bench:reliability
+	clang            # test/fuzz: libFuzzer targets (clang -fsanitize=fuzzer)
+	libclang-rt-dev  # ... and their runtime: libclang_rt.fuzzer, asan, ubsan
 )
 
 missing=()

@@ -70,6 +70,23 @@ TEST(CliTest, ParseIpv4Port)
 	}
 }
 
+// Runs cli_parse on "apollod" then args into *opts (first filled with junk). Each word, NUL
+// included, ends at a guard page: the parser must not read past a word's terminator, even
+// when comparing it with a longer flag name. Returns cli_parse's result.
+int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct cli_options *opts)
+{
+	std::vector<std::unique_ptr<GuardedBuffer>> words;
+	words.push_back(std::make_unique<GuardedBuffer>(std::string("apollod", 8)));
+	for (const std::string &arg : args)
+		words.push_back(std::make_unique<GuardedBuffer>(arg + '\0'));
+	std::vector<char *> argv;
+	for (auto &w : words)
+		argv.push_back(w->mutable_data());
+	argv.push_back(nullptr);
+	memset(opts, 0xa5, sizeof(*opts));
+	return cli_parse((int)words.size(), argv.data(), accept, opts);
+}
+
 TEST(CliTest, Parse)
 {
 	const unsigned full = CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT;
@@ -115,24 +132,58 @@ TEST(CliTest, Parse)
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
-		// Each word, NUL included, ends at a guard page: the parser must not read past
-		// a word's terminator, even when comparing it with a longer flag name.
-		std::vector<std::unique_ptr<GuardedBuffer>> words;
-		words.push_back(std::make_unique<GuardedBuffer>(std::string("apollod", 8)));
-		for (const std::string &arg : c.args)
-			words.push_back(std::make_unique<GuardedBuffer>(arg + '\0'));
-		std::vector<char *> argv;
-		for (auto &w : words)
-			argv.push_back(w->mutable_data());
-		argv.push_back(nullptr);
 		struct cli_options opts;
-		memset(&opts, 0xa5, sizeof(opts));
-		ASSERT_EQ(cli_parse((int)words.size(), argv.data(), c.accept, &opts), c.ok ? 1 : 0);
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
 		if (!c.ok)
 			continue;
 		EXPECT_EQ(AddressText(opts.listen), c.listen);
 		EXPECT_EQ(opts.idle_timeout_s, c.idle_s);
 		EXPECT_EQ(opts.help, c.help ? 1 : 0);
+	}
+}
+
+// The timeouts and the table size (BEHAVIOUR 2): defaults, values, bounds, and which
+// accept bits turn them on.
+TEST(CliTest, DeadlineAndTableFlags)
+{
+	const unsigned full = CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT |
+			      CLI_ACCEPT_MAX_CONNECTIONS;
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		unsigned accept;
+		bool ok;
+		uint32_t header_s = 0, send_s = 0, max_conn = 0; // when ok
+	} cases[] = {
+		{"defaults", {}, full, true, CLI_DEFAULT_HEADER_S, CLI_DEFAULT_SEND_S,
+		 CLI_MAX_CONNECTIONS},
+		{"default values", {}, full, true, 10, 60, 4096},
+		{"--header-timeout 2", {"--header-timeout", "2"}, full, true, 2, 60, 4096},
+		{"--send-timeout=86400", {"--send-timeout=86400"}, full, true, 10, 86400, 4096},
+		{"--max-connections 1", {"--max-connections", "1"}, full, true, 10, 60, 1},
+		{"all three, last wins", {"--max-connections", "9", "--header-timeout", "3",
+					  "--send-timeout", "4", "--max-connections=8"},
+		 full, true, 3, 4, 8},
+		{"--header-timeout 0", {"--header-timeout", "0"}, full, false},
+		{"--send-timeout over a day", {"--send-timeout", "86401"}, full, false},
+		{"--max-connections 0", {"--max-connections", "0"}, full, false},
+		{"--max-connections over the table", {"--max-connections", "4097"}, full, false},
+		{"--max-connections missing value", {"--max-connections"}, full, false},
+		{"--header-timeout junk", {"--header-timeout", "1s"}, full, false},
+		{"min: no --header-timeout", {"--header-timeout", "5"}, CLI_ACCEPT_LISTEN, false},
+		{"no --max-connections without its bit", {"--max-connections", "5"},
+		 CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT, false},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
+		if (!c.ok)
+			continue;
+		EXPECT_EQ(opts.header_timeout_s, c.header_s);
+		EXPECT_EQ(opts.send_timeout_s, c.send_s);
+		EXPECT_EQ(opts.max_connections, c.max_conn);
+		EXPECT_EQ(opts.idle_timeout_s, (uint32_t)CLI_DEFAULT_IDLE_S);
 	}
 }
 

@@ -1,5 +1,7 @@
-// The idle-deadline FIFO (common/deadline.h): scenarios of arm / touch / cancel, each
-// checked for queue order (both link directions), epoll wait and the expired head.
+// The deadline FIFO (common/deadline.h): scenarios of arm / touch / cancel, each checked
+// for queue order (both link directions), epoll wait and the expired head. Then the idle
+// unit (common/idle.h) over its three FIFOs: the wait is the earliest head of any kind,
+// expiry comes earliest first, a slot sits in one queue, eviction takes the idle head.
 #include <stdint.h>
 
 #include <memory>
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/deadline.h"
+#include "common/idle.h"
 
 namespace {
 
@@ -126,6 +129,38 @@ TEST(DeadlineQueueTest, ExpiryPopsInDeadlineOrder)
 	EXPECT_EQ(expired, (std::vector<int32_t>{5, 7}));
 	EXPECT_EQ(QueueOrder(*q), (std::vector<int32_t>{1, 3}));
 	EXPECT_EQ(deadline_wait_ms(q.get(), 1025), 5);
+}
+
+// Idle 1000 ms, head 300 ms, send 5000 ms; the unit's clock is set by hand.
+TEST(IdleUnitTest, ThreeQueuesOneWaitEarliestFirst)
+{
+	const uint64_t lengths[IDLE_KINDS] = {1000, 300, 5000};
+	idle_init(nullptr, lengths);
+	idle_state.now_ms = 0;
+	idle_arm(4, IDLE_WAITING); // expires at 1000
+	idle_arm(5, IDLE_SEND);    // 5000
+	idle_state.now_ms = 100;
+	idle_arm(6, IDLE_WAITING); // 1100
+	idle_arm(7, IDLE_HEAD);    // 400: the earliest, though armed last
+	EXPECT_EQ(idle_wait_ms(), 300);
+	EXPECT_EQ(idle_oldest_waiting(), 4);
+	idle_arm(4, IDLE_HEAD); // moves: 4 leaves the idle queue, expires at 400 too
+	EXPECT_EQ(idle_oldest_waiting(), 6);
+	idle_state.now_ms = 350;
+	idle_touch(5); // send progress: 5350
+	idle_state.now_ms = 1200;
+	std::vector<int> expired;
+	for (int s; (s = idle_next_expired()) != IDLE_NONE;) {
+		ASSERT_LT(expired.size(), 4u) << "expiry does not stop";
+		expired.push_back(s);
+		idle_cancel(s);
+	}
+	EXPECT_EQ(expired, (std::vector<int>{7, 4, 6})); // 400, 400 (armed later), 1100
+	EXPECT_EQ(idle_wait_ms(), 5350 - 1200);
+	idle_cancel(5);
+	idle_cancel(5); // a slot in no queue: nothing happens
+	EXPECT_EQ(idle_wait_ms(), -1);
+	EXPECT_EQ(idle_oldest_waiting(), IDLE_NONE);
 }
 
 } // namespace

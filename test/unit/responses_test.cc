@@ -73,6 +73,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"400", RESP_BAD_REQUEST, "HTTP/1.1 400 Bad Request\r\n", C_responses_400},
 		{"404", RESP_NOT_FOUND, "HTTP/1.1 404 Not Found\r\n", C_responses_404},
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
+		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {

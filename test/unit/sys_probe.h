@@ -20,6 +20,8 @@ struct sys_wrappers {
 	long (*accept4)(int fd, int flags);
 	long (*send)(int fd, const void *buf, size_t len, int flags);
 	long (*clock_gettime)(int clockid, struct k_timespec *tp);
+	long (*prlimit64)(int pid, int resource, const struct k_rlimit *new_limit,
+			  struct k_rlimit *old_limit);
 };
 
 extern const struct sys_wrappers sys_wrappers;

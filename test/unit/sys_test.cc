@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,6 +133,24 @@ TEST(SysTest, ClockGettimeLiesBetweenTwoLibcReadings)
 	EXPECT_LE(ns(ours.tv_sec, ours.tv_nsec), ns(after.tv_sec, after.tv_nsec));
 	EXPECT_GE(ours.tv_nsec, 0);
 	EXPECT_LT(ours.tv_nsec, 1000000000);
+}
+
+// The daemon's start-up sets its soft descriptor limit this way (daemon_main.c): what the
+// wrapper reads and writes, libc's getrlimit sees.
+TEST(SysTest, Prlimit64AgreesWithLibc)
+{
+	struct rlimit libc_before;
+	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &libc_before), 0);
+	struct k_rlimit ours;
+	ASSERT_EQ(sys.prlimit64(0, K_RLIMIT_NOFILE, nullptr, &ours), 0);
+	EXPECT_EQ(ours.rlim_cur, libc_before.rlim_cur);
+	EXPECT_EQ(ours.rlim_max, libc_before.rlim_max);
+	struct k_rlimit lower = {ours.rlim_cur - 1, ours.rlim_max};
+	ASSERT_EQ(sys.prlimit64(0, K_RLIMIT_NOFILE, &lower, nullptr), 0);
+	struct rlimit libc_after;
+	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &libc_after), 0);
+	EXPECT_EQ(libc_after.rlim_cur, ours.rlim_cur - 1);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &libc_before), 0); // as it was
 }
 
 TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)

@@ -1,5 +1,6 @@
 // The idle deadline over the wire (BEHAVIOUR 5). Feature `deadlines`: a silent connection is
-// open before its deadline and closed without a reply after it; a byte pushes it out;
+// open before its deadline and closed without a reply after it; a first byte switches it
+// to the head deadline (408 when that passes);
 // `timeouts` counts each expiry once; one check keeps the 10 s default. Feature
 // `no_deadlines` (a tier built without them): the opposite. Windows are generous (the
 // machine may be a busy 2-core box): "open" is checked well before the deadline, "closed"
@@ -64,22 +65,29 @@ TEST_F(DeadlineTest, SilentConnectionOpenBeforeDeadlineClosedAfter)
 	EXPECT_EQ(LivenessProblem(daemon_.port()), "");
 }
 
-TEST_F(DeadlineTest, ByteBeforeDeadlineExtendsIt)
+// A first byte ends the idle deadline and starts the head deadline (--header-timeout):
+// the connection outlives the idle deadline, then gets 408 when the head's time is up.
+TEST_F(DeadlineTest, FirstByteSwitchesToTheHeadDeadline)
 {
 	constexpr int64_t kIdleMs = 2000;
+	constexpr int64_t kHeadMs = 2000;
 	constexpr int64_t kByteAtMs = 1000;
-	START_DAEMON(daemon_, DaemonOptions{{"--idle-timeout", "2"}});
+	START_DAEMON(daemon_, DaemonOptions{{"--idle-timeout", "2", "--header-timeout", "2"}});
 	int fd = ConnectLoopback(daemon_.port());
 	ASSERT_GE(fd, 0);
 	int64_t connected = NowMs();
 	SleepUntil(connected + kByteAtMs);
 	ASSERT_TRUE(SendAll(fd, "G"));
 	int64_t byte_sent = NowMs();
-	// Past the first deadline (2 s), well before the pushed one (byte + 2 s).
-	ExpectOpenAt(fd, byte_sent + kIdleMs / 2 + kIdleMs / 4, "after a byte pushed the deadline out");
-	EXPECT_GT(NowMs(), connected + kIdleMs) << "the check above must pass the first deadline";
-	ExpectSilentCloseBetween(fd, byte_sent + kIdleMs - kEarlyCloseSlackMs,
-				 byte_sent + kIdleMs + kCloseSlackMs);
+	// Past the idle deadline (2 s), well before the head's (byte + 2 s).
+	ExpectOpenAt(fd, byte_sent + kHeadMs / 2 + kHeadMs / 4, "after a byte started a head");
+	EXPECT_GT(NowMs(), connected + kIdleMs) << "the check above must pass the idle deadline";
+	Received r = ReadUntilClose(fd, static_cast<int>(byte_sent + kHeadMs + kCloseSlackMs - NowMs()));
+	int64_t closed_at = NowMs();
+	close(fd);
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ(ParseResponse(r.bytes).status, 408) << r.bytes;
+	EXPECT_GE(closed_at, byte_sent + kHeadMs - kEarlyCloseSlackMs) << "408 before the deadline";
 }
 
 TEST_F(DeadlineTest, TimeoutsCounterGoesUpByExactlyOne)
@@ -107,6 +115,20 @@ TEST_F(DeadlineTest, DefaultDeadlineIsTenSeconds)
 	int64_t connected = NowMs();
 	ExpectOpenAt(fd, connected + 3000, "3 s into the 10 s default");
 	ExpectSilentCloseBetween(fd, connected + 10000 - kEarlyCloseSlackMs, connected + 13000);
+}
+
+// The original's other timing: a byte at 6 s keeps the connection open past 12 s (the head
+// deadline, 10 s by default, counts from that byte).
+TEST_F(DeadlineTest, DefaultByteAtSixSecondsOpenPastTwelve)
+{
+	START_DAEMON(daemon_, DaemonOptions{});
+	int fd = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fd, 0);
+	int64_t connected = NowMs();
+	SleepUntil(connected + 6000);
+	ASSERT_TRUE(SendAll(fd, "G"));
+	ExpectOpenAt(fd, connected + 12500, "past 12 s after a byte at 6 s");
+	close(fd);
 }
 
 class NoDeadlineTest : public testing::Test {

@@ -1,6 +1,8 @@
 // Descriptor exhaustion over the wire (feature `routes`, BEHAVIOUR 4): a daemon whose
-// RLIMIT_NOFILE is 40 accepts what fits, stays alive, leaves the next connection in the
-// kernel backlog unanswered, and serves it once a held connection closes.
+// RLIMIT_NOFILE is 40 accepts what fits and stays alive. When every held connection is
+// inside a request (nothing to evict) it leaves the next connection in the kernel backlog
+// unanswered and serves it once a held connection closes; when they wait between requests
+// (feature `deadlines`), the next connection evicts the oldest and is served at once.
 #include <unistd.h>
 
 #include <vector>
@@ -20,26 +22,40 @@ int WaitForExactDescriptors(Daemon &daemon, int want)
 	return WaitForOpenDescriptors(daemon, want, kAcceptWaitMs, kDaemonNofile);
 }
 
+// Opens connections until the daemon's descriptor table is full, each first sending
+// `first_bytes` (may be empty), into *held; checks each is accepted. Returns how many fit.
+int FillTable(Daemon &daemon, const std::string &first_bytes, std::vector<int> *held)
+{
+	int baseline = daemon.OpenDescriptorCount(kDaemonNofile);
+	EXPECT_GT(baseline, 0);
+	int fits = static_cast<int>(kDaemonNofile) - baseline;
+	for (int i = 1; i <= fits; i++) {
+		int fd = ConnectLoopback(daemon.port());
+		if (fd < 0 || (!first_bytes.empty() && !SendAll(fd, first_bytes))) {
+			ADD_FAILURE() << "connection " << i << " could not be made";
+			return i - 1;
+		}
+		held->push_back(fd);
+		if (WaitForExactDescriptors(daemon, baseline + i) != baseline + i) {
+			ADD_FAILURE() << "connection " << i << " of " << fits << " was not accepted";
+			return i;
+		}
+	}
+	return fits;
+}
+
 TEST(DescriptorExhaustionTest, FullTableParksThenServes)
 {
 	REQUIRE_FEATURE("routes");
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--idle-timeout", "60"}, kDaemonNofile});
+	START_DAEMON(daemon, DaemonOptions{{"--idle-timeout", "60", "--header-timeout", "60"},
+					   kDaemonNofile});
 	// After a served request the loop is running: listener and epoll descriptors exist.
 	ASSERT_EQ(LivenessProblem(daemon.port()), "");
-	int baseline = daemon.OpenDescriptorCount(kDaemonNofile);
-	ASSERT_GT(baseline, 0);
-	int fits = static_cast<int>(kDaemonNofile) - baseline;
-	ASSERT_GT(fits, 0);
-
 	std::vector<int> held;
-	for (int i = 1; i <= fits; i++) {
-		int fd = ConnectLoopback(daemon.port());
-		ASSERT_GE(fd, 0);
-		held.push_back(fd);
-		ASSERT_EQ(WaitForExactDescriptors(daemon, baseline + i), baseline + i)
-			<< "connection " << i << " of " << fits << " was not accepted";
-	}
+	// Inside a head: a connection in the middle of a request is never evicted.
+	FillTable(daemon, "GET /health HTTP/1.1\r\n", &held);
+	ASSERT_FALSE(HasFailure());
 
 	int parked = ConnectLoopback(daemon.port());
 	ASSERT_GE(parked, 0) << "the kernel backlog takes the connection";
@@ -63,6 +79,29 @@ TEST(DescriptorExhaustionTest, FullTableParksThenServes)
 	for (int fd : held)
 		close(fd);
 	EXPECT_EQ(LivenessProblem(daemon.port()), "");
+}
+
+TEST(DescriptorExhaustionTest, FullTableOfIdleConnectionsEvictsTheOldest)
+{
+	REQUIRE_FEATURE("deadlines");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--idle-timeout", "60"}, kDaemonNofile});
+	ASSERT_EQ(LivenessProblem(daemon.port()), "");
+	std::vector<int> held; // silent: waiting for a first request
+	int fits = FillTable(daemon, "", &held);
+	ASSERT_FALSE(HasFailure());
+	std::string raw;
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon.port(), &raw);
+	EXPECT_EQ(m["connections_evicted"], 1u) << raw;
+	Received oldest = ReadUntilClose(held.front(), 2000);
+	EXPECT_TRUE(oldest.eof && oldest.bytes.empty()) << "the oldest was not the one evicted";
+	int open = 0;
+	for (size_t i = 1; i < held.size(); i++)
+		open += !PeerSpokeOrClosed(held[i], 0);
+	EXPECT_EQ(open, fits - 1);
+	for (int fd : held)
+		close(fd);
+	EXPECT_TRUE(daemon.IsAlive());
 }
 
 } // namespace

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -648,8 +649,9 @@ TEST_F(FilesCountersTest, NamesOrderAndCachedTotals)
 					       "cache_misses",   "response_syscalls",
 					       "write_eagains",  "files_cached",
 					       "bytes_cached"};
-	auto at = std::find(names.begin(), names.end(), "syscalls_total");
-	ASSERT_GE(names.end() - at, (long)tail.size()) << "syscalls_total and six more";
+	// Later counters (the deadline ones) may follow.
+	auto at = std::find(names.begin(), names.end(), tail.front());
+	ASSERT_LE(tail.size(), static_cast<size_t>(names.end() - at));
 	EXPECT_EQ(std::vector<std::string>(at, at + tail.size()), tail);
 	EXPECT_EQ(m["files_cached"], tree().FileCount());
 	EXPECT_EQ(m["bytes_cached"], tree().ByteCount());

@@ -433,7 +433,8 @@ TEST_F(KeepAliveTest, RequestAndFinTogetherOnWatchedConnection)
 }
 
 // Between requests the idle deadline runs again: one answered request, then silence,
-// closes the connection without a reply once --idle-timeout passes; timeouts +1.
+// closes the connection without a reply once --idle-timeout passes; timeouts and
+// timeouts_idle +1.
 TEST_F(KeepAliveTest, IdleDeadlineBetweenRequests)
 {
 	REQUIRE_FEATURE("deadlines");
@@ -457,6 +458,7 @@ TEST_F(KeepAliveTest, IdleDeadlineBetweenRequests)
 	EXPECT_GE(closed_at, answered + kIdleMs - kEarlyCloseSlackMs) << "closed too early";
 	std::map<std::string, uint64_t> after = FetchMetrics(port_);
 	EXPECT_EQ(after["timeouts"] - before["timeouts"], 1u);
+	EXPECT_EQ(after["timeouts_idle"] - before["timeouts_idle"], 1u);
 }
 
 // A tier without deadlines keeps an idle persistent connection, and it still serves.

@@ -193,7 +193,9 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 		// inherited would otherwise count against the daemon's RLIMIT_NOFILE.
 		close_range(3, ~0u, 0);
 		if (options.nofile_limit != 0) {
-			struct rlimit lim = {options.nofile_limit, options.nofile_limit};
+			rlim_t hard = options.nofile_hard ? options.nofile_hard
+							  : options.nofile_limit;
+			struct rlimit lim = {options.nofile_limit, hard};
 			if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
 				_exit(126);
 		}
@@ -722,6 +724,10 @@ const std::vector<std::string> kFileCacheCounterNames = {
 	"write_eagains",  "files_cached", "bytes_cached",
 };
 
+const std::vector<std::string> kSlowClientCounterNames = {
+	"timeouts_head",       "timeouts_idle", "timeouts_send",
+	"connections_evicted", "responses_408",
+};
 const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
 
 std::vector<std::string> ExpectedCounterNames()
@@ -733,6 +739,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("files"))
 		names.insert(names.end(), kFileCacheCounterNames.begin(),
 			     kFileCacheCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kSlowClientCounterNames.begin(),
+			     kSlowClientCounterNames.end());
 	if (HasFeature("workers"))
 		names.insert(names.end(), kWorkersCounterNames.begin(),
 			     kWorkersCounterNames.end());

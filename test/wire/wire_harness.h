@@ -58,6 +58,7 @@ struct DaemonOptions {
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
 	DaemonStdout stdout_mode = DaemonStdout::kPipe;
 	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
+	rlim_t nofile_hard = 0; // with nofile_limit: a different hard limit (0: the same)
 };
 
 // One daemon child process listening on 127.0.0.1:<ephemeral port>.
@@ -302,6 +303,9 @@ extern const std::vector<std::string> kKeepAliveCounterNames;
 
 // The six counters of the warm file cache (feature files), after the keepalive ones.
 extern const std::vector<std::string> kFileCacheCounterNames;
+
+// The deadline and eviction counters every routed tier appends after the file cache's.
+extern const std::vector<std::string> kSlowClientCounterNames;
 
 // Every counter name the tier under test must report, in /metrics order.
 std::vector<std::string> ExpectedCounterNames();

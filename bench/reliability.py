@@ -1,0 +1,397 @@
+"""Reliability under slow and greedy clients (issue 11): each attack against apollod and
+against nginx configured with the same short timeouts, on loopback, bounded in time and
+count. Prints one Markdown table row per attack (what apollod does, what nginx does) and,
+with --json, every figure.
+
+Self-contained (standard library only) so it does not depend on the bench package.
+
+    bazel run //bench:reliability                      # about 4 minutes
+    bench/reliability.py --apollod PATH [--nginx PATH] [--json OUT]
+
+Scale, reduced from the issue's so one run takes minutes: timeouts of 5 s (apollod
+--header-timeout 5 --idle-timeout 5, send timeout left at its 60 s default; nginx
+client_header_timeout, client_body_timeout and keepalive_timeout 5s, send_timeout 60s),
+a trickle byte every second (the descriptor row: idle timeouts of 60 s, soft limit 1024),
+and a table of 64 connections (apollod --max-connections 64,
+nginx worker_connections 65: its listener takes one) filled by 64 tricklers or 64 idle
+keep-alive connections.
+"""
+
+import argparse
+import json
+import os
+import resource
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HOST = "127.0.0.1"
+TIMEOUT_S = 5          # every server-side timeout but sending
+TRICKLE_EVERY_S = 1.0  # one byte this often: well inside any timeout
+HOLD_BOUND_S = 30      # a trickler still held then is reported as "held > 30 s"
+TABLE = 64             # connections the table holds
+FRESH = 12             # fresh clients per attack
+DOS_WINDOW_S = 20      # how long fresh clients keep trying while tricklers attack
+FRESH_WAIT_S = 3       # a fresh client against a full table of idle connections
+FD_SOFT = 1024         # the common soft descriptor limit
+FD_HARD = 65536        # or this process's hard limit, if lower
+FD_CLIENTS = 1100      # more than FD_SOFT connections at once
+FD_IDLE_S = 60         # idle timeouts for that row (apollod --idle-timeout, keepalive_timeout)
+FILE_SIZE = 4 << 20    # the steady reader's file
+READ_RATE = 100_000    # bytes per second
+READ_BOUND_S = 90
+TRICKLE_HEAD = b"GET / HTTP/1.1\r\nHost: a\r\nX-Slow: "
+
+NGINX_CONF = """\
+daemon off;
+master_process off;
+worker_processes 1;
+error_log {dir}/error.log crit;
+pid {dir}/nginx.pid;
+events {{ worker_connections {conns}; }}
+http {{
+    access_log off;
+    client_header_timeout {t}s;
+    client_body_timeout {t}s;
+    keepalive_timeout {idle}s;
+    send_timeout 60s;
+    client_body_temp_path {dir}/cb;
+    proxy_temp_path {dir}/px;
+    fastcgi_temp_path {dir}/fc;
+    uwsgi_temp_path {dir}/uw;
+    scgi_temp_path {dir}/sc;
+    server {{
+        listen {host}:{port};
+        root {root};
+        location = / {{ return 200 "apollo says hello"; }}
+    }}
+}}
+"""
+
+
+def free_port():
+    """A loopback port that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def limit_fds(soft, hard):
+    """A preexec_fn that sets RLIMIT_NOFILE in the child."""
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+class Server:
+    """One server process (apollod or nginx) on a loopback port; stopped on exit."""
+
+    def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S):
+        self.kind, self.port = kind, free_port()
+        self.dir = tempfile.mkdtemp(prefix="reliability_")
+        if kind == "apollod":
+            argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root,
+                    "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(idle)]
+            if conns:
+                argv += ["--max-connections", str(conns)]
+        else:
+            conf = os.path.join(self.dir, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1, t=TIMEOUT_S,
+                                          idle=idle, host=HOST, port=self.port, root=root))
+            argv = [binary, "-c", conf, "-p", self.dir]
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=limit_fds(*fd_limit) if fd_limit else None)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                socket.create_connection((HOST, self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"{kind} did not start")
+
+    def soft_fd_limit(self):
+        with open(f"/proc/{self.proc.pid}/limits") as f:
+            for line in f:
+                if line.startswith("Max open files"):
+                    return int(line.split()[3])
+        return -1
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def closed_or_spoke(sock, wait_s):
+    """True if sock became readable (data or EOF) within wait_s."""
+    poller = select.poll()  # select() cannot take descriptors above 1023
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(0, int(wait_s * 1000))))
+
+
+def read_until_close(sock, bound_s):
+    """Everything sock sends until EOF, a reset or bound_s."""
+    data, end = b"", time.monotonic() + bound_s
+    while time.monotonic() < end and closed_or_spoke(sock, end - time.monotonic()):
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def status_of(data):
+    """The status code at the start of data, or None."""
+    parts = data.split(b" ", 2)
+    return int(parts[1]) if len(parts) > 1 and data.startswith(b"HTTP/") else None
+
+
+def trickle(sock, bound_s):
+    """Sends a byte every TRICKLE_EVERY_S until the server speaks or closes, or bound_s.
+    Returns (seconds held, status of what it sent or None)."""
+    start = time.monotonic()
+    while time.monotonic() - start < bound_s:
+        if closed_or_spoke(sock, TRICKLE_EVERY_S):
+            held = time.monotonic() - start
+            return held, status_of(read_until_close(sock, 2))
+        try:
+            sock.send(b"a")
+        except OSError:
+            break
+    return time.monotonic() - start, None
+
+
+def head_trickle(server):
+    """One client trickling a head."""
+    with socket.create_connection((HOST, server.port)) as s:
+        s.sendall(TRICKLE_HEAD)
+        held, status = trickle(s, HOLD_BOUND_S)
+    return {"held_s": round(held, 1), "reply": status}
+
+
+def body_trickle(server):
+    """A GET announcing 1 MiB of body, answered, then its body trickled."""
+    with socket.create_connection((HOST, server.port)) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1048576\r\n\r\n")
+        s.settimeout(5)
+        answer = s.recv(65536)
+        s.settimeout(None)
+        held, _ = trickle(s, HOLD_BOUND_S)
+    return {"answered": status_of(answer), "held_s": round(held, 1)}
+
+
+def fresh_client(port, wait_s):
+    """One GET / with Connection: close; True if a 200 came within wait_s."""
+    try:
+        with socket.create_connection((HOST, port), timeout=wait_s) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            return status_of(read_until_close(s, wait_s)) == 200
+    except OSError:
+        return False
+
+
+def dos(server):
+    """TABLE tricklers, each reconnecting when closed, while FRESH clients try in turn."""
+    stop, closed, lock = threading.Event(), [0], threading.Lock()
+
+    def attacker():
+        while not stop.is_set():
+            try:
+                with socket.create_connection((HOST, server.port), timeout=5) as s:
+                    s.sendall(TRICKLE_HEAD)
+                    while not stop.is_set() and not closed_or_spoke(s, TRICKLE_EVERY_S):
+                        s.send(b"a")
+                    if not stop.is_set():
+                        with lock:
+                            closed[0] += 1
+            except OSError:
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=attacker) for _ in range(TABLE)]
+    for t in threads:
+        t.start()
+    time.sleep(2)  # the table fills
+    answered, start = 0, time.monotonic()
+    for i in range(FRESH):
+        left = DOS_WINDOW_S - (time.monotonic() - start)
+        if left <= 0:
+            break
+        answered += fresh_client(server.port, left / (FRESH - i))
+    time.sleep(max(0.0, DOS_WINDOW_S - (time.monotonic() - start)))  # the whole window
+    stop.set()
+    for t in threads:
+        t.join()
+    return {"fresh_answered": answered, "tricklers_closed": closed[0]}
+
+
+def evict(server):
+    """TABLE idle keep-alive connections, then FRESH clients one after another."""
+    idle = []
+    for _ in range(TABLE):
+        s = socket.create_connection((HOST, server.port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        s.recv(65536)
+        idle.append(s)
+    start = time.monotonic()
+    answered = sum(fresh_client(server.port, FRESH_WAIT_S) for _ in range(FRESH))
+    took = time.monotonic() - start
+    closed = sum(closed_or_spoke(s, 0) for s in idle)
+    for s in idle:
+        s.close()
+    return {"fresh_answered": answered, "seconds": round(took, 1), "idle_closed": closed}
+
+
+def descriptors(kind, binary, root):
+    """FD_CLIENTS keep-alive clients at once against a server started under soft limit
+    FD_SOFT: how many are answered, and how many of those the server keeps open."""
+    hard = min(FD_HARD, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    # A long idle timeout: what closes a connection here must be the descriptor limit.
+    with Server(kind, binary, root, conns=None, fd_limit=(FD_SOFT, hard),
+                idle=FD_IDLE_S) as server:
+        socks = []
+        for _ in range(FD_CLIENTS):
+            s = socket.create_connection((HOST, server.port))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            socks.append(s)
+        end = time.monotonic() + 10
+        served = []
+        for s in socks:
+            if closed_or_spoke(s, max(0.0, end - time.monotonic())):
+                try:
+                    if status_of(s.recv(65536)) == 200:
+                        served.append(s)
+                except OSError:
+                    pass
+        answered = len(served)
+        time.sleep(1)  # a server short of descriptors closes kept-alive ones to accept more
+        still_open = sum(not closed_or_spoke(s, 0) for s in served)
+        soft = server.soft_fd_limit()
+        for s in socks:
+            s.close()
+    return {"answered": answered, "open_at_once": still_open, "of": FD_CLIENTS,
+            "soft_limit": soft, "hard_limit": hard}
+
+
+def steady_reader(server):
+    """GET of a 4 MiB file, read at READ_RATE bytes per second."""
+    with socket.create_connection((HOST, server.port)) as s:
+        s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        got, head, start = 0, b"", time.monotonic()
+        while time.monotonic() - start < READ_BOUND_S:
+            due = start + got / READ_RATE
+            if due > time.monotonic():
+                time.sleep(due - time.monotonic())
+            try:
+                chunk = s.recv(READ_RATE // 10)
+            except OSError:
+                break
+            if not chunk:
+                break
+            got += len(chunk)
+            if len(head) < 1024:  # enough to hold the response head
+                head += chunk[:1024]
+    head_len = head.find(b"\r\n\r\n") + 4
+    return {"body_bytes": max(0, got - head_len) if head_len >= 4 else 0, "of": FILE_SIZE,
+            "seconds": round(time.monotonic() - start, 1)}
+
+
+def in_parallel(*calls):
+    """Runs each zero-argument call in its own thread; returns their results in order."""
+    results = [None] * len(calls)
+
+    def run(i):
+        results[i] = calls[i]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def describe(attack, r):
+    """One table cell for an attack's result."""
+    if attack in ("head", "body"):
+        held = f"held > {HOLD_BOUND_S} s" if r["held_s"] >= HOLD_BOUND_S else \
+            f"closed after {r['held_s']} s"
+        if attack == "body":
+            return f"{r['answered']}, then the body trickle {held}"
+        return held + (f" with a {r['reply']}" if r.get("reply") else ", nothing sent")
+    if attack == "dos":
+        return f"{r['fresh_answered']} of {FRESH} fresh answered; " \
+               f"{r['tricklers_closed']} trickler connections closed in {DOS_WINDOW_S} s"
+    if attack == "evict":
+        return f"{r['fresh_answered']} of {FRESH} fresh answered in {r['seconds']} s; " \
+               f"{r['idle_closed']} idle closed"
+    if attack == "fds":
+        return f"{r['answered']} of {r['of']} answered within 10 s, {r['open_at_once']} of " \
+               f"those kept open (its soft limit: {r['soft_limit']})"
+    return f"{r['body_bytes']} of {r['of']} body bytes in {r['seconds']} s"
+
+
+ROWS = [
+    ("head", "Head trickle: a header byte every 1 s"),
+    ("body", "Body trickle: 1 MiB announced, a byte every 1 s"),
+    ("dos", f"{TABLE} tricklers (reconnecting) fill the table; {FRESH} fresh clients over {DOS_WINDOW_S} s"),
+    ("evict", f"Table full of {TABLE} idle keep-alive connections; {FRESH} fresh clients"),
+    ("fds", f"Soft descriptor limit {FD_SOFT}; {FD_CLIENTS} keep-alive clients at once"),
+    ("reader", f"Steady reader: 4 MiB at {READ_RATE // 1000} KB/s"),
+]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--apollod", required=True)
+    p.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
+    p.add_argument("--json")
+    args = p.parse_args()
+    resource.setrlimit(resource.RLIMIT_NOFILE, (8192, max(8192, resource.getrlimit(
+        resource.RLIMIT_NOFILE)[1])))
+    root = tempfile.mkdtemp(prefix="reliability_root_")
+    with open(os.path.join(root, "big.bin"), "wb") as f:
+        f.write(b"b" * FILE_SIZE)
+    results = {"apollod": {}, "nginx": {}}
+    binaries = {"apollod": args.apollod, "nginx": args.nginx}
+    try:
+        for kind in ("apollod", "nginx"):
+            with Server(kind, binaries[kind], root) as server:
+                results[kind]["head"], results[kind]["body"] = in_parallel(
+                    lambda: head_trickle(server), lambda: body_trickle(server))
+            for attack, run in (("dos", dos), ("evict", evict)):
+                with Server(kind, binaries[kind], root) as server:
+                    results[kind][attack] = run(server)
+            results[kind]["fds"] = descriptors(kind, binaries[kind], root)
+            print(f"{kind}: {json.dumps(results[kind])}", file=sys.stderr)
+        with Server("apollod", args.apollod, root) as a, Server("nginx", args.nginx, root) as n:
+            results["apollod"]["reader"], results["nginx"]["reader"] = in_parallel(
+                lambda: steady_reader(a), lambda: steady_reader(n))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print("| attack | apollod | nginx |")
+    print("| --- | --- | --- |")
+    for attack, label in ROWS:
+        print(f"| {label} | {describe(attack, results['apollod'][attack])} | "
+              f"{describe(attack, results['nginx'][attack])} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

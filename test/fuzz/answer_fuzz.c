@@ -1,0 +1,72 @@
+/* libFuzzer target: the pure answer function (common/answer.h). The first input byte
+ * sets the connection's state (buffer full, peer EOF, queue busy, a file cache that finds
+ * nothing or a fake file); the rest is parsed as a request and answered. Checks the
+ * decision's contract: fields in range, consumed within the input, a close form for every
+ * 400 and for bodies it will not skip, counters that exist. */
+#include "common/answer.h"
+#include "test/fuzz/fuzz_common.h"
+
+static struct cached_file fake_file; /* what the fake cache finds */
+
+static const struct cached_file *find_nothing(const char *path, size_t len)
+{
+	(void)path;
+	(void)len;
+	return 0;
+}
+
+static const struct cached_file *find_everything(const char *path, size_t len)
+{
+	(void)path;
+	(void)len;
+	return &fake_file;
+}
+
+/* Checks a's fields against in (see struct answer). */
+static void check_answer(const struct answer_input *in, const struct answer *a)
+{
+	FUZZ_CHECK(a->kind <= ANSWER_LATER && a->form < CONN_FORM_COUNT);
+	if (a->kind == ANSWER_LATER) {
+		FUZZ_CHECK(in->queue_busy && a->consumed == 0);
+		return;
+	}
+	FUZZ_CHECK(a->consumed <= in->buffered);
+	FUZZ_CHECK(a->status_counter < COUNTER_COUNT);
+	FUZZ_CHECK(a->method_counter < COUNTER_COUNT || a->method_counter == ANSWER_NO_COUNTER);
+	FUZZ_CHECK(a->cache_counter < COUNTER_COUNT || a->cache_counter == ANSWER_NO_COUNTER);
+	FUZZ_CHECK(a->response < STATIC_RESPONSE_COUNT);
+	FUZZ_CHECK(a->kind != ANSWER_FILE || a->file == &fake_file);
+	FUZZ_CHECK(a->form == CONN_FORM_KEEP_ALIVE || a->skip == 0);
+	FUZZ_CHECK(a->skip <= ANSWER_BODY_SKIP_MAX);
+	if (in->outcome == PARSE_BAD)
+		FUZZ_CHECK(a->form == CONN_FORM_CLOSE && a->response == RESP_BAD_REQUEST &&
+			   a->consumed == in->buffered);
+	if (in->peer_eof)
+		FUZZ_CHECK(!a->linger);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	uint8_t state = data[0];
+	size_t len;
+	const char *buf = fuzz_guarded_copy(data + 1, size - 1, &len);
+	struct http_request req;
+	enum parse_outcome r = parse_request(buf, len, &req);
+	if (r == PARSE_PARTIAL) /* the connection waits, or answers 400 when it cannot */
+		r = PARSE_BAD;
+	struct answer_input in = {
+		.request = &req,
+		.find_file = state & 8 ? (state & 16 ? find_everything : find_nothing) : 0,
+		.buffered = (uint32_t)len,
+		.outcome = (uint8_t)r,
+		.buffer_full = (state & 1) != 0,
+		.peer_eof = (state & 2) != 0,
+		.queue_busy = (state & 4) != 0,
+	};
+	struct answer a;
+	answer_request(&in, &a);
+	check_answer(&in, &a);
+	return 0;
+}

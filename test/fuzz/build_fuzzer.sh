@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target with clang, AddressSanitizer and UndefinedBehaviorSanitizer,
+# straight from the sources (Bazel 4's default toolchain is gcc, which has no libFuzzer).
+# usage: build_fuzzer.sh SRC_ROOT TARGET OUT
+#   SRC_ROOT  the tree holding common/, test/fuzz/ and variants/asm-hotpath/
+#   TARGET    parser | differential | answer
+set -euo pipefail
+root=$1 target=$2 out=$3
+
+# The pure core: the parser's layers, answer's routes, responses and counters.
+core=(common/char_class.c common/counters.c common/http_host.c common/http_parse.c
+	common/http_request.c common/responses.c common/routes.c common/span.c)
+extra=()
+if [ "$target" = differential ]; then
+	# The assembly with every symbol prefixed asm_, next to the C reference.
+	extra=(variants/asm-hotpath/x86_64/http_parse.S variants/asm-hotpath/x86_64/span.S)
+fi
+case $target in parser | differential | answer) ;; *)
+	echo "build_fuzzer.sh: unknown target '$target'" >&2
+	exit 2
+	;;
+esac
+
+cd "$root"
+clang -std=gnu11 -O1 -g -I. -DAPOLLOD_ASM_PREFIX=asm_ \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer \
+	"test/fuzz/${target}_fuzz.c" "${core[@]}" "${extra[@]}" -o "$out"

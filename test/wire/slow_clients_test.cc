@@ -1,0 +1,319 @@
+// Slow and greedy clients over the wire (BEHAVIOUR 4 and 5, issue 11): a head trickled a
+// byte at a time gets 408 at the head deadline; a trickled body is closed; tricklers that
+// fill the table do not starve fresh clients; a table full of idle keep-alive connections
+// evicts the oldest; a slow but steady reader gets a whole 4 MiB file while the idle
+// timeout is 1 s; a reader that stops is closed at the send deadline; the soft descriptor
+// limit is raised at start-up. Timeouts are shortened by flag and every window is generous.
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+constexpr int64_t kHeadMs = 2000;          // --header-timeout 2
+constexpr int64_t kTrickleEveryMs = 250;   // one byte this often: faster than any deadline
+constexpr int64_t kEarlySlackMs = 250;     // closing this much before a deadline is a fault
+constexpr int64_t kLateSlackMs = 5000;     // a deadline's close may come this late
+const std::string kTrickleHead = "GET / HTTP/1.1\r\nX-Slow: ";
+
+// Sends one byte of a header value; false once the daemon has closed.
+bool TrickleByte(int fd)
+{
+	return send(fd, "a", 1, MSG_NOSIGNAL) == 1;
+}
+
+// Trickles a byte every kTrickleEveryMs on fd until the daemon speaks or closes, or
+// limit_ms pass. Returns what arrived until the close (or the limit).
+Received TrickleUntilClosed(int fd, int64_t limit_ms)
+{
+	int64_t end = NowMs() + limit_ms;
+	while (NowMs() < end && !PeerSpokeOrClosed(fd, static_cast<int>(kTrickleEveryMs)))
+		TrickleByte(fd);
+	return ReadUntilClose(fd, static_cast<int>(end > NowMs() ? end - NowMs() : 1000));
+}
+
+class SlowClientTest : public testing::Test {
+protected:
+	void SetUp() override { REQUIRE_FEATURE("deadlines"); }
+	void Start(const std::vector<std::string> &args) { START_DAEMON(daemon_, DaemonOptions{args}); }
+	Daemon daemon_;
+};
+
+TEST_F(SlowClientTest, HeadTrickleGets408AtHeadDeadline)
+{
+	Start({"--header-timeout", "2", "--idle-timeout", "1"});
+	int fd = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fd, 0);
+	ASSERT_TRUE(SendAll(fd, kTrickleHead));
+	int64_t first_byte = NowMs();
+	Received r = TrickleUntilClosed(fd, kHeadMs + kLateSlackMs);
+	int64_t closed_at = NowMs();
+	close(fd);
+	HttpResponse resp = ParseResponse(r.bytes);
+	EXPECT_EQ(resp.status, 408) << r.bytes;
+	EXPECT_EQ(resp.Header("Connection"), "close");
+	EXPECT_EQ(resp.body, "request timeout\n");
+	EXPECT_TRUE(r.eof) << "not closed after the 408";
+	EXPECT_GE(closed_at, first_byte + kHeadMs - kEarlySlackMs) << "408 before the deadline";
+	EXPECT_LE(closed_at, first_byte + kHeadMs + kLateSlackMs);
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port());
+	EXPECT_EQ(m["timeouts_head"], 1u);
+	EXPECT_EQ(m["responses_408"], 1u);
+	EXPECT_EQ(m["timeouts"], 1u);
+	EXPECT_EQ(m["timeouts_idle"], 0u);
+	EXPECT_EQ(m["requests_total"], 1u) << "only the scrape is a request";
+}
+
+TEST_F(SlowClientTest, BodyTrickleIsClosedAtHeadDeadline)
+{
+	Start({"--header-timeout", "2", "--idle-timeout", "60"});
+	Client client(daemon_.port());
+	ASSERT_TRUE(client.connected());
+	ASSERT_TRUE(client.Send("GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: 1048576\r\n\r\n"));
+	std::string answer = client.TakeResponse();
+	int64_t head_end = NowMs();
+	ASSERT_EQ(ParseResponse(answer).status, 200) << answer;
+	Received r = TrickleUntilClosed(client.fd(), kHeadMs + kLateSlackMs);
+	int64_t closed_at = NowMs();
+	EXPECT_TRUE(r.eof || r.reset) << "the body trickle was not closed";
+	EXPECT_EQ(r.bytes, "") << "a body deadline closes without a reply";
+	EXPECT_GE(closed_at, head_end + kHeadMs - kEarlySlackMs) << "closed before the deadline";
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port());
+	EXPECT_EQ(m["timeouts_head"], 1u);
+	EXPECT_EQ(m["responses_408"], 0u);
+}
+
+// --max-connections 4, all four trickling heads: nothing can be evicted, so a fresh client
+// waits in the backlog until the tricklers' head deadline frees their slots; it is answered.
+TEST_F(SlowClientTest, TricklersFillingTheTableDoNotStarveFreshClients)
+{
+	constexpr int kTricklers = 4;
+	constexpr int64_t kFreshBudgetMs = kHeadMs + kLateSlackMs + 3000;
+	Start({"--header-timeout", "2", "--max-connections", "4"});
+	ASSERT_EQ(LivenessProblem(daemon_.port()), ""); // the loop runs: epoll exists
+	int baseline = daemon_.OpenDescriptorCount();
+	std::vector<int> tricklers;
+	for (int i = 0; i < kTricklers; i++) {
+		int fd = ConnectLoopback(daemon_.port());
+		ASSERT_GE(fd, 0);
+		ASSERT_TRUE(SendAll(fd, kTrickleHead));
+		tricklers.push_back(fd);
+	}
+	// Accepted and their first bytes read: inside a head, so none can be evicted.
+	ASSERT_EQ(WaitForOpenDescriptors(daemon_, baseline + kTricklers), baseline + kTricklers);
+	SleepMs(300);
+	int fresh = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fresh, 0);
+	ASSERT_TRUE(SendAll(fresh, GetClose("/health")));
+	int64_t end = NowMs() + kFreshBudgetMs;
+	while (NowMs() < end && !PeerSpokeOrClosed(fresh, static_cast<int>(kTrickleEveryMs)))
+		for (int fd : tricklers)
+			TrickleByte(fd);
+	Received r = ReadUntilClose(fresh, 2000);
+	close(fresh);
+	EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, GetClose("/health")), "")
+		<< "the fresh client was not answered while tricklers held the table";
+	int got_408 = 0;
+	for (int fd : tricklers) {
+		got_408 += ParseResponse(ReadUntilClose(fd, 3000).bytes).status == 408;
+		close(fd);
+	}
+	// Each got its 408: none was evicted while inside its head (a lingering one may be,
+	// after its 408 has left).
+	EXPECT_EQ(got_408, kTricklers) << "a trickler inside its head was evicted, not timed out";
+}
+
+// --max-connections 4, all four idle between requests: a fresh client evicts the oldest.
+TEST_F(SlowClientTest, FullTableOfIdleKeepAliveEvictsTheOldest)
+{
+	constexpr int kIdle = 4;
+	Start({"--idle-timeout", "60", "--max-connections", "4"});
+	std::vector<Client *> idle;
+	for (int i = 0; i < kIdle; i++) {
+		idle.push_back(new Client(daemon_.port()));
+		ASSERT_TRUE(idle.back()->connected());
+		ASSERT_TRUE(idle.back()->Send(Get("/health")));
+		ASSERT_EQ(ParseResponse(idle.back()->TakeResponse()).status, 200);
+	}
+	std::string raw;
+	int64_t asked = NowMs();
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port(), &raw);
+	EXPECT_LT(NowMs() - asked, 3000) << "the fresh client waited for a slot";
+	EXPECT_EQ(m["connections_evicted"], 1u) << raw;
+	Received oldest = idle[0]->TakeUntilClose(3000);
+	EXPECT_TRUE(oldest.eof) << "the oldest idle connection was not the one closed";
+	EXPECT_EQ(oldest.bytes, "");
+	for (int i = 1; i < kIdle; i++)
+		EXPECT_TRUE(idle[i]->Quiet(0)) << "connection " << i << " was closed too";
+	for (Client *c : idle)
+		delete c;
+}
+
+// Reads fd at bytes_per_s for slow_ms, then as fast as it can; returns everything read
+// until EOF or limit_ms in total.
+std::string ReadSlowlyThenFast(int fd, int bytes_per_s, int64_t slow_ms, int64_t limit_ms)
+{
+	constexpr int64_t kTickMs = 100;
+	std::string got;
+	std::vector<char> buf(1 << 16);
+	int64_t start = NowMs(), end = start + limit_ms;
+	while (NowMs() < end) {
+		bool slow = NowMs() < start + slow_ms;
+		size_t want = slow ? static_cast<size_t>(bytes_per_s * kTickMs / 1000) : buf.size();
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, static_cast<int>(end - NowMs())) <= 0)
+			break;
+		ssize_t n = recv(fd, buf.data(), want, 0);
+		if (n <= 0)
+			break;
+		got.append(buf.data(), static_cast<size_t>(n));
+		if (slow)
+			SleepMs(kTickMs);
+	}
+	return got;
+}
+
+// A 4 MiB file under a fresh temporary root; removed with the object.
+class BigFileRoot {
+public:
+	static constexpr size_t kSize = 4u << 20;
+	BigFileRoot()
+	{
+		char name[] = "/tmp/apollod_slow_XXXXXX";
+		if (mkdtemp(name) == nullptr)
+			return;
+		dir_ = name;
+		std::ofstream out(dir_ + "/big.bin", std::ios::binary);
+		out << std::string(kSize, 'b');
+	}
+	~BigFileRoot()
+	{
+		unlink((dir_ + "/big.bin").c_str());
+		rmdir(dir_.c_str());
+	}
+	const std::string &dir() const { return dir_; }
+
+private:
+	std::string dir_;
+};
+
+// The idle timeout (1 s) no longer governs sending: at 50 KB/s nothing may leave for
+// longer than that while the kernel's buffers drain, yet the whole file arrives.
+TEST_F(SlowClientTest, SteadySlowReaderGetsTheWholeFile)
+{
+	REQUIRE_FEATURE("files");
+	BigFileRoot root;
+	ASSERT_FALSE(root.dir().empty());
+	Start({"--idle-timeout", "1", "--root", root.dir()});
+	int fd = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fd, 0);
+	ASSERT_TRUE(SendAll(fd, GetClose("/big.bin")));
+	std::string got = ReadSlowlyThenFast(fd, 50000, 4000, 30000);
+	close(fd);
+	HttpResponse resp = ParseResponse(got);
+	EXPECT_EQ(resp.status, 200);
+	EXPECT_EQ(resp.body.size(), BigFileRoot::kSize) << "cut off after " << got.size();
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port());
+	EXPECT_EQ(m["timeouts"], 0u);
+}
+
+// A reader that stops is closed once nothing has left for --send-timeout.
+TEST_F(SlowClientTest, StalledReaderIsClosedAtSendDeadline)
+{
+	REQUIRE_FEATURE("files");
+	BigFileRoot root;
+	ASSERT_FALSE(root.dir().empty());
+	Start({"--send-timeout", "1", "--idle-timeout", "60", "--root", root.dir()});
+	int fd = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fd, 0);
+	ASSERT_TRUE(SendAll(fd, GetClose("/big.bin")));
+	int64_t end = NowMs() + 1000 + kLateSlackMs;
+	uint64_t send_timeouts = 0;
+	while (NowMs() < end && send_timeouts == 0) {
+		SleepMs(200);
+		send_timeouts = FetchMetrics(daemon_.port())["timeouts_send"];
+	}
+	close(fd);
+	EXPECT_EQ(send_timeouts, 1u) << "the stalled reader was not closed at the send deadline";
+}
+
+// BEHAVIOUR 4: the soft RLIMIT_NOFILE becomes the table's 4096, or the hard limit if lower.
+class DescriptorLimitTest : public testing::Test {
+protected:
+	void SetUp() override { REQUIRE_FEATURE("routes"); }
+
+	// The daemon's soft "Max open files" from /proc/PID/limits, or "" if not found.
+	static std::string SoftNofile(pid_t pid)
+	{
+		std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
+		std::string line;
+		while (std::getline(in, line)) {
+			if (line.rfind("Max open files", 0) != 0)
+				continue;
+			std::istringstream words(line.substr(sizeof("Max open files") - 1));
+			std::string soft;
+			words >> soft;
+			return soft;
+		}
+		return "";
+	}
+
+	// Starts a daemon under RLIMIT_NOFILE soft/hard, checks it serves, and returns its
+	// soft limit as /proc shows it.
+	static std::string SoftNofileUnder(rlim_t soft, rlim_t hard)
+	{
+		Daemon daemon;
+		DaemonOptions options;
+		options.nofile_limit = soft;
+		options.nofile_hard = hard;
+		std::string error;
+		if (!daemon.Start(options, &error))
+			return "start failed: " + error;
+		EXPECT_EQ(LivenessProblem(daemon.port()), "");
+		return SoftNofile(daemon.pid());
+	}
+};
+
+TEST_F(DescriptorLimitTest, SoftLimitRaisedToTheTable)
+{
+	EXPECT_EQ(SoftNofileUnder(1024, 8192), "4096");
+}
+
+TEST_F(DescriptorLimitTest, SoftLimitRaisedToALowerHardLimit)
+{
+	EXPECT_EQ(SoftNofileUnder(1024, 2000), "2000");
+}
+
+// The nodeadline tier accepts the new flags and ignores the timeouts: a trickled head keeps
+// its connection past where a deadline tier would answer 408.
+TEST(NoDeadlineSlowClientTest, FlagsAcceptedAndTrickleKeptOpen)
+{
+	REQUIRE_FEATURE("no_deadlines");
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--header-timeout", "1", "--send-timeout", "1",
+					    "--max-connections", "8"}});
+	int fd = ConnectLoopback(daemon.port());
+	ASSERT_GE(fd, 0);
+	ASSERT_TRUE(SendAll(fd, kTrickleHead));
+	int64_t end = NowMs() + 2500;
+	while (NowMs() < end) {
+		ASSERT_FALSE(PeerSpokeOrClosed(fd, static_cast<int>(kTrickleEveryMs)));
+		TrickleByte(fd);
+	}
+	close(fd);
+	EXPECT_EQ(FetchMetrics(daemon.port())["timeouts"], 0u);
+}
+
+} // namespace
+} // namespace wire
