@@ -11,6 +11,7 @@ Each entry:
     keepalive    persistent connections and pipelining (wire-suite feature)
     files        --root, the warm file cache (wire-suite feature)
     asm_hotpath  the request hot path from the tier's own assembly, not the C reference
+    uring        the io_uring event backend instead of epoll (and its wire tests)
     min          the minimal tier: accept, read, write, close; its own min.c
 """
 
@@ -34,6 +35,11 @@ TIERS = [
         "name": "asm-hotpath",
         "binary": "apollod",
         "features": ["routes", "deadlines", "files", "keepalive", "asm_hotpath"],
+    },
+    {
+        "name": "uring",
+        "binary": "apollod",
+        "features": ["routes", "deadlines", "files", "keepalive", "uring"],
     },
 ]
 

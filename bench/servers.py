@@ -135,8 +135,9 @@ class Server:
 
 
 # x86_64 syscall numbers a server sits in while it waits for a connection: accept,
-# epoll_wait, accept4, epoll_pwait, epoll_pwait2 (from <asm/unistd_64.h>).
-WAITING_SYSCALLS = {43, 232, 288, 281, 441}
+# epoll_wait, accept4, epoll_pwait, epoll_pwait2, io_uring_enter (the uring tier) (from
+# <asm/unistd_64.h>).
+WAITING_SYSCALLS = {43, 232, 288, 281, 441, 426}
 
 
 def only_child(pid):

@@ -202,8 +202,7 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 {
 	while (c->out_count) {
 		struct k_iovec *iov = &conn_queue[fd][c->out_head];
-		counter_add(C_response_syscalls, 1);
-		long n = io_send(&c->io, iov, c->out_count);
+		long n = io_send(&c->io, iov, c->out_count); /* counts response_syscalls */
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
 			*progressed = 1;
@@ -219,7 +218,6 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 				iov->iov_len -= left;
 			}
 		} else if (n == IO_PENDING) {
-			counter_add(C_write_eagains, 1);
 			return 0;
 		} else if (n != -EINTR) {
 			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */

@@ -37,12 +37,13 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	}
 
 	int fd;
-	enum exit_code r = listener_open(&opts.listen, K_SOCK_NONBLOCK, &fd);
+	enum exit_code r = listener_open(&opts.listen, BACKEND_LISTENER_FLAGS, &fd);
 	if (r != EXIT_OK)
 		return r;
 	listener_announce(LITERAL("apollod"), &opts.listen);
-	if (sys_is_error(backend_open()))
-		return EXIT_EPOLL_CREATE;
+	r = backend_open();
+	if (r != EXIT_OK)
+		return r;
 	idle_init(auxv, (uint64_t)opts.idle_timeout_s * MS_PER_S);
 	conn_setup(opts.root ? file_cache_find : 0);
 	return loop_run(fd);

@@ -13,6 +13,7 @@ enum exit_code {
 	EXIT_EPOLL = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
 	EXIT_ROOT_LIMIT = 9, /* --root: a file cache limit was exceeded */
 	EXIT_ROOT_READ = 10, /* --root: a directory or file could not be opened or mapped */
+	EXIT_URING = 11,     /* the uring tier: io_uring refused or unusable at start-up */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 
