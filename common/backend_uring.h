@@ -35,12 +35,17 @@ struct conn_io {
 #define CONN_IO_SIZE 16
 #define IO_R_IDLE INT32_MIN           /* nothing in flight, nothing stored */
 #define IO_R_PENDING (INT32_MIN + 1) /* an operation is in flight */
+#define IO_R_FRESH (INT32_MIN + 2)   /* idle, and nothing read yet since the accept */
 
 /* user_data of the operations nobody waits for (close, cancel): they carry
  * IOSQE_CQE_SKIP_SUCCESS, and a failure's CQE is dropped: closing releases the descriptor
  * whatever happens, and a cancel that finds nothing has nothing to do. No connection token
  * has this value (its low half is a descriptor below CONN_SLOTS). */
 #define URING_IGNORE_TOKEN 0xfffffffffffffffeull
+
+#ifndef URING_RECV_POLL_FIRST /* a measurement switch: 0 tries every recv at once */
+#define URING_RECV_POLL_FIRST 1
+#endif
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
 #define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
@@ -119,7 +124,7 @@ static inline struct io_uring_sqe *uring_sqe_unwatched(uint8_t opcode, int fd)
 static inline int io_take_result(struct conn_io *io, long *result)
 {
 	int32_t r = io->result;
-	if (r == IO_R_IDLE || r == -EAGAIN)
+	if (r == IO_R_IDLE || r == IO_R_FRESH || r == -EAGAIN)
 		return 0;
 	*result = r == IO_R_PENDING ? IO_PENDING : r;
 	if (r != IO_R_PENDING)
@@ -158,7 +163,7 @@ static inline void io_open(struct conn_io *io, int fd, uint64_t token)
 {
 	io->token = token;
 	io->fd = fd;
-	io->result = IO_R_IDLE;
+	io->result = IO_R_FRESH;
 }
 
 static inline void io_event(struct conn_io *io, const backend_event *e)
@@ -171,11 +176,18 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	long r;
 	if (io_take_result(io, &r))
 		return r;
+	int fresh = io->result == IO_R_FRESH;
 	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_RECV); /* Linux 5.6 */
 	if (!sqe)
 		return -ENOMEM;
 	sqe->addr = (uint64_t)(uintptr_t)buf; /* the slot's buffer: it stays put */
 	sqe->len = len;
+	/* After the first read the connection has usually just been answered and the next
+	 * request is not there yet: wait for it instead of trying a recv that would fail
+	 * first (Linux 5.19). The first read tries at once: the request usually came with
+	 * the handshake. */
+	if (!fresh && URING_RECV_POLL_FIRST)
+		sqe->ioprio = IORING_RECVSEND_POLL_FIRST;
 	return IO_PENDING;
 }
 
