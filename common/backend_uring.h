@@ -241,7 +241,8 @@ static inline void io_close(struct conn_io *io)
 	/* An operation in flight holds the socket open: cancel it first, hard-linked so the
 	 * close runs whether or not the cancel found it (Linux 5.5 for hard links). Its
 	 * CQE (-ECANCELED) carries the old token and is dropped by the connection code. */
-	if (io->result == IO_R_PENDING && uring.sq_next + 1 - *uring.sq_head > uring.sq_mask)
+	if (io->result == IO_R_PENDING &&
+	    uring.sq_next + 1 - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE) > uring.sq_mask)
 		uring_submit(); /* room for both, so the link is not split by a submission */
 	if (io->result == IO_R_PENDING) {
 		struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
