@@ -19,6 +19,10 @@ MIN_SRCS = [
     "min.c",
 ]
 
+# The event backend: epoll, or io_uring for a tier with the uring feature.
+BACKEND_EPOLL_SRCS = ["//common:backend_epoll_srcs"]
+BACKEND_URING_SRCS = ["//common:backend_uring_srcs"]
+
 # The C reference hot path; a tier with asm_hotpath links its package's :hotpath_srcs.
 C_HOTPATH_SRCS = ["//common:c_hotpath_srcs"]
 ASM_HOTPATH_SRCS = [":hotpath_srcs"]
@@ -28,6 +32,7 @@ def _tier_srcs(features):
     if "min" in features:
         return MIN_SRCS
     srcs = ROUTED_SRCS
+    srcs = srcs + (BACKEND_URING_SRCS if "uring" in features else BACKEND_EPOLL_SRCS)
     srcs = srcs + (ASM_HOTPATH_SRCS if "asm_hotpath" in features else C_HOTPATH_SRCS)
     if "deadlines" in features:
         srcs = srcs + ["//common:deadline_srcs"]
@@ -37,7 +42,10 @@ def _tier_defines(features):
     """The APOLLOD_VARIANT_* macros common/config.h reads."""
     if "min" in features:
         return {}
-    return {"APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1"}
+    return {
+        "APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1",
+        "APOLLOD_VARIANT_URING": "1" if "uring" in features else "0",
+    }
 
 def _wire_features(features):
     """What the over-the-wire suite tests (test/wire/README.md): the tier's features,
@@ -81,6 +89,7 @@ def apollod_tier(name):
         data = [
             ":" + binary,
             "//test/wire:conformance_cases",
+            "//test/wire:seccomp_no_uring",
         ],
         deps = ["//test/wire:wire_suite"],
     )

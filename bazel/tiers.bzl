@@ -13,6 +13,7 @@ Each entry:
     stop         SIGTERM/SIGINT stop gracefully (wire-suite feature)
     workers      --workers N, one counter page (wire-suite feature)
     asm_hotpath  the request hot path from the tier's own assembly, not the C reference
+    uring        the io_uring event backend instead of epoll (and its wire tests)
     min          the minimal tier: accept, read, write, close; its own min.c
 """
 
@@ -36,6 +37,11 @@ TIERS = [
         "name": "asm-hotpath",
         "binary": "apollod",
         "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "asm_hotpath"],
+    },
+    {
+        "name": "uring",
+        "binary": "apollod",
+        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "uring"],
     },
 ]
 

@@ -193,12 +193,13 @@ def peer_answer_note(name, binary):
             "lighttpd": "fixed answer (mod_magnet, lua)"}[name]
 
 
-def write_peer_conf(name, binary, workdir, port, root, keep_root=False):
+def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=1):
     """Writes the peer's config into workdir (which must be world-readable for h2o and
     lighttpd, see public_tempdir) for 127.0.0.1:port serving the tree at root. Returns
     the argv that runs the peer in the foreground. h2o and lighttpd switch to nobody
     once listening unless keep_root (under valgrind: callgrind writes its output file
-    at exit, which nobody may not)."""
+    at exit, which nobody may not). workers > 1 (nginx only): a master process and that
+    many worker processes instead of the one serving process."""
     fixed = peer_answers_fixed(name, binary)
     fields = {"dir": workdir, "host": LOOPBACK, "port": port, "root": root,
               "answer": ANSWER, "files": FILES_DIR}
@@ -210,6 +211,9 @@ def write_peer_conf(name, binary, workdir, port, root, keep_root=False):
     if name == "nginx":
         path = os.path.join(workdir, "nginx.conf")
         text = NGINX_CONF.format(**fields)
+        if workers > 1:
+            text = text.replace("master_process off;\nworker_processes 1;",
+                                "master_process on;\nworker_processes %d;" % workers)
         argv = [binary, "-p", workdir + "/", "-e", os.path.join(workdir, "error.log"),
                 "-c", path]
     elif name == "h2o":
@@ -364,8 +368,9 @@ class Server:
 
 
 # x86_64 syscall numbers a server sits in while it waits for a connection: accept,
-# epoll_wait, accept4, epoll_pwait, epoll_pwait2 (from <asm/unistd_64.h>).
-WAITING_SYSCALLS = {43, 232, 288, 281, 441}
+# epoll_wait, accept4, epoll_pwait, epoll_pwait2, io_uring_enter (the uring tier) (from
+# <asm/unistd_64.h>).
+WAITING_SYSCALLS = {43, 232, 288, 281, 441, 426}
 
 
 def only_child(pid):
@@ -437,14 +442,14 @@ def _wait_listening(proc, port, deadline):
 
 
 def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
-               attempts=3, keep_root=False):
+               attempts=3, keep_root=False, workers=1):
     """Starts peer name (PEERS) with a config generated in workdir, serving the tree at
     root (under wrapper if given). Returns a Server. A peer cannot listen on port 0 and
     tell the port, so it gets free_port()'s; if that was taken meanwhile, it retries on a
-    new one. keep_root: see write_peer_conf."""
+    new one. keep_root, workers: see write_peer_conf."""
     for _ in range(attempts):
         port = free_port()
-        argv = write_peer_conf(name, binary, workdir, port, root, keep_root)
+        argv = write_peer_conf(name, binary, workdir, port, root, keep_root, workers)
         proc = subprocess.Popen(list(wrapper) + argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL,
                                 stderr=open(os.path.join(workdir, name + ".stderr"), "ab"))

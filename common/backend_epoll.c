@@ -4,13 +4,13 @@
 
 int backend_epoll_fd = -1;
 
-long backend_open(void)
+enum exit_code backend_open(void)
 {
 	long fd = sys_epoll_create1(EPOLL_CLOEXEC);
 	if (sys_is_error(fd))
-		return fd;
+		return EXIT_EPOLL_CREATE;
 	backend_epoll_fd = (int)fd;
-	return 0;
+	return EXIT_OK;
 }
 
 long backend_watch_listener(int fd, int on)

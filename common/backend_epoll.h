@@ -5,6 +5,28 @@
 
 #include "common/counters.h"
 
+/* One report: the kernel's own struct. */
+typedef struct epoll_event backend_event;
+
+/* The listener is non-blocking: the loop accepts until EAGAIN. */
+#define BACKEND_LISTENER_FLAGS K_SOCK_NONBLOCK
+
+/* A connection's transport handle (event_backend.h). */
+struct conn_io {
+	uint64_t token;  /* reported with this connection's events */
+	int32_t fd;
+	uint8_t watched; /* registered with epoll (lazily, at the first IO_PENDING) */
+	uint8_t flags;   /* IO_F_* */
+	uint8_t reserved[2];
+};
+#define CONN_IO_SIZE 16
+
+/* conn_io.flags */
+#define IO_F_INPUT_EMPTY 0x01 /* the last read came up short (or EAGAIN): the socket is
+			       * empty until the next readable edge */
+#define IO_F_HUP 0x02         /* the peer hung up (or an error is pending): read until 0
+			       * or EAGAIN, a short read proves nothing */
+
 /* Every syscall of the serving path is counted, so syscalls per request can be read from
  * /metrics alone. Evaluates to the call's result. */
 #define COUNTED(call) (counter_add(C_syscalls_total, 1), (call))
@@ -16,6 +38,11 @@ extern int backend_epoll_fd;
  * directions, so interest never has to change. Returns IO_PENDING, or the -errno of a
  * failed registration (the connection cannot be served). */
 long backend_epoll_wait_edge(struct conn_io *io);
+
+static inline uint64_t backend_event_token(const backend_event *e)
+{
+	return e->data;
+}
 
 static inline long backend_accept(int listen_fd)
 {
@@ -58,14 +85,30 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 
 static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count)
 {
+	counter_add(C_response_syscalls, 1);
 	long n = count == 1 ? COUNTED(sys_write(io->fd, iov->iov_base, iov->iov_len))
 			    : COUNTED(sys_writev(io->fd, iov, (int)count));
-	return n == -EAGAIN ? backend_epoll_wait_edge(io) : n;
+	if (n != -EAGAIN)
+		return n;
+	counter_add(C_write_eagains, 1); /* the socket is full */
+	return backend_epoll_wait_edge(io);
 }
 
 static inline long io_shutdown_write(struct conn_io *io)
 {
 	return COUNTED(sys_shutdown(io->fd, K_SHUT_WR));
+}
+
+static inline void io_close(struct conn_io *io);
+
+static inline void io_close_now(struct conn_io *io)
+{
+	io_close(io); /* close(2) frees the descriptor before it returns */
+}
+
+static inline void io_abandon(struct conn_io *io)
+{
+	(void)io; /* a readiness backend has nothing in flight */
 }
 
 static inline void io_close(struct conn_io *io)

@@ -118,15 +118,24 @@ int conn_slots_freed(void)
 }
 
 /* Ends a connection: no deadline, slot free, descriptor closed (which also ends its
- * registration with the backend). */
-static void conn_close(int fd, struct conn *c)
+ * registration with the backend); at_once: released before this returns (io_close_now). */
+static void conn_end(int fd, struct conn *c, int at_once)
 {
 	idle_cancel(fd);
 	open_count--;
 	c->state = CONN_FREE;
-	io_close(&c->io);
+	if (at_once)
+		io_close_now(&c->io);
+	else
+		io_close(&c->io);
 	counter_add(C_connections_closed, 1);
 	slots_freed = 1;
+}
+
+/* Ends a connection (see conn_end); its descriptor is released as the backend sees fit. */
+static void conn_close(int fd, struct conn *c)
+{
+	conn_end(fd, c, 0);
 }
 
 /* c's phase becomes p: its deadline of p's kind starts now (BEHAVIOUR 5). */
@@ -255,8 +264,7 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 {
 	while (c->out_count) {
 		struct k_iovec *iov = &conn_queue[fd][c->out_head];
-		counter_add(C_response_syscalls, 1);
-		long n = io_send(&c->io, iov, c->out_count);
+		long n = io_send(&c->io, iov, c->out_count); /* counts response_syscalls */
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
 			*progressed = 1;
@@ -272,7 +280,6 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 				iov->iov_len -= left;
 			}
 		} else if (n == IO_PENDING) {
-			counter_add(C_write_eagains, 1);
 			return 0;
 		} else if (n != -EINTR) {
 			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
@@ -419,6 +426,7 @@ void conn_event(uint64_t token, const backend_event *e)
 static void conn_answer_timeout(int fd, struct conn *c)
 {
 	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
+	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
 	conn_push(fd, c, r->bytes, r->total_len);
@@ -452,7 +460,7 @@ int conn_evict_one(void)
 	if (fd == IDLE_NONE)
 		return 0;
 	counter_add(C_connections_evicted, 1);
-	conn_close(fd, &conn_table[fd]);
+	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
 	return 1;
 }
 

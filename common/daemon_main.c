@@ -69,8 +69,9 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	long signal_fd = signals_watch(SIGNALS_STOP, 1);
 	if (sys_is_error(signal_fd))
 		return EXIT_EPOLL_CREATE;
-	if (sys_is_error(backend_open()))
-		return EXIT_EPOLL_CREATE;
+	enum exit_code opened = backend_open();
+	if (opened != EXIT_OK)
+		return opened;
 	uint64_t deadline_ms[IDLE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
 	idle_init(plan->auxv, deadline_ms);
@@ -128,8 +129,10 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		plan.opts.workers = workers_auto();
 	uint32_t workers = plan.opts.workers;
 	enum exit_code r = workers > 1
-				   ? listener_open_group(&plan.opts.listen, workers, plan.listen_fd)
-				   : listener_open(&plan.opts.listen, K_SOCK_NONBLOCK, plan.listen_fd);
+				   ? listener_open_group(&plan.opts.listen, BACKEND_LISTENER_FLAGS,
+							 workers, plan.listen_fd)
+				   : listener_open(&plan.opts.listen, BACKEND_LISTENER_FLAGS,
+							   plan.listen_fd);
 	if (r != EXIT_OK)
 		return r;
 	listener_announce(LITERAL("apollod"), &plan.opts.listen);

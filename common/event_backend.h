@@ -1,6 +1,7 @@
 /* The event backend: everything the serving path asks of the kernel, behind two narrow
  * interfaces, so that a readiness backend (epoll, backend_epoll.c) and a completion
- * backend (io_uring, planned) can both sit under the same loop and connection code.
+ * backend (io_uring, backend_uring.c) can both sit under the same loop and connection
+ * code.
  *
  * For the loop (loop.c): open the backend, watch or unwatch the listener, wait for
  * reports, accept. For one connection (conn.c): read, send, shut down, close, and absorb
@@ -21,20 +22,21 @@
  *     returns it.
  * Either way the connection code never sees readiness or completions, only results.
  *
- * The backend is chosen when a tier is built. The calls made once or more per request
- * (accept, the io_* family) are static inline, defined by the backend's header included
- * at the end of this one; out of line they cost about 60 user-space instructions per
- * request (callgrind, bench/callgrind_per_request.sh). The rest is in the backend's .c. */
+ * The backend is chosen when a tier is built (APOLLOD_HAVE_URING, config.h). The calls
+ * made once or more per request (accept, the io_* family) are static inline, defined by
+ * the backend's header included below, which also defines backend_event and struct
+ * conn_io; out of line they cost about 60 user-space instructions per request
+ * (callgrind, bench/callgrind_per_request.sh). The rest is in the backend's .c. The
+ * declarations below are the contract; the backend's header defines each. */
 #ifndef APOLLOD_COMMON_EVENT_BACKEND_H
 #define APOLLOD_COMMON_EVENT_BACKEND_H
 
 #include <stdint.h>
 
+#include "common/config.h"
+#include "common/exit_codes.h"
 #include "common/static_assert.h"
 #include "common/sys.h"
-
-/* One report; in the epoll backend it is the kernel's own struct. */
-typedef struct epoll_event backend_event;
 
 #define BACKEND_EVENTS_MAX 64 /* reports taken per wait */
 
@@ -43,10 +45,22 @@ typedef struct epoll_event backend_event;
 #define LISTENER_TOKEN 0xffffffffffffffffull
 #define SIGNAL_TOKEN 0xfffffffffffffffeull /* the signalfd (signals.h) */
 
+/* An operation will finish later: stop, and call it again after the next report. */
+#define IO_PENDING (-EAGAIN)
+
+/* The backend's half: backend_event (one report), struct conn_io (a connection's
+ * transport handle, CONN_IO_SIZE bytes), BACKEND_LISTENER_FLAGS and the inline calls. */
+#if APOLLOD_HAVE_URING
+#include "common/backend_uring.h"
+#else
+#include "common/backend_epoll.h"
+#endif
+
 /* ---- The loop's interface ---- */
 
-/* Creates the backend. Returns 0 or -errno. */
-long backend_open(void);
+/* Creates the backend. Returns EXIT_OK, or the exit code of BEHAVIOUR 3 after saying why
+ * on stderr where the backend has a line for it. */
+enum exit_code backend_open(void);
 
 /* Starts (on = 1) or stops (on = 0) watching the listener for incoming connections,
  * reported with LISTENER_TOKEN. Level-triggered: the loop may leave connections in the
@@ -57,45 +71,26 @@ long backend_watch_listener(int fd, int on);
  * closed. Returns 0 or -errno. */
 long backend_watch_signals(int fd);
 
-/* Waits up to timeout_ms (-1: forever) and stores up to BACKEND_EVENTS_MAX reports.
- * Returns the count (0 on timeout) or -errno (-EINTR included). */
+/* Hands the kernel whatever operations are queued (a completion backend), then waits up
+ * to timeout_ms (-1: forever) and stores up to BACKEND_EVENTS_MAX reports. Returns the
+ * count (0 on timeout) or -errno (-EINTR included). */
 long backend_wait(backend_event *events, int timeout_ms);
 
 /* The token a report carries. */
-static inline uint64_t backend_event_token(const backend_event *e)
-{
-	return e->data;
-}
+static inline uint64_t backend_event_token(const backend_event *e);
 
-/* Takes one connection from listen_fd, non-blocking and close-on-exec. Returns its
- * descriptor, -EAGAIN when none is waiting, or another -errno from accept4(2). */
+/* Takes one connection from listen_fd, close-on-exec. Returns its descriptor, -EAGAIN
+ * when none is waiting (or, for a completion backend, none was delivered by the last
+ * wait), or another -errno from accept4(2) or the accept completion. */
 static inline long backend_accept(int listen_fd);
 
 /* ---- One connection's interface ---- */
 
-/* An operation will finish later: stop, and call it again after the next report. */
-#define IO_PENDING (-EAGAIN)
+/* struct conn_io, a connection's transport handle, is kept in its slot and owned by the
+ * backend: the connection code sets it up with io_open and otherwise only passes it. */
+STATIC_ASSERT(sizeof(struct conn_io) == CONN_IO_SIZE, "the backend states its handle's size");
 
-/* A connection's transport handle, kept in its slot and owned by the backend: the
- * connection code sets it up with io_open and otherwise only passes it. */
-struct conn_io {
-	uint64_t token;  /* reported with this connection's events */
-	int32_t fd;
-	uint8_t watched; /* registered with epoll (lazily, at the first IO_PENDING) */
-	uint8_t flags;   /* IO_F_* */
-	uint8_t reserved[2];
-};
-#define CONN_IO_SIZE 16
-STATIC_ASSERT(sizeof(struct conn_io) == CONN_IO_SIZE, "a transport handle is 16 bytes");
-
-/* conn_io.flags */
-#define IO_F_INPUT_EMPTY 0x01 /* the last read came up short (or EAGAIN): the socket is
-			       * empty until the next readable edge */
-#define IO_F_HUP 0x02         /* the peer hung up (or an error is pending): read until 0
-			       * or EAGAIN, a short read proves nothing */
-
-/* Sets up io for a connection just accepted on fd, reported with token. No syscall:
- * the descriptor is registered only when an operation must wait. */
+/* Sets up io for a connection just accepted on fd, reported with token. No syscall. */
 static inline void io_open(struct conn_io *io, int fd, uint64_t token);
 
 /* Takes in a report e that carries io->token. */
@@ -105,20 +100,29 @@ static inline void io_event(struct conn_io *io, const backend_event *e);
  * IO_PENDING, or another -errno (the connection has failed; -EINTR: call again). */
 static inline long io_read(struct conn_io *io, char *buf, uint32_t len);
 
-/* Sends the count (>= 1) buffers of iov, gathered: one write(2) for one, one writev(2)
- * for several. Returns the bytes sent (possibly fewer than queued), IO_PENDING, or
- * another -errno (-EPIPE or -ECONNRESET: the peer is gone; -EINTR: call again). */
+/* Sends the count (>= 1) buffers of iov, gathered: one operation for all of them (epoll:
+ * write(2) or writev(2); io_uring: one send or sendmsg). Counts response_syscalls for each
+ * operation and write_eagains each time it finds the socket full. Returns the bytes sent
+ * (possibly fewer than queued), IO_PENDING, or another -errno (-EPIPE or -ECONNRESET:
+ * the peer is gone; -EINTR: call again). */
 static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count);
 
 /* Ends the sending side: the peer reads end of input after what was sent. Returns 0 or
  * -errno (the peer is gone: nothing to act on). */
 static inline long io_shutdown_write(struct conn_io *io);
 
+/* Abandons the operation in flight on io, if any: its result will never be asked for
+ * (a deadline answered the connection while it waited for input). Readiness: nothing is
+ * in flight, nothing to do. Completion: the operation is cancelled and its completion
+ * dropped. */
+static inline void io_abandon(struct conn_io *io);
+
+/* Closes the connection like io_close, with its descriptor free when this returns:
+ * eviction makes room for a connection accept4 just refused with EMFILE. */
+static inline void io_close_now(struct conn_io *io);
+
 /* Closes the connection; its descriptor and registration are released even if the
  * kernel reports an error, so nothing is returned. */
 static inline void io_close(struct conn_io *io);
-
-/* The backend's inline half. */
-#include "common/backend_epoll.h"
 
 #endif /* APOLLOD_COMMON_EVENT_BACKEND_H */

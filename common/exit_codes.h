@@ -13,6 +13,7 @@ enum exit_code {
 	EXIT_EPOLL = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
 	EXIT_ROOT_LIMIT = 9, /* --root: a file cache limit was exceeded */
 	EXIT_ROOT_READ = 10, /* --root: a directory or file could not be opened or mapped */
+	EXIT_URING = 11,     /* the uring tier: io_uring refused or unusable at start-up */
 	EXIT_DRAIN_TIMEOUT = 12, /* graceful stop: --drain-timeout passed with responses
 				  * still in flight; they were cut */
 	EXIT_STOP_AGAIN = 13, /* graceful stop: a second SIGTERM or SIGINT ended it at once */

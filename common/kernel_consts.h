@@ -57,6 +57,26 @@ struct k_iovec {
 };
 STATIC_ASSERT(sizeof(struct k_iovec) == 16, "iovec is pointer + length");
 
+/* struct user_msghdr (include/linux/socket.h, kept out of UAPI) for sendmsg(2) and
+ * IORING_OP_SENDMSG: no address, no control data, only the gathered iovecs. */
+struct k_msghdr {
+	void *msg_name;
+	int32_t msg_namelen;
+	const struct k_iovec *msg_iov;
+	uint64_t msg_iovlen;
+	void *msg_control;
+	uint64_t msg_controllen;
+	uint32_t msg_flags;
+};
+#define K_MSGHDR_SIZE 56
+#define K_MSGHDR_IOV_OFFSET 16
+#define K_MSGHDR_IOVLEN_OFFSET 24
+STATIC_ASSERT(sizeof(struct k_msghdr) == K_MSGHDR_SIZE, "user_msghdr is 56 bytes");
+STATIC_ASSERT(__builtin_offsetof(struct k_msghdr, msg_iov) == K_MSGHDR_IOV_OFFSET,
+	      "user_msghdr: msg_iov after the name and its padded length");
+STATIC_ASSERT(__builtin_offsetof(struct k_msghdr, msg_iovlen) == K_MSGHDR_IOVLEN_OFFSET,
+	      "user_msghdr: msg_iovlen follows msg_iov");
+
 /* The kernel's struct sigaction for rt_sigaction(2) on x86_64 and the generic ABI:
  * handler, flags, restorer, then the kernel's 64-bit signal mask. The fields are not
  * named sa_* because glibc's <signal.h> defines sa_handler as a macro. */

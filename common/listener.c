@@ -47,12 +47,13 @@ enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd
 	return open_listener(addr, sock_flags, 0, fd);
 }
 
-enum exit_code listener_open_group(struct k_sockaddr_in *addr, uint32_t n, int *fds)
+enum exit_code listener_open_group(struct k_sockaddr_in *addr, int sock_flags, uint32_t n,
+				   int *fds)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		/* The first bind picks the port (port 0: the kernel's choice, written back to
 		 * *addr); the others join it. */
-		enum exit_code r = open_listener(addr, K_SOCK_NONBLOCK, 1, &fds[i]);
+		enum exit_code r = open_listener(addr, sock_flags, 1, &fds[i]);
 		if (r != EXIT_OK)
 			return r;
 	}

@@ -30,12 +30,14 @@ int startup_options(int argc, char **argv, unsigned accept, const char *usage,
  * failed (EXIT_SOCKET, EXIT_SETSOCKOPT, EXIT_BIND, EXIT_LISTEN). */
 enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd);
 
-/* n non-blocking listeners on one address and port with SO_REUSEPORT, one per worker:
+/* n listeners (sock_flags as for listener_open) on one address and port with
+ * SO_REUSEPORT, one per worker:
  * the kernel spreads incoming connections over them by a hash of the connection's
  * addresses (socket(7)). Only sockets that all set SO_REUSEPORT can share a port, so a
  * daemon without --workers still cannot start on a busy one. Returns EXIT_OK with fds[0..n)
  * stored, or the failing step's exit code as listener_open does. */
-enum exit_code listener_open_group(struct k_sockaddr_in *addr, uint32_t n, int *fds);
+enum exit_code listener_open_group(struct k_sockaddr_in *addr, int sock_flags, uint32_t n,
+				   int *fds);
 
 /* Writes "<name> listening on a.b.c.d:port\n" to stdout. A closed or failing stdout is
  * not an error (BEHAVIOUR 2), so the result is ignored. */

@@ -210,6 +210,29 @@ static inline long sys_sched_getaffinity(int pid, size_t size, void *mask)
 	return syscall3(__NR_sched_getaffinity, pid, (long)size, (long)mask);
 }
 
+/* int io_uring_setup(u32 entries, struct io_uring_params *p); (Linux 5.1) */
+static inline long sys_io_uring_setup(uint32_t entries, void *params)
+{
+	return syscall2(__NR_io_uring_setup, entries, (long)params);
+}
+
+/* int io_uring_enter2(unsigned int fd, unsigned int to_submit, unsigned int min_complete,
+ *                     unsigned int flags, void *arg, size_t argsz); (Linux 5.1; arg and
+ * argsz with IORING_ENTER_EXT_ARG, 5.11) */
+static inline long sys_io_uring_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
+				      unsigned flags, const void *arg, size_t argsz)
+{
+	return syscall6(__NR_io_uring_enter, fd, to_submit, min_complete, flags, (long)arg,
+			(long)argsz);
+}
+
+/* int io_uring_register(unsigned int fd, unsigned int opcode, void *arg,
+ *                       unsigned int nr_args); (Linux 5.1) */
+static inline long sys_io_uring_register(unsigned fd, unsigned opcode, void *arg, unsigned nr_args)
+{
+	return syscall4(__NR_io_uring_register, fd, opcode, (long)arg, nr_args);
+}
+
 /* void exit_group(int status); -- never returns. */
 static inline __attribute__((noreturn)) void sys_exit_group(int status)
 {

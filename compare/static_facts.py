@@ -3,7 +3,9 @@
 Request path (instructions a `GET /` can execute, counted statically): objdump -d is
 parsed into instructions; the walk starts at every instruction that loads accept4's
 syscall number (288) into a register, the first step of serving a connection in every
-tier, and follows control flow: fall-through, direct jumps and calls into the called
+epoll tier (the uring tier has no accept4: there the walk starts at conn_open and
+conn_event, where the loop hands the connection code a connection or a completion), and
+follows control flow: fall-through, direct jumps and calls into the called
 function, jump tables (read from the ELF: 8-byte entries that point into the same
 function). It stops at ret. Calls through a register (the vDSO clock) lead outside the
 binary and are not followed; any other indirect jump counts its whole function. The
@@ -159,6 +161,9 @@ def _jump_table(elf, operand, func_range):
     return targets
 
 
+COMPLETION_ROOTS = ("conn_open", "conn_event")
+
+
 def request_path(path):
     """Walks control flow from the accept4 sites (see the module comment). Returns
     (instructions reached, excluding padding; sorted names of the functions touched)."""
@@ -173,6 +178,11 @@ def walk_request_path(insns, funcs, elf, what="the binary"):
     accept_load = re.compile(r"^\$0x%x,%%\w+$" % ACCEPT4_NR)
     roots = [i for i, insn in enumerate(insns)
              if insn.mnemonic.startswith("mov") and accept_load.match(insn.operand)]
+    if not roots:
+        # A completion backend (the uring tier) has no accept4: connections and requests
+        # enter the connection code at conn_open and conn_event, called by the loop.
+        roots = [i for i, insn in enumerate(insns)
+                 if insn.func in COMPLETION_ROOTS and funcs[insn.func][0] == insn.addr]
     if not roots:
         raise RuntimeError("no accept4 site (mov $0x%x) in %s" % (ACCEPT4_NR, what))
     seen = set()

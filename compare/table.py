@@ -26,6 +26,7 @@ from bench import load
 from bench import servers
 from bench import startup
 from bench import tier_manifest
+from bench import workers
 from compare import chart
 from compare import static_facts
 
@@ -119,14 +120,26 @@ def load_values(loaded, values, details, wrk_text, title):
                                   "cpu_user_us_per_request", "cpu_system_us_per_request")}
 
 
+# Tiers valgrind cannot measure, with the reason (shown in the log and the JSON details).
+CALLGRIND_UNSUPPORTED = {
+    "uring": "valgrind 3.19 runs io_uring_enter with signals blocked, so the daemon never "
+             "takes the signal that makes callgrind write its profile",
+}
+
+
 def server_counts(name, binary, quick):
     """The callgrind and strace figures of one server: {row key: value}, and its
-    syscalls by name."""
+    syscalls by name. A tier valgrind cannot run (CALLGRIND_UNSUPPORTED) gets None for
+    the instruction rows."""
     kind = name if name in PEERS else "tier"
     log("callgrind and strace: " + name)
-    figures = {"instructions_per_request": counts.instructions_per_request(
-        kind, binary, CALLGRIND_REQUESTS[quick])}
-    if name not in PEERS:
+    if name in CALLGRIND_UNSUPPORTED:
+        log("callgrind: %s not measured: %s" % (name, CALLGRIND_UNSUPPORTED[name]))
+        figures = {"instructions_per_request": None, "instructions_per_short_request": None}
+    else:
+        figures = {"instructions_per_request": counts.instructions_per_request(
+            kind, binary, CALLGRIND_REQUESTS[quick])}
+    if name not in PEERS and name not in CALLGRIND_UNSUPPORTED:
         figures["instructions_per_short_request"] = counts.instructions_per_request(
             kind, binary, CALLGRIND_REQUESTS[quick], request="short")
     total, by_name = counts.syscalls_per_request(kind, binary, STRACE_REQUESTS[quick])
@@ -184,6 +197,8 @@ def collect(args):
     everyone = tier_manifest.binaries(tiers) + peers
     values = {}   # row key -> {column: number}
     details = {"quick": args.quick, "pin": args.pin, "syscalls_by_name": {}, "wrk": {},
+               "callgrind_unsupported": {t["name"]: CALLGRIND_UNSUPPORTED[t["name"]]
+                                         for t in tiers if t["name"] in CALLGRIND_UNSUPPORTED},
                "files_served_by": [t["name"] for t in tiers if t.get("files")] + PEERS,
                "peer_answers": {name: servers.peer_answer_note(name, binary)
                                 for name, binary in peers}}
@@ -223,6 +238,11 @@ def collect(args):
                                   parallel=quick)
             details["wrk_pinned"] = {}
             load_values(loaded, pinned, details["wrk_pinned"], wrk_text, "pinned")
+        log("workers: full with --workers 1 and 2, nginx with 1 and 2 worker processes")
+        full = dict(tier_manifest.binaries(tiers))["full"]
+        worker_results, distribution = workers.measure(
+            full, dict(peers)[NGINX], duration, rounds, log=log)
+        details["workers"] = workers.table(worker_results, distribution)
 
     details["load_average"]["after"] = os.getloadavg()[0]
     log("start-up: hyperfine")
@@ -322,6 +342,9 @@ def render_markdown(result):
     ]
     if d["quick"]:
         lines.append("--quick run: short measurements, figures are rough.")
+    if d.get("workers"):
+        lines += ["", "Workers (`--workers`), keep-alive c=64 and close c=64, in the same "
+                  "run; server CPU is the whole process tree's:", "", d["workers"]]
     if "pinned_rows" in result:
         lines += ["", "Pinned (`--pin`): every server on CPU 0, wrk on CPU 1 (taskset), "
                   "the same scenarios, in the same run.", ""]

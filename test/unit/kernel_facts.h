@@ -40,7 +40,12 @@
 	X(sizeof(struct k_iovec), sizeof(struct iovec))                                 \
 	X(offsetof(struct k_iovec, iov_len), offsetof(struct iovec, iov_len))           \
 	X(sizeof(struct k_rlimit), sizeof(struct rlimit))                               \
-	X(offsetof(struct k_rlimit, rlim_max), offsetof(struct rlimit, rlim_max))
+	X(offsetof(struct k_rlimit, rlim_max), offsetof(struct rlimit, rlim_max))       \
+	X(K_MSGHDR_SIZE, sizeof(struct msghdr))                                         \
+	X(K_MSGHDR_IOV_OFFSET, offsetof(struct msghdr, msg_iov))                        \
+	X(K_MSGHDR_IOVLEN_OFFSET, offsetof(struct msghdr, msg_iovlen))                  \
+	X(offsetof(struct k_msghdr, msg_control), offsetof(struct msghdr, msg_control)) \
+	X(offsetof(struct k_msghdr, msg_flags), offsetof(struct msghdr, msg_flags))
 
 /* One evaluated fact, labelled with libc's spelling. */
 struct kernel_fact {

@@ -1,6 +1,8 @@
 // The conformance corpus (see conformance_corpus.h).
 #include "test/wire/conformance_corpus.h"
 
+#include "test/wire/wire_harness.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -69,14 +71,7 @@ bool UnescapeCString(const std::string &literal, std::string *out, std::string *
 
 std::string ConformanceCorpusPath()
 {
-	static const char kRelative[] = "test/wire/data/conformance_cases.tsv";
-	const char *srcdir = getenv("TEST_SRCDIR");
-	if (srcdir) {
-		std::string path = std::string(srcdir) + "/apollod/" + kRelative;
-		if (std::ifstream(path).good())
-			return path;
-	}
-	return kRelative;
+	return RunfilePath("test/wire/data/conformance_cases.tsv");
 }
 
 bool LoadConformanceCases(const std::string &path, std::vector<ConformanceCase> *out,

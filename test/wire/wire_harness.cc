@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -113,6 +115,17 @@ bool ParseSuiteArgs(int argc, char **argv)
 }
 
 const std::string &DaemonPath() { return g_daemon_path; }
+
+std::string RunfilePath(const std::string &relative)
+{
+	const char *srcdir = getenv("TEST_SRCDIR");
+	if (srcdir) {
+		std::string path = std::string(srcdir) + "/apollod/" + relative;
+		if (std::ifstream(path).good())
+			return path;
+	}
+	return relative;
+}
 
 bool HasFeature(const std::string &feature)
 {

@@ -25,6 +25,10 @@ bool ParseSuiteArgs(int argc, char **argv);
 // The daemon binary under test, as given on the command line.
 const std::string &DaemonPath();
 
+// A file of the test's runfiles by its path in the workspace: under $TEST_SRCDIR when
+// Bazel runs the test and the file is there, else the relative path itself.
+std::string RunfilePath(const std::string &relative);
+
 // True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines,
 // keepalive).
 bool HasFeature(const std::string &feature);

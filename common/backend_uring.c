@@ -1,0 +1,299 @@
+/* The io_uring event backend, its out-of-line half (see event_backend.h and
+ * backend_uring.h): the ring's set-up, the listener's multishot accept, and the wait
+ * that submits and reaps in one io_uring_enter.
+ *
+ * What it needs of the kernel, and since when (the tier runs on 6.x):
+ *   io_uring_setup/enter/register                 5.1
+ *   IORING_FEAT_SINGLE_MMAP (one mapping for both rings)  5.4
+ *   IORING_FEAT_NODROP (no CQE is lost when the CQ is full)  5.5
+ *   IORING_SETUP_CQSIZE, CLAMP                     5.5 / 5.6
+ *   IORING_FEAT_EXT_ARG (a timeout on the wait, no timeout SQE)  5.11
+ *   IORING_SETUP_SUBMIT_ALL                        5.18
+ *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
+ *   IORING_ACCEPT_MULTISHOT                        5.19
+ *   IORING_SETUP_COOP_TASKRUN                      5.19
+ *   IORING_SETUP_SINGLE_ISSUER                     6.0
+ *   IORING_SETUP_DEFER_TASKRUN                     6.1
+ * A kernel without io_uring (ENOSYS), one that refuses it (EPERM: the
+ * kernel.io_uring_disabled sysctl, 6.6, or a seccomp filter), or one too old for the
+ * flags (EINVAL) makes the daemon exit with EXIT_URING and one line on stderr. */
+#include "common/event_backend.h"
+
+#include <linux/mman.h> /* PROT_*, MAP_* */
+#include <linux/poll.h> /* POLLIN */
+
+#include "common/console.h"
+#include "common/span.h"
+
+struct uring_state uring;
+
+/* Completions the CQ holds: every connection has at most one operation in flight, plus
+ * failed closes and cancels, plus accepts. */
+#define URING_CQ_ENTRIES 8192
+
+/* Single issuer and deferred task running: completions are posted only when this one
+ * thread enters the kernel to wait for them, so no interrupt or task work disturbs the
+ * serving loop (io_uring_setup(2)). A measurement build may replace the set
+ * (--copt=-DURING_SETUP_FLAGS=...); CQSIZE must stay. */
+#ifndef URING_SETUP_FLAGS
+#define URING_SETUP_FLAGS                                                             \
+	(IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |   \
+	 IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
+#endif
+/* Register the ring's descriptor (1), or enter through the plain descriptor (0): a
+ * measurement switch (README: --copt=-DURING_REGISTER_RING=0). */
+#ifndef URING_REGISTER_RING
+#define URING_REGISTER_RING 1
+#endif
+#define URING_FEATURES_NEEDED \
+	(IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG)
+
+#define URING_PARAMS_SIZE 120
+#define URING_RSRC_UPDATE_SIZE 16
+#define URING_GETEVENTS_ARG_SIZE 24
+STATIC_ASSERT(sizeof(struct io_uring_params) == URING_PARAMS_SIZE, "io_uring_params layout");
+STATIC_ASSERT(sizeof(struct io_uring_rsrc_update) == URING_RSRC_UPDATE_SIZE,
+	      "io_uring_rsrc_update layout");
+STATIC_ASSERT(sizeof(struct io_uring_getevents_arg) == URING_GETEVENTS_ARG_SIZE,
+	      "io_uring_getevents_arg layout");
+STATIC_ASSERT(URING_SQ_ENTRIES >= BACKEND_EVENTS_MAX, "one wait's reports fit the SQ");
+
+#define MS_PER_S 1000
+#define NS_PER_MS 1000000
+
+/* Writes "apollod: io_uring unavailable: <what> (errno N)\n". Returns EXIT_URING. */
+static enum exit_code uring_refused(const char *what, long err)
+{
+	char digits[U64_DEC_MAX];
+	write_stderr(LITERAL("apollod: io_uring unavailable: "));
+	write_stderr(what, cstr_len(what));
+	write_stderr(LITERAL(" (errno "));
+	write_stderr(digits, u64_to_dec((uint64_t)-err, digits));
+	write_stderr(LITERAL(")\n"));
+	return EXIT_URING;
+}
+
+/* Maps the rings of ring_fd as p describes them: one mapping for SQ and CQ
+ * (IORING_FEAT_SINGLE_MMAP), one for the SQEs. Returns 0 or -errno. */
+static long uring_map(int ring_fd, const struct io_uring_params *p)
+{
+	uint64_t sq_bytes = p->sq_off.array + p->sq_entries * sizeof(uint32_t);
+	uint64_t cq_bytes = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
+	uint64_t ring_bytes = sq_bytes > cq_bytes ? sq_bytes : cq_bytes;
+	long ring = sys_mmap(0, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			     ring_fd, (long)IORING_OFF_SQ_RING);
+	if (sys_is_error(ring))
+		return ring;
+	long sqes = sys_mmap(0, p->sq_entries * sizeof(struct io_uring_sqe),
+			     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring_fd,
+			     (long)IORING_OFF_SQES);
+	if (sys_is_error(sqes))
+		return sqes;
+	char *base = (char *)ring;
+	uring.sqes = (struct io_uring_sqe *)sqes;
+	uring.sq_head = (uint32_t *)(base + p->sq_off.head);
+	uring.sq_tail = (uint32_t *)(base + p->sq_off.tail);
+	uring.sq_mask = *(uint32_t *)(base + p->sq_off.ring_mask);
+	uring.cqes = (struct io_uring_cqe *)(base + p->cq_off.cqes);
+	uring.cq_head = (uint32_t *)(base + p->cq_off.head);
+	uring.cq_tail = (uint32_t *)(base + p->cq_off.tail);
+	uring.cq_mask = *(uint32_t *)(base + p->cq_off.ring_mask);
+	/* SQE i always sits at SQ index i: the indirection array is the identity. */
+	uint32_t *array = (uint32_t *)(base + p->sq_off.array);
+	for (uint32_t i = 0; i < p->sq_entries; i++)
+		array[i] = i;
+	uring.sq_next = *uring.sq_tail;
+	return 0;
+}
+
+/* Registers the ring's own descriptor (IORING_REGISTER_RING_FDS) so io_uring_enter skips
+ * the descriptor lookup; keeps the plain descriptor if the kernel declines. */
+static void uring_register_ring(int ring_fd)
+{
+	struct io_uring_rsrc_update up = {.offset = ~0u, .data = (uint64_t)ring_fd};
+	uring.enter_fd = (uint32_t)ring_fd;
+	uring.enter_flags = 0;
+	if (URING_REGISTER_RING &&
+	    sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
+		uring.enter_fd = up.offset;
+		uring.enter_flags = IORING_ENTER_REGISTERED_RING;
+	}
+}
+
+enum exit_code backend_open(void)
+{
+	struct io_uring_params p = {.flags = URING_SETUP_FLAGS, .cq_entries = URING_CQ_ENTRIES};
+	long fd = sys_io_uring_setup(URING_SQ_ENTRIES, &p);
+	if (sys_is_error(fd))
+		return uring_refused("io_uring_setup", fd);
+	if ((p.features & URING_FEATURES_NEEDED) != URING_FEATURES_NEEDED ||
+	    p.sq_entries != URING_SQ_ENTRIES)
+		return uring_refused("kernel too old", -EINVAL);
+	long r = uring_map((int)fd, &p);
+	if (sys_is_error(r))
+		return uring_refused("mmap of the rings", r);
+	uring_register_ring((int)fd);
+	uring.listener_fd = -1;
+	return EXIT_OK;
+}
+
+/* Publishes the prepared SQEs and returns how many the kernel has not consumed yet. */
+static uint32_t uring_publish(void)
+{
+	/* Release: the entries' stores must be visible before the tail that hands them over
+	 * (io_uring/io_uring.c, the comment at its top: "smp_store_release to store the tail
+	 * will do"; liburing's __io_uring_flush_sq). */
+	__atomic_store_n(uring.sq_tail, uring.sq_next, __ATOMIC_RELEASE);
+	return uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
+}
+
+long uring_submit(void)
+{
+	uint32_t pending = uring_publish();
+	return COUNTED(sys_io_uring_enter(uring.enter_fd, pending, 0, uring.enter_flags, 0, 0));
+}
+
+/* Arms the multishot accept on the listener: every connection it takes comes back as a
+ * CQE with LISTENER_TOKEN, its descriptor in res, IORING_CQE_F_MORE while it goes on.
+ * Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS). */
+static long uring_arm_accept(void)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_ACCEPT;
+	sqe->fd = uring.listener_fd;
+	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
+	sqe->accept_flags = K_SOCK_CLOEXEC;
+	sqe->user_data = LISTENER_TOKEN;
+	uring.accept_armed = 1;
+	return 0;
+}
+
+long backend_watch_listener(int fd, int on)
+{
+	uring.listener_fd = fd;
+	uring.listener_watched = (uint8_t)(on != 0);
+	/* Connections the multishot accept took before a park wait in the queue, and no new
+	 * completion will announce them: report the listener once more. */
+	if (on && uring.accept_head != uring.accept_tail)
+		uring.listener_nudge = 1;
+	if (on && !uring.accept_armed)
+		return uring_arm_accept();
+	if (!on && uring.accept_armed) { /* its -ECANCELED end is dropped when reaped */
+		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+		if (!sqe)
+			return -ENOMEM;
+		sqe->addr = LISTENER_TOKEN;
+		uring.accept_armed = 0;
+	}
+	return 0;
+}
+
+/* Arms a multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13) on the signal descriptor:
+ * each pending signal comes back as a CQE with SIGNAL_TOKEN; the loop reads the signal
+ * itself. Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_signals(void)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_POLL_ADD;
+	sqe->fd = uring.signal_fd;
+	sqe->len = IORING_POLL_ADD_MULTI;
+	sqe->poll32_events = POLLIN;
+	sqe->user_data = SIGNAL_TOKEN;
+	uring.signals_armed = 1;
+	return 0;
+}
+
+long backend_watch_signals(int fd)
+{
+	uring.signal_fd = fd;
+	uring.signals_watched = 1;
+	return uring_arm_signals();
+}
+
+long uring_accept_drained(void)
+{
+	if (uring.listener_watched && !uring.accept_armed)
+		uring_arm_accept(); /* no SQE: the next drained queue tries again */
+	return -EAGAIN;
+}
+
+/* Takes an accept CQE: queues its descriptor or error, notes whether the multishot
+ * accept goes on. Returns 0, or -1 when the queue is full (the CQE stays in the ring). */
+static int uring_take_accept(const struct io_uring_cqe *cqe)
+{
+	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
+		return -1;
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		uring.accept_armed = 0; /* ended: re-armed when the queue is drained */
+	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
+		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
+	return 0;
+}
+
+/* Copies up to BACKEND_EVENTS_MAX reports out of the CQ into events: connection CQEs as
+ * they are, accept CQEs into the accept queue with one listener report per wait, the
+ * failures of unwatched operations dropped. Returns the count. */
+static long uring_reap(backend_event *events)
+{
+	uint32_t head = *uring.cq_head; /* ours alone */
+	/* Acquire: pairs with the kernel's release of the CQ tail after it wrote the
+	 * entries (io_uring/io_uring.c, the comment at its top: "using smp_load_acquire to
+	 * read the tail will do"; liburing's __io_uring_peek_cqe). */
+	uint32_t tail = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE);
+	long n = 0;
+	int listener_reported = 0;
+	for (; head != tail && n < BACKEND_EVENTS_MAX; head++) {
+		const struct io_uring_cqe *cqe = &uring.cqes[head & uring.cq_mask];
+		if (cqe->user_data == LISTENER_TOKEN) {
+			if (uring_take_accept(cqe) < 0)
+				break;
+			if (!listener_reported++)
+				events[n++] = *cqe;
+		} else if (cqe->user_data == SIGNAL_TOKEN) {
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				uring.signals_armed = 0; /* ended: re-armed below */
+			events[n++] = *cqe;
+		} else if (cqe->user_data != URING_IGNORE_TOKEN) {
+			events[n++] = *cqe;
+		}
+	}
+	/* Release: the entries are read before the kernel may reuse them ("smp_store_release
+	 * to store head will do", ibid.; liburing's io_uring_cq_advance). */
+	__atomic_store_n(uring.cq_head, head, __ATOMIC_RELEASE);
+	if (uring.listener_nudge && n < BACKEND_EVENTS_MAX) {
+		uring.listener_nudge = 0;
+		if (!listener_reported) {
+			struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN};
+			events[n++] = nudge;
+		}
+	}
+	if (uring.signals_watched && !uring.signals_armed)
+		uring_arm_signals(); /* no SQE: the next reap tries again */
+	return n;
+}
+
+/* Submits what the connections prepared and waits in the same io_uring_enter: for one
+ * CQE, none when some are already there or timeout_ms is 0, for at most timeout_ms (the
+ * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
+long backend_wait(backend_event *events, int timeout_ms)
+{
+	uint32_t pending = uring_publish();
+	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
+		    uring.listener_nudge;
+	struct k_timespec ts = {timeout_ms / MS_PER_S, (timeout_ms % MS_PER_S) * NS_PER_MS};
+	struct io_uring_getevents_arg arg = {.ts = timeout_ms < 0 ? 0 : (uint64_t)(uintptr_t)&ts};
+	unsigned wait_nr = ready || timeout_ms == 0 ? 0 : 1;
+	long r = COUNTED(sys_io_uring_enter(uring.enter_fd, pending, wait_nr,
+					    IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
+						    uring.enter_flags,
+					    &arg, sizeof(arg)));
+	/* -ETIME: the timeout passed; -EBUSY: completions wait in the overflow list, which
+	 * the next enter flushes once this one has made room. Both leave the CQ to reap. */
+	if (sys_is_error(r) && r != -ETIME && r != -EBUSY)
+		return r;
+	return uring_reap(events);
+}

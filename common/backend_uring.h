@@ -1,0 +1,289 @@
+/* The io_uring event backend's inline half (see event_backend.h): the calls every request
+ * makes, each the preparation of one submission queue entry (SQE) or the hand-over of a
+ * result a completion (CQE) stored. No syscall here except when the SQ is full: the loop's
+ * wait submits everything in the same io_uring_enter that waits. Included by
+ * event_backend.h only. Kernel versions: see backend_uring.c. */
+#ifndef APOLLOD_COMMON_BACKEND_URING_H
+#define APOLLOD_COMMON_BACKEND_URING_H
+
+#include <linux/io_uring.h>
+
+#include "common/counters.h"
+
+/* Every syscall of the serving path is counted, so syscalls per request can be read from
+ * /metrics alone. Evaluates to the call's result. */
+#define COUNTED(call) (counter_add(C_syscalls_total, 1), (call))
+
+/* One report: a copy of the completion queue entry (user_data is the token). */
+typedef struct io_uring_cqe backend_event;
+#define URING_CQE_SIZE 16
+#define URING_SQE_SIZE 64
+STATIC_ASSERT(sizeof(struct io_uring_cqe) == URING_CQE_SIZE, "a CQE without CQE32 is 16 bytes");
+STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE128 is 64 bytes");
+
+/* The listener and the accepted sockets block: io_uring then polls them itself (fast
+ * poll, Linux 5.7) and a completion never carries -EAGAIN. */
+#define BACKEND_LISTENER_FLAGS 0
+
+/* A connection's transport handle (event_backend.h): at most one operation (recv or
+ * send) is in flight per connection, because the connection code waits for each. */
+struct conn_io {
+	uint64_t token; /* the SQEs' user_data, so the CQEs come back with it */
+	int32_t fd;
+	int32_t result; /* IO_R_IDLE, IO_R_PENDING, or the finished operation's result */
+};
+#define CONN_IO_SIZE 16
+#define IO_R_IDLE INT32_MIN           /* nothing in flight, nothing stored */
+#define IO_R_PENDING (INT32_MIN + 1) /* an operation is in flight */
+#define IO_R_FRESH (INT32_MIN + 2)   /* idle, and nothing read yet since the accept */
+
+/* user_data of the operations nobody waits for (close, cancel): they carry
+ * IOSQE_CQE_SKIP_SUCCESS, and a failure's CQE is dropped: closing releases the descriptor
+ * whatever happens, and a cancel that finds nothing has nothing to do. No connection token
+ * has this value (its low half is a descriptor below CONN_SLOTS). */
+#define URING_IGNORE_TOKEN 0xfffffffffffffffeull
+
+#ifndef URING_RECV_POLL_FIRST /* a measurement switch: 0 tries every recv at once */
+#define URING_RECV_POLL_FIRST 1
+#endif
+
+#define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
+#define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
+STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
+
+/* The ring as mapped at start-up (backend_uring.c) and the accept queue. */
+struct uring_state {
+	struct io_uring_sqe *sqes;   /* URING_SQ_ENTRIES entries */
+	uint32_t *sq_head;           /* the kernel's: entries before it are consumed */
+	uint32_t *sq_tail;           /* ours: published at each submission */
+	uint32_t sq_next;            /* entries prepared: sq_next - *sq_head <= entries */
+	uint32_t sq_mask;
+	struct io_uring_cqe *cqes;
+	uint32_t *cq_head;           /* ours: entries before it are consumed */
+	uint32_t *cq_tail;           /* the kernel's */
+	uint32_t cq_mask;
+	uint32_t enter_fd;           /* the registered ring's index, or the ring's fd */
+	uint32_t enter_flags;        /* IORING_ENTER_REGISTERED_RING when registered */
+	int32_t listener_fd;
+	uint8_t listener_watched;    /* the loop wants connections (not parked) */
+	uint8_t accept_armed;        /* a multishot accept is in flight */
+	uint8_t signals_armed;       /* a multishot poll on the signal descriptor is */
+	uint8_t signals_watched;     /* backend_watch_signals was called */
+	uint8_t listener_nudge;      /* report the listener at the next wait: descriptors
+				      * accepted while it was parked wait in the queue */
+	int32_t signal_fd;           /* the signal descriptor the loop watches */
+	uint32_t accept_head;        /* accept queue: taken */
+	uint32_t accept_tail;        /* accept queue: delivered */
+	int32_t accepted[URING_ACCEPT_MAX]; /* descriptors or -errno, in CQE order */
+	struct k_msghdr msghdr[URING_SQ_ENTRIES]; /* one per SQE: a sendmsg's header must
+						   * stay put until it is submitted */
+};
+extern struct uring_state uring;
+
+/* Submits every prepared SQE without waiting (one io_uring_enter, counted). Returns the
+ * count submitted or -errno. Called when the SQ is full. */
+long uring_submit(void);
+
+/* The queue of accepted descriptors is empty: re-arms the multishot accept if it ended
+ * and the loop still watches the listener. Returns -EAGAIN. */
+long uring_accept_drained(void);
+
+/* The next free SQE, zeroed, or NULL when the SQ stays full even after submitting (the
+ * ring failed). */
+static inline struct io_uring_sqe *uring_sqe(void)
+{
+	/* Acquire: the kernel stores the SQ head with release once it has read the entries
+	 * before it; reusing one of them must come after (io_uring/io_uring.c, the comment
+	 * at its top: "smp_load_acquire to read head"; liburing's io_uring_get_sqe). */
+	uint32_t head = __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
+	if (uring.sq_next - head > uring.sq_mask) {
+		if (sys_is_error(uring_submit()))
+			return 0;
+		head = __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
+		if (uring.sq_next - head > uring.sq_mask)
+			return 0;
+	}
+	struct io_uring_sqe *sqe = &uring.sqes[uring.sq_next++ & uring.sq_mask];
+	*sqe = (struct io_uring_sqe){0};
+	return sqe;
+}
+
+/* Prepares an operation nobody waits for: no CQE unless it fails, and that one is
+ * dropped. Returns the SQE (opcode and fd set) or NULL. */
+static inline struct io_uring_sqe *uring_sqe_unwatched(uint8_t opcode, int fd)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (sqe) {
+		sqe->opcode = opcode;
+		sqe->fd = fd;
+		sqe->flags = IOSQE_CQE_SKIP_SUCCESS; /* Linux 5.17 */
+		sqe->user_data = URING_IGNORE_TOKEN;
+	}
+	return sqe;
+}
+
+/* Takes io's finished result if it has one (and not -EAGAIN, which means "try again").
+ * Returns 1 and stores it in *result, or 0 when an operation must be submitted. An
+ * operation still in flight gives IO_PENDING. */
+static inline int io_take_result(struct conn_io *io, long *result)
+{
+	int32_t r = io->result;
+	if (r == IO_R_IDLE || r == IO_R_FRESH || r == -EAGAIN)
+		return 0;
+	*result = r == IO_R_PENDING ? IO_PENDING : r;
+	if (r != IO_R_PENDING)
+		io->result = IO_R_IDLE;
+	return 1;
+}
+
+/* The SQE for io's next operation, with its token, marked in flight; NULL when the ring
+ * failed (io stays idle). */
+static inline struct io_uring_sqe *io_sqe(struct conn_io *io, uint8_t opcode)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return 0;
+	sqe->opcode = opcode;
+	sqe->fd = io->fd;
+	sqe->user_data = io->token;
+	io->result = IO_R_PENDING;
+	return sqe;
+}
+
+static inline uint64_t backend_event_token(const backend_event *e)
+{
+	return e->user_data;
+}
+
+static inline long backend_accept(int listen_fd)
+{
+	(void)listen_fd; /* the multishot accept armed on it delivers the descriptors */
+	if (uring.accept_head == uring.accept_tail)
+		return uring_accept_drained();
+	return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
+}
+
+static inline void io_open(struct conn_io *io, int fd, uint64_t token)
+{
+	io->token = token;
+	io->fd = fd;
+	io->result = IO_R_FRESH;
+}
+
+static inline void io_event(struct conn_io *io, const backend_event *e)
+{
+	io->result = e->res; /* the one operation in flight has finished */
+}
+
+static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
+{
+	long r;
+	if (io_take_result(io, &r))
+		return r;
+	int fresh = io->result == IO_R_FRESH;
+	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_RECV); /* Linux 5.6 */
+	if (!sqe)
+		return -ENOMEM;
+	sqe->addr = (uint64_t)(uintptr_t)buf; /* the slot's buffer: it stays put */
+	sqe->len = len;
+	/* After the first read the connection has usually just been answered and the next
+	 * request is not there yet: wait for it instead of trying a recv that would fail
+	 * first (Linux 5.19). The first read tries at once: the request usually came with
+	 * the handshake. */
+	if (!fresh && URING_RECV_POLL_FIRST)
+		sqe->ioprio = IORING_RECVSEND_POLL_FIRST;
+	return IO_PENDING;
+}
+
+/* The bytes the count buffers of iov hold. */
+static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < count; i++)
+		total += iov[i].iov_len;
+	return total;
+}
+
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count)
+{
+	long r;
+	if (io_take_result(io, &r)) {
+		/* A short send: the socket's buffer filled before everything fitted. */
+		if (r > 0 && (uint64_t)r < iov_bytes(iov, count))
+			counter_add(C_write_eagains, 1);
+		return r;
+	}
+	/* One send (Linux 5.6) for one buffer, one sendmsg (5.3) for several. */
+	struct io_uring_sqe *sqe = io_sqe(io, count == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG);
+	if (!sqe)
+		return -ENOMEM;
+	sqe->msg_flags = K_MSG_NOSIGNAL;
+	if (count == 1) {
+		sqe->addr = (uint64_t)(uintptr_t)iov->iov_base;
+		sqe->len = (uint32_t)iov->iov_len; /* a response is far below 4 GiB */
+	} else {
+		struct k_msghdr *m = &uring.msghdr[sqe - uring.sqes];
+		*m = (struct k_msghdr){.msg_iov = iov, .msg_iovlen = count};
+		sqe->addr = (uint64_t)(uintptr_t)m;
+		sqe->len = 1;
+	}
+	counter_add(C_response_syscalls, 1);
+	return IO_PENDING;
+}
+
+/* A direct syscall, not IORING_OP_SHUTDOWN: the ring runs a shutdown on a worker thread
+ * (it cannot be issued non-blocking), so the FIN could leave after the lingering reads and
+ * the close, and the peer would see a reset instead of the end of the answer. Only a
+ * lingering close pays it. */
+static inline long io_shutdown_write(struct conn_io *io)
+{
+	return COUNTED(sys_shutdown(io->fd, K_SHUT_WR));
+}
+
+/* The token of an abandoned operation's successor: bit 63 flipped, so the abandoned
+ * completion (it carries the old token) is dropped by the connection code, whose token
+ * check no longer matches. A connection token's generation would have to reach 2^31 on
+ * one descriptor for the two to meet. */
+#define URING_TOKEN_EPOCH (1ull << 63)
+
+static inline void io_abandon(struct conn_io *io)
+{
+	if (io->result != IO_R_PENDING)
+		return;
+	struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (cancel)
+		cancel->addr = io->token;
+	io->token ^= URING_TOKEN_EPOCH;
+	io->result = IO_R_IDLE;
+}
+
+static inline void io_close(struct conn_io *io)
+{
+	/* An operation in flight holds the socket open: cancel it first, hard-linked so the
+	 * close runs whether or not the cancel found it (Linux 5.5 for hard links). Its
+	 * CQE (-ECANCELED) carries the old token and is dropped by the connection code. */
+	if (io->result == IO_R_PENDING &&
+	    uring.sq_next + 1 - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE) > uring.sq_mask)
+		uring_submit(); /* room for both, so the link is not split by a submission */
+	if (io->result == IO_R_PENDING) {
+		struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+		if (cancel) {
+			cancel->addr = io->token;
+			cancel->flags |= IOSQE_IO_HARDLINK;
+		}
+	}
+	if (!uring_sqe_unwatched(IORING_OP_CLOSE, io->fd)) /* Linux 5.6 */
+		COUNTED(sys_close(io->fd));
+	io->result = IO_R_IDLE;
+}
+
+static inline void io_close_now(struct conn_io *io)
+{
+	/* A ring close may run after a later accept in the same submission: close(2) frees
+	 * the descriptor now. What was in flight is cancelled; its completion is dropped. */
+	io_abandon(io);
+	COUNTED(sys_close(io->fd));
+	io->result = IO_R_IDLE;
+}
+
+#endif /* APOLLOD_COMMON_BACKEND_URING_H */
