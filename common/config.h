@@ -28,8 +28,8 @@
 #if APOLLOD_VARIANT_ASM_HOTPATH != 0 && APOLLOD_VARIANT_ASM_HOTPATH != 1
 #error "APOLLOD_VARIANT_ASM_HOTPATH must be 0 or 1"
 #endif
-#if APOLLOD_VARIANT_ASM_HOTPATH && !defined(__x86_64__)
-#error "the assembly hot path exists for x86_64 only"
+#if APOLLOD_VARIANT_ASM_HOTPATH && !defined(__x86_64__) && !defined(__aarch64__)
+#error "the assembly hot path exists for x86_64 and aarch64 only"
 #endif
 
 #define APOLLOD_HAVE_DEADLINES (!APOLLOD_VARIANT_NO_DEADLINES)

@@ -21,6 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
+import aarch64_section  # noqa: E402
 import chart  # noqa: E402
 import counts  # noqa: E402
 import load  # noqa: E402
@@ -249,6 +250,7 @@ def main():
     tier_manifest.add_arguments(ap)
     ap.add_argument("--first-response", required=True)
     ap.add_argument("--out", help="directory for table.md, table.json, chart.svg")
+    ap.add_argument("--aarch64-manifest", help="adds the aarch64 section (aarch64_section.py)")
     args = ap.parse_args()
     args.out = args.out or os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") \
         or tempfile.mkdtemp(prefix="apollod-compare-")
@@ -257,6 +259,9 @@ def main():
     result = collect(args)
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)
     markdown = render_markdown(result)
+    if args.aarch64_manifest:  # its own table, after the main one
+        markdown += "\n" + aarch64_section.render(
+            aarch64_section.collect(args.aarch64_manifest, args.manifest))
     paths = {name: os.path.join(args.out, name)
              for name in ("table.md", "table.json", "chart.svg")}
     with open(paths["table.md"], "w") as f:
