@@ -2,21 +2,29 @@
 (bazel --config=aarch64 toolchain, through //compare:tier_inputs_aarch64), beside the
 original ARM64 daemon's own figures, as one Markdown table of its own.
 
-Only static rows: the aarch64 binaries run under qemu-user on these x86_64 machines, so
-requests per second and latencies would measure the emulator, and are left out.
+The aarch64 binaries run under qemu-user on these x86_64 machines, so requests per second
+and latencies would measure the emulator, and are left out. What the emulator can count
+exactly is instructions: qemu-aarch64 -singlestep puts one guest instruction in each
+translation block and -d exec,nochain logs every block it executes, so the log's "Trace"
+lines are the guest's user-space instructions (qemu 7.2 from Debian has no TCG plugins,
+so no libinsn.so). Per request: (run with N sequential `GET /`) minus (run with none),
+divided by N, the same protocol as callgrind's row (bench/counts.py).
 
-Usage: aarch64_section.py --aarch64-manifest M [--manifest X86_M] [--check]
+Usage: aarch64_section.py --aarch64-manifest M [--manifest X86_M] [--requests N] [--check]
   --manifest adds the x86_64 request path of the same tier (the goals compare with it);
+  --requests N adds the per-request row (0: left out);
   --check exits 1 unless every tier has sane figures (//compare:aarch64_section_test).
-table.py calls render() when it is given --aarch64-manifest."""
+table.py calls collect() and render() when it is given --aarch64-manifest."""
 
 import argparse
-import sys
 import os
+import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
+import counts  # noqa: E402
 import static_facts  # noqa: E402
 import tier_manifest  # noqa: E402
 
@@ -43,17 +51,42 @@ ORIGINAL = {
                              "request_path_instructions": 22, "undefined_symbols": 0},
 }
 X86_ROW = ("x86_64_request_path", "x86_64 request path, same tier (static)")
+TRACE_ROW = ("traced_instructions_per_request",
+             "user-space instructions per request (qemu -singlestep trace)")
+QEMU = ["qemu-aarch64-static", "-cpu", "max"]
+DEFAULT_REQUESTS = 100
 
 
-def collect(aarch64_manifest, x86_manifest=None):
+def traced_instructions(kind, binary, requests, workdir):
+    """Guest instructions qemu executed in one run of binary with requests requests: the
+    "Trace" lines of its -d exec,nochain log under -singlestep."""
+    log = os.path.join(workdir, "qemu.%s.%d.log" % (kind, requests))
+    counts._run_wrapped(kind, binary, QEMU + ["-singlestep", "-d", "exec,nochain", "-D", log],
+                        requests, workdir)
+    with open(log, "rb") as f:
+        return sum(1 for line in f if line.startswith(b"Trace "))
+
+
+def instructions_per_request(kind, binary, requests):
+    """(instructions with requests requests - instructions with none) / requests."""
+    with tempfile.TemporaryDirectory(prefix="apollod-qemu-") as workdir:
+        loaded = traced_instructions(kind, binary, requests, workdir)
+        idle = traced_instructions(kind, binary, 0, workdir)
+    return round((loaded - idle) / requests, 1)
+
+
+def collect(aarch64_manifest, x86_manifest=None, requests=DEFAULT_REQUESTS):
     """{tier name: facts} for every aarch64 tier, in manifest order; facts gain
-    x86_64_request_path when the x86_64 manifest is given."""
+    x86_64_request_path when the x86_64 manifest is given, and the traced instructions
+    per request unless requests is 0."""
     facts = {}
     for tier in tier_manifest.load(aarch64_manifest):
         binary = tier["binary"]
         f = static_facts.binary_facts(binary, ARCH)
         f["request_path_instructions"], f["request_path_functions"] = \
             static_facts.request_path(binary, ARCH)
+        if requests:
+            f[TRACE_ROW[0]] = instructions_per_request(tier["name"], binary, requests)
         facts[tier["name"]] = f
     if x86_manifest:
         for tier in tier_manifest.load(x86_manifest):
@@ -64,7 +97,9 @@ def collect(aarch64_manifest, x86_manifest=None):
 
 
 def _fmt(value):
-    return "—" if value is None else "{:,}".format(value)
+    if value is None:
+        return "—"
+    return "{:,}".format(int(value) if value == int(value) else value)
 
 
 def goals(facts):
@@ -89,9 +124,10 @@ def render(facts):
     tiers = list(facts)
     columns = tiers + list(ORIGINAL)
     rows = list(ROWS)
-    if any(X86_ROW[0] in f for f in facts.values()):
-        rows.append(X86_ROW)
-    lines = ["### aarch64 (static rows; built with --config=aarch64, run only under qemu)",
+    for extra in (X86_ROW, TRACE_ROW):
+        if any(extra[0] in f for f in facts.values()):
+            rows.append(extra)
+    lines = ["### aarch64 (built with --config=aarch64; run under qemu, so no requests/s)",
              "",
              "| row | " + " | ".join(columns) + " |",
              "| --- |" + " ---: |" * len(columns)]
@@ -104,7 +140,10 @@ def render(facts):
               "plus __LINKEDIT), so its file size is not comparable; its instructions are." %
               ORIGINAL_SOURCE,
               "Requests per second are left out: on these x86_64 machines the aarch64 "
-              "binaries run under qemu-user.",
+              "binaries run under qemu-user. Instructions per request: qemu-aarch64 "
+              "-singlestep -d exec,nochain counts every guest instruction; N sequential "
+              "`GET /` minus a start-up-only run, divided by N (as bench/counts.py does "
+              "with callgrind).",
               "Request path: static_facts.request_path from the instruction that puts "
               "accept4's number (242) in x8 before `svc #0`."]
     reached = goals(facts)
@@ -127,6 +166,9 @@ def check(facts):
         if not 0 < f["text_bytes"] < f["elf_bytes"]:
             failures.append("%s: .text %d not within the ELF %d"
                             % (name, f["text_bytes"], f["elf_bytes"]))
+        traced = f.get(TRACE_ROW[0])
+        if traced is not None and not 0 < traced < f["instructions_total"] * 10:
+            failures.append("%s: %s instructions per request" % (name, traced))
     return failures
 
 
@@ -134,9 +176,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--aarch64-manifest", required=True)
     ap.add_argument("--manifest", help="the x86_64 tiers' manifest, for the x86_64 row")
+    ap.add_argument("--requests", type=int, default=DEFAULT_REQUESTS,
+                    help="sequential requests for the per-request row (0: no row)")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    facts = collect(args.aarch64_manifest, args.manifest)
+    facts = collect(args.aarch64_manifest, args.manifest, args.requests)
     sys.stdout.write(render(facts))
     if args.check:
         failures = check(facts)

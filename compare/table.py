@@ -260,8 +260,8 @@ def main():
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)
     markdown = render_markdown(result)
     if args.aarch64_manifest:  # its own table, after the main one
-        markdown += "\n" + aarch64_section.render(
-            aarch64_section.collect(args.aarch64_manifest, args.manifest))
+        markdown += "\n" + aarch64_section.render(aarch64_section.collect(
+            args.aarch64_manifest, args.manifest, 20 if args.quick else 200))
     paths = {name: os.path.join(args.out, name)
              for name in ("table.md", "table.json", "chart.svg")}
     with open(paths["table.md"], "w") as f:
