@@ -84,14 +84,26 @@ def _tier_inputs_impl(ctx):
     for target, name in ctx.attr.binaries.items():
         info = target[TierFilesInfo]
         binary = target[DefaultInfo].files_to_run.executable
+        objects = info.objects.to_list()
+        depfiles = info.depfiles.to_list()
+        if ctx.attr.arch != "x86_64":
+            # Runfiles paths carry no configuration: an aarch64 binary or object would
+            # land on the x86_64 one's path in any runfiles tree holding both manifests
+            # (//compare:table). So the binary gets a path of its own under this
+            # target's name, and objects and .d files (read for x86_64 rows only) stay out.
+            link = ctx.actions.declare_file("%s/%s/%s" % (ctx.label.name, name, binary.basename))
+            ctx.actions.symlink(output = link, target_file = binary)
+            binary = link
+            objects = []
+            depfiles = []
         by_name[name] = struct(
             name = name,
             binary = binary.short_path,
-            objects = [f.short_path for f in info.objects.to_list()],
-            depfiles = [f.short_path for f in info.depfiles.to_list()],
+            objects = [f.short_path for f in objects],
+            depfiles = [f.short_path for f in depfiles],
             sources = [f.short_path for f in info.sources.to_list()],
         )
-        files += [binary] + info.objects.to_list() + info.depfiles.to_list() + info.sources.to_list()
+        files += [binary] + objects + depfiles + info.sources.to_list()
     tiers = [by_name[name] for name in ctx.attr.order]
     manifest = ctx.actions.declare_file(ctx.label.name + ".json")
     ctx.actions.write(manifest, struct(tiers = tiers).to_json())
