@@ -9,8 +9,8 @@
  * parsers never read past buf + len even when the input ends against an unmapped page.
  *
  * Speed: the common shapes take a wide fast path (a 4-byte compare for "GET ", one 8-byte
- * compare for "HTTP/1.1" or "HTTP/1.0", header names matched with 4-byte case-folded
- * compares, long field values scanned 16 bytes a step with Advanced SIMD); anything the
+ * compare for "HTTP/1.1" or "HTTP/1.0", header names matched with 8- and 4-byte
+ * case-folded compares, long field values scanned 16 bytes a step with Advanced SIMD); anything the
  * fast path does not recognise falls back to the byte-by-byte walk that mirrors the C
  * code, which decides every partial and bad case. */
 #include "variants/asm-hotpath/aarch64/hotpath_asm.h"
@@ -51,10 +51,23 @@
 	movk	\reg, #(((\value) >> 16) & 0xFFFF), lsl #16
 .endm
 
-/* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in hotpath_asm.h
- * for why OR-ing 0x20 is exact on the bytes they are used on): load the 4, 2 or 1 bytes
- * at base + offset into w11, fold, and branch to miss unless they equal the literal bytes
- * b0, b1, ... Clobber w11, w12. */
+/* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in
+ * hotpath_consts.h for why OR-ing 0x20 is exact on the bytes they are used on): load the
+ * 8, 4, 2 or 1 bytes at base + offset into x11, fold, and branch to miss unless they equal
+ * the literal bytes b0, b1, ... Clobber x11, x12. The 8-byte form builds its literal in
+ * four instructions, so it checks 8 bytes in 8 where two 4-byte compares take 12; ldur
+ * takes any byte offset. */
+#define ASCII_CASE_BITS8 (ASCII_CASE_BITS4 | ASCII_CASE_BITS4 << 32)
+.macro EXPECT_FOLDED8 base, offset, b0, b1, b2, b3, b4, b5, b6, b7, miss
+	ldur	x11, [\base, #\offset]
+	orr	x11, x11, #ASCII_CASE_BITS8
+	movz	x12, #BYTES2(\b0, \b1)
+	movk	x12, #BYTES2(\b2, \b3), lsl #16
+	movk	x12, #BYTES2(\b4, \b5), lsl #32
+	movk	x12, #BYTES2(\b6, \b7), lsl #48
+	cmp	x11, x12
+	b.ne	\miss
+.endm
 .macro EXPECT_FOLDED4 base, offset, b0, b1, b2, b3, miss
 	ldr	w11, [\base, #\offset]
 	orr	w11, w11, #ASCII_CASE_BITS4
@@ -381,23 +394,18 @@ FUNCTION_BEGIN(parse_headers)
 	mov	w5, #HEADER_HOST
 	b	.Lhead_value
 .Lhead_name_connection_len:
-	EXPECT_FOLDED4 x5, 0, 'c', 'o', 'n', 'n', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 4, 'e', 'c', 't', 'i', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 0, 'c', 'o', 'n', 'n', 'e', 'c', 't', 'i', .Lhead_name_other
 	EXPECT_FOLDED2 x5, 8, 'o', 'n', .Lhead_name_other
 	mov	w5, #HEADER_CONNECTION
 	b	.Lhead_value
-.Lhead_name_content_length_len:
-	EXPECT_FOLDED4 x5, 0, 'c', 'o', 'n', 't', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 4, 'e', 'n', 't', '-', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 8, 'l', 'e', 'n', 'g', .Lhead_name_other
-	EXPECT_FOLDED2 x5, 12, 't', 'h', .Lhead_name_other
+.Lhead_name_content_length_len:		/* bytes 0-7, then 6-13 (6 and 7 twice) */
+	EXPECT_FOLDED8 x5, 0, 'c', 'o', 'n', 't', 'e', 'n', 't', '-', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 6, 't', '-', 'l', 'e', 'n', 'g', 't', 'h', .Lhead_name_other
 	mov	w5, #HEADER_CONTENT_LENGTH
 	b	.Lhead_value
 .Lhead_name_transfer_encoding_len:
-	EXPECT_FOLDED4 x5, 0, 't', 'r', 'a', 'n', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 4, 's', 'f', 'e', 'r', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 8, '-', 'e', 'n', 'c', .Lhead_name_other
-	EXPECT_FOLDED4 x5, 12, 'o', 'd', 'i', 'n', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 0, 't', 'r', 'a', 'n', 's', 'f', 'e', 'r', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 8, '-', 'e', 'n', 'c', 'o', 'd', 'i', 'n', .Lhead_name_other
 	EXPECT_FOLDED1 x5, 16, 'g', .Lhead_name_other
 	mov	w5, #HEADER_TRANSFER_ENCODING
 
@@ -555,8 +563,7 @@ FUNCTION_BEGIN(parse_headers)
 	b.eq	.Lhead_token_close_len
 	cmp	x9, #KEEP_ALIVE_LEN
 	b.ne	.Lhead_token_gap
-	EXPECT_FOLDED4 x5, 0, 'k', 'e', 'e', 'p', .Lhead_token_gap
-	EXPECT_FOLDED4 x5, 4, '-', 'a', 'l', 'i', .Lhead_token_gap
+	EXPECT_FOLDED8 x5, 0, 'k', 'e', 'e', 'p', '-', 'a', 'l', 'i', .Lhead_token_gap
 	EXPECT_FOLDED2 x5, 8, 'v', 'e', .Lhead_token_gap
 	ldrb	w11, [x2, #ASM_HEADER_BLOCK_CONNECTION]
 	cmp	w11, #ASM_HTTP_CONNECTION_NONE
