@@ -8,8 +8,8 @@
 # starts (test/wire/wire_harness.cc), so the daemon runs under qemu too; the unit suite's
 # death test forks instead of re-executing itself when it is set.
 # detect_leaks=0: LeakSanitizer stops the world with ptrace, which qemu-user does not
-# emulate, and dies at exit ("LeakSanitizer has encountered a fatal error"); AddressSanitizer
-# and UBSan themselves work under qemu and stay on.
+# emulate, and dies at exit ("LeakSanitizer has encountered a fatal error");
+# AddressSanitizer and UBSan themselves work under qemu and stay on.
 set -euo pipefail
 qemu=(/usr/bin/qemu-aarch64-static -cpu max -L /usr/aarch64-linux-gnu)
 export APOLLOD_EMULATOR="${qemu[*]}"

@@ -1,8 +1,8 @@
-/* Compile-time proof that the constants the hot path assembly uses (<cpu>/hotpath_asm.h)
- * equal their C originals: struct offsets against offsetof, enums, limits and character
- * classes against the headers that define them. Emits no code; a mismatch fails the
- * build of every target that links the assembly. One file checks every CPU's header: the
- * tables are the same, only the compiler's target picks which header is read. */
+/* Compile-time proof that the constants the hot path assembly uses (hotpath_consts.h,
+ * <cpu>/hotpath_asm.h) equal their C originals: struct offsets against offsetof, enums,
+ * limits and character classes against the headers that define them. Emits no code; a
+ * mismatch fails the build of every target that links the assembly. One file checks
+ * every CPU's header: the tables are the same, the compiler's target picks the header. */
 #include <stddef.h>
 
 #include "common/char_class.h"

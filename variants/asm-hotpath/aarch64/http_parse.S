@@ -10,9 +10,9 @@
  *
  * Speed: the common shapes take a wide fast path (a 4-byte compare for "GET ", one 8-byte
  * compare for "HTTP/1.1" or "HTTP/1.0", header names matched with 8- and 4-byte
- * case-folded compares, long field values scanned 16 bytes a step with Advanced SIMD); anything the
- * fast path does not recognise falls back to the byte-by-byte walk that mirrors the C
- * code, which decides every partial and bad case. */
+ * case-folded compares, long field values scanned 16 bytes a step with Advanced SIMD);
+ * anything the fast path does not recognise falls back to the byte-by-byte walk that
+ * mirrors the C code, which decides every partial and bad case. */
 #include "variants/asm-hotpath/aarch64/hotpath_asm.h"
 
 /* Lengths of the literals the parsers look for. */
