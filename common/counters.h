@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "common/arch/arch.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -79,7 +80,11 @@ extern struct counters apollod_counters;
  * even if another thread or process shares the block; no ordering is implied. */
 static inline void counter_add(enum counter_id id, uint64_t n)
 {
+#ifdef arch_atomic_add_u64
+	arch_atomic_add_u64(&apollod_counters.value[id], n);
+#else
 	__atomic_fetch_add(&apollod_counters.value[id], n, __ATOMIC_RELAXED);
+#endif
 }
 
 /* Reads counter id with one aligned 8-byte load. */
