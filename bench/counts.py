@@ -30,11 +30,13 @@ QUICK_REQUESTS = 20
 REQUESTS = {"wrk": None, "short": servers.SHORT_REQUEST}
 
 
-def _run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
+def run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
                  signal_child=False):
     """Starts binary (a tier, or the peer kind when kind is in servers.PEERS) under
     wrapper, sends requests `GET /` one after another, each answered with a 200, then
-    stops it with SIGTERM (sent to the wrapper's child if signal_child)."""
+    stops it with SIGTERM (sent to the wrapper's child if signal_child). The protocol of
+    every per-request instrument: callgrind and strace here, the qemu trace of
+    compare/aarch64_section.py."""
     if kind in servers.PEERS:
         # A fresh config directory per run: nginx creates (and chowns) its temp dirs once.
         tree = servers.ServingTree(sizes=[], prefix="apollod-%s-" % kind).__enter__()
@@ -74,7 +76,7 @@ def callgrind_total(kind, binary, requests, workdir, request=None):
     stem = os.path.join(workdir, "callgrind.%s.%d" % (kind, requests))
     wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + stem + ".%p.out",
                "--log-file=" + stem + ".log"]
-    _run_wrapped(kind, binary, wrapper, requests, workdir, request)
+    run_wrapped(kind, binary, wrapper, requests, workdir, request)
     outputs = glob.glob(stem + ".*.out")
     if not outputs:
         raise RuntimeError("callgrind wrote nothing; see " + stem + ".log")
@@ -110,7 +112,7 @@ def parse_strace_summary(text):
 def strace_calls(kind, binary, requests, workdir):
     """{syscall: calls} over one run (every thread and child: -f) with requests requests."""
     out = os.path.join(workdir, "strace.%s.%d.txt" % (kind, requests))
-    _run_wrapped(kind, binary, ["strace", "-f", "-c", "-o", out], requests, workdir,
+    run_wrapped(kind, binary, ["strace", "-f", "-c", "-o", out], requests, workdir,
                  signal_child=True)
     with open(out) as f:
         return parse_strace_summary(f.read())

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "common/arch/arch.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -73,8 +74,10 @@ enum counter_id {
 
 /* The block fills one page of its own, so that with --workers it can be replaced in place
  * by a shared mapping (counters_share) and every worker's adds land on the same words,
- * with no pointer to follow on the hot path. */
-#define COUNTERS_PAGE 4096
+ * with no pointer to follow on the hot path. "Page" is the largest the arch's kernels
+ * use (ARCH_PAGE_MAX: 4 KiB on x86_64, 64 KiB on aarch64), so that MAP_FIXED gets an
+ * aligned address and replaces nothing but the block whatever the kernel's page size. */
+#define COUNTERS_PAGE ARCH_PAGE_MAX
 struct counters {
 	uint64_t value[COUNTER_COUNT];
 } __attribute__((aligned(COUNTERS_PAGE)));
@@ -88,7 +91,11 @@ extern struct counters apollod_counters;
  * even if another thread or process shares the block; no ordering is implied. */
 static inline void counter_add(enum counter_id id, uint64_t n)
 {
+#ifdef arch_atomic_add_u64
+	arch_atomic_add_u64(&apollod_counters.value[id], n);
+#else
 	__atomic_fetch_add(&apollod_counters.value[id], n, __ATOMIC_RELAXED);
+#endif
 }
 
 /* Reads counter id with one aligned 8-byte load. */

@@ -110,11 +110,16 @@ static inline long sys_epoll_ctl(int epfd, int op, int fd, struct epoll_event *e
 	return syscall4(__NR_epoll_ctl, epfd, op, fd, (long)event);
 }
 
-/* int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout); */
+/* int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
+ * An arch without the syscall defines arch_epoll_wait (common/arch/arch.h). */
 static inline long sys_epoll_wait(int epfd, struct epoll_event *events, int maxevents,
 				  int timeout_ms)
 {
+#ifdef arch_epoll_wait
+	return arch_epoll_wait(epfd, events, maxevents, timeout_ms);
+#else
 	return syscall4(__NR_epoll_wait, epfd, (long)events, maxevents, timeout_ms);
+#endif
 }
 
 /* int clock_gettime(clockid_t clockid, struct timespec *tp); */

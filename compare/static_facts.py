@@ -2,13 +2,15 @@
 
 Request path (instructions a `GET /` can execute, counted statically): objdump -d is
 parsed into instructions; the walk starts at every instruction that loads accept4's
-syscall number (288) into a register, the first step of serving a connection in every
-epoll tier (the uring tier has no accept4: there the walk starts at conn_open and
-conn_event, where the loop hands the connection code a connection or a completion), and
-follows control flow: fall-through, direct jumps and calls into the called
-function, jump tables (read from the ELF: 8-byte entries that point into the same
-function). It stops at ret. Calls through a register (the vDSO clock) lead outside the
-binary and are not followed; any other indirect jump counts its whole function. The
+syscall number (x86_64: 288 into a register; aarch64: 242 into x8, the number register
+of `svc #0`), the first step of serving a connection in every epoll tier (the uring tier
+has no accept4: there the walk starts at conn_open and conn_event, where the loop hands
+the connection code a connection or a completion), and follows control
+flow: fall-through, direct jumps and calls into the called function, jump tables (x86_64:
+read from the ELF, 8-byte entries that point into the same function). It stops at ret.
+Calls through a register (the vDSO clock) lead outside the binary and are not followed;
+any other indirect jump (every aarch64 `br`: its tables hold scaled offsets) counts its
+whole function. The
 set is everything the serving loop can reach, so it over-approximates one `GET /`
 (error branches and the other routes are in it) and leaves out start-up code (command
 line, listener set-up) that runs before the first accept. Padding nops are not counted
@@ -19,14 +21,22 @@ import re
 import struct
 import subprocess
 
-ACCEPT4_NR = 288
+# Every function that reads a binary takes arch: "x86_64" (the default) or "aarch64".
+ARCHES = ("x86_64", "aarch64")
+ACCEPT4_NR = {"x86_64": 288, "aarch64": 242}
+OBJDUMP = {"x86_64": "objdump", "aarch64": "aarch64-linux-gnu-objdump"}
 SECTIONS = (".text", ".rodata", ".data", ".bss")
 _PREFIXES = {"addr32", "data16", "bnd", "notrack", "rep", "repz", "repe", "repnz", "repne",
              "lock", "cs", "ds", "ss", "es", "fs", "gs"}
-_STOPS = {"ret", "retq", "ud2", "hlt"}
+_STOPS = {"ret", "retq", "ud2", "hlt", "brk", "udf"}
+# aarch64 control flow: branches whose last operand is the target, and the unconditional
+# ones that do not fall through.
+_A64_BRANCHES = {"b", "bl", "cbz", "cbnz", "tbz", "tbnz"}
+_A64_NO_FALL = {"b", "br", "ret", "brk", "udf"}
 _INSN = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
 _FUNC = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 _TARGET = re.compile(r"^([0-9a-f]+)(?: <.*>)?$")
+_A64_TARGET = re.compile(r"(?:^|, )([0-9a-f]+)(?: <[^>]*>)?$")
 _TABLE = re.compile(r"^\*(0x[0-9a-f]+)\(,%\w+,8\)$")
 
 
@@ -99,15 +109,16 @@ class Insn:
         self.func = func          # name of the enclosing symbol
 
 
-def disassemble(path):
+def disassemble(path, arch="x86_64"):
     """objdump -d of path as a list of Insn in address order, and the functions as
     {name: (start, end)} (end: the address after its last instruction)."""
-    return parse_objdump(_tool("objdump", "-d", "--no-show-raw-insn", "-w", path))
+    return parse_objdump(_tool(OBJDUMP[arch], "-d", "--no-show-raw-insn", "-w", path), arch)
 
 
-def parse_objdump(text):
+def parse_objdump(text, arch="x86_64"):
     """The text of `objdump -d --no-show-raw-insn -w` -> (list of Insn in address order,
-    {function name: (start, end)})."""
+    {function name: (start, end)}). aarch64 operands lose objdump's `// #242` comments;
+    literal data (.word, .inst) is dropped."""
     insns = []
     func = None
     for line in text.splitlines():
@@ -118,7 +129,12 @@ def parse_objdump(text):
         m = _INSN.match(line)
         if not m:
             continue
-        words = m.group(2).split()
+        line_text = m.group(2)
+        if arch == "aarch64":
+            line_text = line_text.split("//")[0]
+        words = line_text.split()
+        if words and words[0] in (".word", ".inst", ".short", ".byte"):
+            continue
         while words and words[0] in _PREFIXES:
             words = words[1:]
         if not words:
@@ -133,7 +149,7 @@ def parse_objdump(text):
 
 
 def is_padding(insn):
-    return "nop" in insn.mnemonic or insn.mnemonic in ("int3",)
+    return "nop" in insn.mnemonic or insn.mnemonic in ("int3", "udf")
 
 
 def instruction_count(insns):
@@ -164,18 +180,37 @@ def _jump_table(elf, operand, func_range):
 COMPLETION_ROOTS = ("conn_open", "conn_event")
 
 
-def request_path(path):
+def _a64_successors(insn, insns, funcs):
+    """(targets, falls through) of one aarch64 instruction."""
+    op = insn.mnemonic
+    base = op.split(".")[0]  # b.ne -> b
+    targets = []
+    if op == "br":
+        start, end = funcs[insn.func]
+        targets = [a.addr for a in insns if start <= a.addr < end]
+    elif base in _A64_BRANCHES or op.startswith("b."):
+        m = _A64_TARGET.search(insn.operand)
+        if m:
+            targets = [int(m.group(1), 16)]
+    # blr (the vDSO clock) leaves the binary: fall through only
+    return targets, op not in _A64_NO_FALL
+
+
+def request_path(path, arch="x86_64"):
     """Walks control flow from the accept4 sites (see the module comment). Returns
     (instructions reached, excluding padding; sorted names of the functions touched)."""
-    insns, funcs = disassemble(path)
-    return walk_request_path(insns, funcs, Elf(path), path)
+    insns, funcs = disassemble(path, arch)
+    return walk_request_path(insns, funcs, Elf(path), path, arch)
 
 
-def walk_request_path(insns, funcs, elf, what="the binary"):
+def walk_request_path(insns, funcs, elf, what="the binary", arch="x86_64"):
     """request_path's walk over parse_objdump's result; elf (an Elf, or anything with
-    read_u64) resolves jump tables."""
+    read_u64) resolves jump tables (x86_64 only)."""
     index = {insn.addr: i for i, insn in enumerate(insns)}
-    accept_load = re.compile(r"^\$0x%x,%%\w+$" % ACCEPT4_NR)
+    if arch == "aarch64":
+        accept_load = re.compile(r"^[wx]8, #0x%x$" % ACCEPT4_NR[arch])
+    else:
+        accept_load = re.compile(r"^\$0x%x,%%\w+$" % ACCEPT4_NR[arch])
     roots = [i for i, insn in enumerate(insns)
              if insn.mnemonic.startswith("mov") and accept_load.match(insn.operand)]
     if not roots:
@@ -184,7 +219,7 @@ def walk_request_path(insns, funcs, elf, what="the binary"):
         roots = [i for i, insn in enumerate(insns)
                  if insn.func in COMPLETION_ROOTS and funcs[insn.func][0] == insn.addr]
     if not roots:
-        raise RuntimeError("no accept4 site (mov $0x%x) in %s" % (ACCEPT4_NR, what))
+        raise RuntimeError("no accept4 site (%d) in %s" % (ACCEPT4_NR[arch], what))
     seen = set()
     work = list(roots)
     while work:
@@ -196,7 +231,10 @@ def walk_request_path(insns, funcs, elf, what="the binary"):
         op = insn.mnemonic
         targets = []
         falls_through = op not in _STOPS and op not in ("jmp", "jmpq")
-        if op.startswith("j") or op in ("call", "callq"):
+        if arch == "aarch64":
+            targets, a64_falls = _a64_successors(insn, insns, funcs)
+            falls_through = falls_through and a64_falls
+        elif op.startswith("j") or op in ("call", "callq"):
             if insn.operand.startswith("*"):
                 if op in ("jmp", "jmpq"):
                     start, end = funcs[insn.func]
@@ -241,19 +279,19 @@ def source_totals(depfiles, root):
     return total_bytes, total_lines, files
 
 
-def tier_facts(tier, root):
+def tier_facts(tier, root, arch="x86_64"):
     """Every static row for one tier (a tier_manifest entry)."""
     src_bytes, src_lines, files = source_totals(tier["depfiles"], root)
     facts = {"source_bytes": src_bytes, "source_lines": src_lines, "source_files": files,
              "object_bytes": sum(os.path.getsize(o) for o in tier["objects"])}
-    facts.update(binary_facts(tier["binary"]))
-    path_insns, path_funcs = request_path(tier["binary"])
+    facts.update(binary_facts(tier["binary"], arch))
+    path_insns, path_funcs = request_path(tier["binary"], arch)
     facts["request_path_instructions"] = path_insns
     facts["request_path_functions"] = path_funcs
     return facts
 
 
-def binary_facts(path):
+def binary_facts(path, arch="x86_64"):
     """The rows any ELF has (also the nginx binary): sizes, libraries, symbols, code."""
     elf = Elf(path)
     facts = {"elf_bytes": os.path.getsize(path)}
@@ -261,5 +299,5 @@ def binary_facts(path):
         facts[name.lstrip(".") + "_bytes"] = elf.size(name)
     facts["shared_libraries"] = needed_libraries(path)
     facts["undefined_symbols"] = undefined_symbols(path)
-    facts["instructions_total"] = instruction_count(disassemble(path)[0])
+    facts["instructions_total"] = instruction_count(disassemble(path, arch)[0])
     return facts

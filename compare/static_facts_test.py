@@ -1,6 +1,7 @@
 """Unit tests for compare/static_facts.py: the objdump parser and the request-path walk
-on a captured disassembly (the min tier, compare/testdata/objdump_min.txt) and on a small
-hand-written one whose answer is known, and the ELF reader on this machine's python3."""
+on a captured disassembly (the min tier, compare/testdata/objdump_min.txt, and its
+aarch64 build, objdump_min_aarch64.txt) and on small hand-written ones whose answer is
+known, and the ELF reader on this machine's python3."""
 
 import os
 import struct
@@ -67,6 +68,62 @@ class ObjdumpTest(unittest.TestCase):
         self.assertEqual(static_facts.instruction_count(insns), 643)
         count, reached = static_facts.walk_request_path(insns, funcs, NoTables())
         self.assertEqual((count, reached), (38, ["apollod_main"]))
+
+
+# A hand-written aarch64 disassembly: serve loops back through b.ne and b, calls answer
+# (bl), whose blr leaves the binary and falls through; start_up is never reached; the nop
+# is padding and the .inst literal is no instruction.
+A64_SYNTHETIC = """\
+0000000000400000 <serve>:
+  400000:\tmov\tx8, #0xf2                  \t// #242
+  400004:\tsvc\t#0x0
+  400008:\tcbz\tx0, 400018 <serve+0x18>
+  40000c:\tbl\t400030 <answer>
+  400010:\tb.ne\t400000 <serve>  // b.any
+  400014:\tb\t400000 <serve>
+  400018:\tret
+  40001c:\tnop
+  400020:\t.inst\t0x00000000 ; undefined
+
+0000000000400024 <start_up>:
+  400024:\tmov\tx8, #0xdd                  \t// #221
+  400028:\tsvc\t#0x0
+  40002c:\tbrk\t#0x3e8
+
+0000000000400030 <answer>:
+  400030:\ttbz\tw1, #3, 400038 <answer+0x8>
+  400034:\tblr\tx3
+  400038:\tret
+"""
+
+
+class Aarch64Test(unittest.TestCase):
+    def test_synthetic_parse(self):
+        insns, funcs = static_facts.parse_objdump(A64_SYNTHETIC, "aarch64")
+        self.assertEqual(len(insns), 14)  # the .inst line dropped
+        self.assertEqual(static_facts.instruction_count(insns), 13)  # the nop
+        by_addr = {i.addr: i for i in insns}
+        self.assertEqual(by_addr[0x400000].operand, "x8, #0xf2")  # "// #242" dropped
+        self.assertEqual(funcs["serve"], (0x400000, 0x400024))
+
+    def test_synthetic_walk(self):
+        insns, funcs = static_facts.parse_objdump(A64_SYNTHETIC, "aarch64")
+        count, reached = static_facts.walk_request_path(insns, funcs, NoTables(),
+                                                        arch="aarch64")
+        self.assertEqual((count, reached), (10, ["answer", "serve"]))
+
+    def test_x86_64_rules_find_no_site(self):
+        insns, funcs = static_facts.parse_objdump(A64_SYNTHETIC, "aarch64")
+        with self.assertRaises(RuntimeError):
+            static_facts.walk_request_path(insns, funcs, NoTables())
+
+    def test_min_tier(self):
+        insns, funcs = static_facts.parse_objdump(sample("objdump_min_aarch64.txt"),
+                                                  "aarch64")
+        self.assertEqual(static_facts.instruction_count(insns), 671)
+        count, reached = static_facts.walk_request_path(insns, funcs, NoTables(),
+                                                        arch="aarch64")
+        self.assertEqual((count, reached), (30, ["apollod_main"]))
 
 
 class ElfTest(unittest.TestCase):

@@ -7,11 +7,12 @@ end: compare/out/ in the workspace under `bazel run`, the test's undeclared outp
 tier_inputs.bzl) and the ELF files; measured rows run the servers (bench/). Every
 measured figure is also given as a ratio to nginx and to the best peer of its row, all
 measured in the same session. --quick shortens every measurement; --pin adds a second
-load table with every server on CPU 0 and wrk on CPU 1.
+load table with every server on CPU 0 and wrk on CPU 1. --aarch64-manifest appends the
+aarch64 section (aarch64_section.py: static rows, instructions per request under qemu).
 
 Usage (compare/BUILD wraps it as //compare:table):
   table.py --manifest M --first-response BIN [--quick] [--pin] [--out DIR]
-           [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
+           [--nginx PATH] [--h2o PATH] [--lighttpd PATH] [--aarch64-manifest M]
 """
 
 import argparse
@@ -27,6 +28,7 @@ from bench import servers
 from bench import startup
 from bench import tier_manifest
 from bench import workers
+from compare import aarch64_section
 from compare import chart
 from compare import static_facts
 
@@ -368,6 +370,7 @@ def main():
     tier_manifest.add_arguments(ap)
     ap.add_argument("--first-response", required=True)
     ap.add_argument("--out", help="the output folder (default: compare/out/)")
+    ap.add_argument("--aarch64-manifest", help="adds the aarch64 section (aarch64_section.py)")
     args = ap.parse_args()
     args.out = os.path.abspath(out_dir(args.out))
     os.makedirs(args.out, exist_ok=True)
@@ -375,6 +378,11 @@ def main():
     result = collect(args)
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)
     markdown = render_markdown(result)
+    if args.aarch64_manifest:  # its own table, after the main one
+        result["aarch64"] = aarch64_section.collect(
+            args.aarch64_manifest, args.manifest,
+            aarch64_section.QUICK_REQUESTS if args.quick else aarch64_section.TABLE_REQUESTS)
+        markdown += "\n" + aarch64_section.render(result["aarch64"])
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(markdown)
     with open(os.path.join(args.out, "table.json"), "w") as f:

@@ -4,7 +4,9 @@ For each tier binary it collects, through an aspect, the compile actions' output
 object files and the compiler's .d dependency files, which name every source and header
 that was really compiled) and the source files, and writes a JSON manifest that the
 driver reads from its runfiles. The binaries are built with -c opt whatever the command
-line says (a transition), so the table always measures optimised code."""
+line says (a transition), so the table always measures optimised code, and for the CPU
+the rule's `arch` names (x86_64, or aarch64 with bazel/aarch64's toolchain), whatever
+--config says."""
 
 TierFilesInfo = provider(
     doc = "Files a tier's compile actions produced and read.",
@@ -52,13 +54,28 @@ tier_files_aspect = aspect(
     attr_aspects = ["deps"],
 )
 
+# The --cpu and --crosstool_top that build for each arch (.bazelrc's --config=aarch64).
+_ARCH_SETTINGS = {
+    "x86_64": {"cpu": "k8", "crosstool_top": "@bazel_tools//tools/cpp:toolchain"},
+    "aarch64": {"cpu": "aarch64", "crosstool_top": "//bazel/aarch64:toolchain"},
+}
+
 def _force_opt_impl(settings, attr):
-    return {"//command_line_option:compilation_mode": "opt"}
+    arch = _ARCH_SETTINGS[attr.arch]
+    return {
+        "//command_line_option:compilation_mode": "opt",
+        "//command_line_option:cpu": arch["cpu"],
+        "//command_line_option:crosstool_top": arch["crosstool_top"],
+    }
 
 force_opt = transition(
     implementation = _force_opt_impl,
     inputs = [],
-    outputs = ["//command_line_option:compilation_mode"],
+    outputs = [
+        "//command_line_option:compilation_mode",
+        "//command_line_option:cpu",
+        "//command_line_option:crosstool_top",
+    ],
 )
 
 def _tier_inputs_impl(ctx):
@@ -67,15 +84,27 @@ def _tier_inputs_impl(ctx):
     for target, name in ctx.attr.binaries.items():
         info = target[TierFilesInfo]
         binary = target[DefaultInfo].files_to_run.executable
+        objects = info.objects.to_list()
+        depfiles = info.depfiles.to_list()
+        if ctx.attr.arch != "x86_64":
+            # Runfiles paths carry no configuration: an aarch64 binary or object would
+            # land on the x86_64 one's path in any runfiles tree holding both manifests
+            # (//compare:table). So the binary gets a path of its own under this
+            # target's name, and objects and .d files (read for x86_64 rows only) stay out.
+            link = ctx.actions.declare_file("%s/%s/%s" % (ctx.label.name, name, binary.basename))
+            ctx.actions.symlink(output = link, target_file = binary)
+            binary = link
+            objects = []
+            depfiles = []
         by_name[name] = struct(
             name = name,
             binary = binary.short_path,
-            objects = [f.short_path for f in info.objects.to_list()],
-            depfiles = [f.short_path for f in info.depfiles.to_list()],
+            objects = [f.short_path for f in objects],
+            depfiles = [f.short_path for f in depfiles],
             sources = [f.short_path for f in info.sources.to_list()],
             files = name in ctx.attr.serve_files,
         )
-        files += [binary] + info.objects.to_list() + info.depfiles.to_list() + info.sources.to_list()
+        files += [binary] + objects + depfiles + info.sources.to_list()
     tiers = [by_name[name] for name in ctx.attr.order]
     manifest = ctx.actions.declare_file(ctx.label.name + ".json")
     ctx.actions.write(manifest, struct(tiers = tiers).to_json())
@@ -95,6 +124,11 @@ tier_inputs = rule(
         ),
         "order": attr.string_list(doc = "tier names in column order"),
         "serve_files": attr.string_list(doc = "tier names that serve a tree with --root DIR"),
+        "arch": attr.string(
+            doc = "the CPU the binaries are built for",
+            default = "x86_64",
+            values = ["x86_64", "aarch64"],
+        ),
         "_allowlist_function_transition": attr.label(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),

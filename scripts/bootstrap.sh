@@ -9,6 +9,10 @@ packages=(
 	googletest       # GoogleTest sources in /usr/src/googletest
 	libgtest-dev
 	gcc g++ binutils # compiler, assembler, readelf, nm, objdump, size
+	gcc-aarch64-linux-gnu       # --config=aarch64: the cross C compiler (bazel/aarch64)
+	g++-aarch64-linux-gnu       # ... and C++ for the GoogleTest suites built for aarch64
+	binutils-aarch64-linux-gnu  # aarch64 assembler, linker, objdump (compare/, tests)
+	qemu-user-static            # runs the aarch64 tests (qemu-aarch64-static -cpu max)
 	curl             # real-client checks
 	netcat-openbsd   # raw-bytes checks
 	strace           # syscall counts

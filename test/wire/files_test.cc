@@ -910,8 +910,9 @@ TEST_P(FilesRootTest, StartsOrExitsWithOneLine)
 			<< "GET /" << probe;
 		return;
 	}
-	CommandResult r = RunCommand({DaemonPath(), "--listen", "127.0.0.1:0", "--root", root}, "",
-				     kRunTimeoutMs);
+	std::vector<std::string> argv = DaemonCommand();
+	argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--root", root});
+	CommandResult r = RunCommand(argv, "", kRunTimeoutMs);
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
 	EXPECT_EQ(r.out, "") << "the port was announced";
@@ -934,17 +935,25 @@ std::string MemfdContent(int fd)
 // Runs the daemon with args as user and group nobody (no supplementary groups), stdout and
 // stderr captured; kills it after kRunTimeoutMs. The binary is opened before the switch
 // and run with fexecve, since nobody may not traverse the path to it (bazel-bin lies
-// below /root).
+// below /root). With a launcher (qemu), fexecve runs the launcher, and the daemon binary,
+// opened here and left open across exec, is named to it as /proc/self/fd/N.
 CommandResult RunDaemonAsNobody(const std::vector<std::string> &args)
 {
 	CommandResult result;
-	std::vector<std::string> all = {DaemonPath()};
+	std::vector<std::string> all = DaemonLauncher();
+	int daemon_fd = -1;
+	if (!all.empty()) {
+		daemon_fd = open(DaemonPath().c_str(), O_RDONLY);
+		all.push_back("/proc/self/fd/" + std::to_string(daemon_fd));
+	} else {
+		all.push_back(DaemonPath());
+	}
 	all.insert(all.end(), args.begin(), args.end());
 	std::vector<char *> argv;
 	for (std::string &a : all)
 		argv.push_back(a.data());
 	argv.push_back(nullptr);
-	int binary = open(DaemonPath().c_str(), O_RDONLY | O_CLOEXEC);
+	int binary = open(all[0].c_str(), O_RDONLY | O_CLOEXEC);
 	int out = memfd_create("daemon-stdout", MFD_CLOEXEC);
 	int err = memfd_create("daemon-stderr", MFD_CLOEXEC);
 	if (binary < 0 || out < 0 || err < 0) {
@@ -961,6 +970,8 @@ CommandResult RunDaemonAsNobody(const std::vector<std::string> &args)
 		_exit(127);
 	}
 	close(binary);
+	if (daemon_fd >= 0)
+		close(daemon_fd);
 	int status = 0;
 	int64_t deadline = NowMs() + kRunTimeoutMs;
 	while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
@@ -1021,7 +1032,7 @@ TEST(FilesStartupTest, RootWithoutValueExits64)
 	     {std::vector<std::string>{"--listen", "127.0.0.1:0", "--root"},
 	      std::vector<std::string>{"--listen", "127.0.0.1:0", "--root="}}) {
 		SCOPED_TRACE(args.back());
-		std::vector<std::string> argv = {DaemonPath()};
+		std::vector<std::string> argv = DaemonCommand();
 		argv.insert(argv.end(), args.begin(), args.end());
 		CommandResult r = RunCommand(argv, "", kRunTimeoutMs);
 		ASSERT_TRUE(r.ran) << r.problem;

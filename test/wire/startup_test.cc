@@ -15,7 +15,7 @@ constexpr int kRunTimeoutMs = 5000;
 // Runs the daemon binary with args.
 CommandResult RunDaemon(const std::vector<std::string> &args)
 {
-	std::vector<std::string> argv = {DaemonPath()};
+	std::vector<std::string> argv = DaemonCommand();
 	argv.insert(argv.end(), args.begin(), args.end());
 	return RunCommand(argv, "", kRunTimeoutMs);
 }

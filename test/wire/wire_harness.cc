@@ -27,6 +27,7 @@ namespace wire {
 namespace {
 
 std::string g_daemon_path;
+std::vector<std::string> g_daemon_launcher;
 std::vector<std::string> g_features;
 
 constexpr char kFeaturesFlag[] = "--features=";
@@ -100,6 +101,12 @@ bool ParseSuiteArgs(int argc, char **argv)
 		return false;
 	}
 	g_daemon_path = argv[1];
+	if (const char *launcher = getenv("APOLLOD_EMULATOR")) {
+		std::stringstream words(launcher);
+		std::string word;
+		while (words >> word)
+			g_daemon_launcher.push_back(word);
+	}
 	for (int i = 2; i < argc; i++) {
 		if (strncmp(argv[i], kFeaturesFlag, strlen(kFeaturesFlag)) != 0) {
 			fprintf(stderr, "unknown argument: %s\n", argv[i]);
@@ -125,6 +132,15 @@ std::string RunfilePath(const std::string &relative)
 			return path;
 	}
 	return relative;
+}
+
+const std::vector<std::string> &DaemonLauncher() { return g_daemon_launcher; }
+
+std::vector<std::string> DaemonCommand()
+{
+	std::vector<std::string> command = g_daemon_launcher;
+	command.push_back(g_daemon_path);
+	return command;
 }
 
 bool HasFeature(const std::string &feature)
@@ -186,7 +202,8 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 {
 	bool announced = options.stdout_mode == DaemonStdout::kPipe;
 	std::string listen = "127.0.0.1:" + std::to_string(announced ? 0 : options.fixed_port);
-	std::vector<std::string> args = {g_daemon_path, "--listen", listen};
+	std::vector<std::string> args = DaemonCommand();
+	args.insert(args.end(), {"--listen", listen});
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
 	int out[2];

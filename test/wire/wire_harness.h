@@ -29,6 +29,15 @@ const std::string &DaemonPath();
 // Bazel runs the test and the file is there, else the relative path itself.
 std::string RunfilePath(const std::string &relative);
 
+// Words that go before the daemon binary on every command line that starts it: none
+// natively; under `bazel test --config=aarch64`, the qemu-aarch64 command that runs the
+// aarch64 daemon (environment variable APOLLOD_EMULATOR, split on spaces, set by
+// bazel/aarch64/qemu_run.sh).
+const std::vector<std::string> &DaemonLauncher();
+
+// The command that starts the daemon: DaemonLauncher() then DaemonPath().
+std::vector<std::string> DaemonCommand();
+
 // True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines,
 // keepalive).
 bool HasFeature(const std::string &feature);

@@ -1,14 +1,21 @@
-/* Compile-time proof that the constants the hot path assembly uses (x86_64/hotpath_asm.h)
- * equal their C originals: struct offsets against offsetof, enums, limits and character
- * classes against the headers that define them. Emits no code; a mismatch fails the
- * build of every target that links the assembly. */
+/* Compile-time proof that the constants the hot path assembly uses (hotpath_consts.h,
+ * <cpu>/hotpath_asm.h) equal their C originals: struct offsets against offsetof, enums,
+ * limits and character classes against the headers that define them. Emits no code; a
+ * mismatch fails the build of every target that links the assembly. One file checks
+ * every CPU's header: the tables are the same, the compiler's target picks the header. */
 #include <stddef.h>
 
 #include "common/char_class.h"
 #include "common/http_parse.h"
 #include "common/span.h"
 #include "common/static_assert.h"
+#if defined(__x86_64__)
 #include "variants/asm-hotpath/x86_64/hotpath_asm.h"
+#elif defined(__aarch64__)
+#include "variants/asm-hotpath/aarch64/hotpath_asm.h"
+#else
+#error "no hot path assembly for this architecture"
+#endif
 
 #define SAME(asm_name, c_value) STATIC_ASSERT((asm_name) == (c_value), #asm_name)
 
@@ -65,6 +72,15 @@ SAME(ASM_CC_VALUE, CC_VALUE);
 SAME(ASM_CC_UPPER, CC_UPPER);
 SAME(ASM_CC_DIGIT, CC_DIGIT);
 SAME(ASM_CC_OWS, CC_OWS);
+/* aarch64 tests class bits with tbz/tbnz, which take the bit's number. */
+#ifdef ASM_CC_TCHAR_BIT
+SAME(1 << ASM_CC_TCHAR_BIT, CC_TCHAR);
+SAME(1 << ASM_CC_TARGET_BIT, CC_TARGET);
+SAME(1 << ASM_CC_VALUE_BIT, CC_VALUE);
+SAME(1 << ASM_CC_UPPER_BIT, CC_UPPER);
+SAME(1 << ASM_CC_DIGIT_BIT, CC_DIGIT);
+SAME(1 << ASM_CC_OWS_BIT, CC_OWS);
+#endif
 /* The assembly indexes the table with any byte value, unchecked. */
 STATIC_ASSERT(sizeof(http_char_class) == UINT8_MAX + 1, "one entry per byte value");
 

@@ -6,4 +6,7 @@
  * (Documentation/ABI/stable/vdso); aarch64 uses __kernel_clock_gettime. */
 #define ARCH_VDSO_CLOCK_GETTIME "__vdso_clock_gettime"
 
+/* The largest page the kernel may run with: x86_64 pages are 4 KiB. */
+#define ARCH_PAGE_MAX 4096
+
 #endif /* APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H */

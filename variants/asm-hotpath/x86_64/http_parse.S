@@ -32,7 +32,7 @@
 
 #define BITS_PER_BYTE 8
 
-/* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in hotpath_asm.h
+/* Case-folded compares against lowercase literals (see ASCII_CASE_BIT in hotpath_consts.h
  * for why OR-ing 0x20 is exact on the bytes they are used on): load the 4, 2 or 1 bytes
  * at addr into the 32-bit register scratch, fold, and jump to miss unless they equal the
  * literal bytes b0, b1, ... */

@@ -1,0 +1,13 @@
+/* aarch64 kernel facts that differ between architectures. */
+#ifndef APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H
+#define APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H
+
+/* The arm64 vDSO exports clock_gettime as __kernel_clock_gettime (LINUX_2.6.39,
+ * arch/arm64/kernel/vdso/vdso.lds.S); x86_64's is __vdso_clock_gettime. */
+#define ARCH_VDSO_CLOCK_GETTIME "__kernel_clock_gettime"
+
+/* The largest page the kernel may run with: arm64 kernels are built with 4, 16 or
+ * 64 KiB pages (CONFIG_ARM64_{4K,16K,64K}_PAGES), and one binary must run on each. */
+#define ARCH_PAGE_MAX 65536
+
+#endif /* APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H */
