@@ -158,6 +158,19 @@ TEST_P(UringRefusedTest, Exits11WithOneLine)
 				 std::to_string(c.errno_value) + ")\n");
 }
 
+// Under qemu-user (bazel test --config=aarch64) io_uring does not exist: the aarch64 uring
+// daemon must say so and exit 11, the same refusal a kernel without io_uring gets.
+TEST(UringEmulatedTest, RefusedUnderQemuExits11)
+{
+	REQUIRE_FEATURE("uring_emulated");
+	std::vector<std::string> argv = DaemonCommand();
+	argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+	CommandResult r = RunCommand(argv, "", kRunTimeoutMs);
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, kExitUring) << r.err;
+	EXPECT_EQ(r.err, "apollod: io_uring unavailable: io_uring_setup (errno 38)\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(Refusals, UringRefusedTest,
 			 testing::Values(RefusedCase{"ENOSYS", 38}, RefusedCase{"EPERM", 1}),
 			 [](const testing::TestParamInfo<RefusedCase> &param_info) {
