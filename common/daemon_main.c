@@ -97,7 +97,7 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 {
 	if (sys_is_error(counters_share()))
 		return EXIT_WORKERS;
-	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD), 0);
+	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGHUP), 0);
 	if (sys_is_error(signal_fd))
 		return EXIT_WORKERS;
 	return workers_run(n, (int)signal_fd, plan->listen_fd, serve, plan);

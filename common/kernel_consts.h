@@ -22,6 +22,7 @@
 #define K_SIGTERM 15
 #define K_SIGCHLD 17
 #define K_SIG_BLOCK 0
+#define K_SIG_UNBLOCK 1
 #define K_WNOHANG 1
 /* The bit of signal sig in a kernel sigset_t (signals count from 1). */
 #define K_SIGBIT(sig) (1ull << ((sig) - 1))

@@ -45,6 +45,10 @@ static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 	if (pid == 0) {
 		sys_close(signal_fd); /* the worker reads its own signals */
 		sys_setpgid(0, 0);
+		/* SIGHUP keeps its default action in a worker, as in a single process: the
+		 * supervisor passes it on (there is no reload yet). */
+		uint64_t hup = K_SIGBIT(K_SIGHUP);
+		sys_rt_sigprocmask(K_SIG_UNBLOCK, &hup, 0);
 		sys_exit_group(serve(ctx, (uint32_t)i));
 	}
 	if (pid > 0)
@@ -100,6 +104,10 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 	int stops = 0; /* stop signals received */
 	for (;;) {
 		long sig = signals_next(signal_fd);
+		if (sig == K_SIGHUP) { /* ends every worker, then the supervisor (status 129) */
+			signal_all(n, K_SIGHUP);
+			stops++;
+		}
 		if (sig == K_SIGTERM || sig == K_SIGINT) {
 			for (uint32_t i = 0; i < n && !stops; i++)
 				sys_close(listen_fd[i]);

@@ -21,8 +21,9 @@ long counters_share(void);
 /* Forks n workers, each running serve(ctx) in a process group of its own (a terminal's
  * Ctrl-C reaches the parent only, which passes it on once), and supervises them:
  * a worker that dies is replaced and counted in workers_restarted; SIGTERM and SIGINT
- * are passed to every worker (a graceful stop; a second one stops them at once).
- * signal_fd reports SIGTERM, SIGINT and SIGCHLD (signals.h, blocking). listen_fd[0..n) are
+ * are passed to every worker (a graceful stop; a second one stops them at once); SIGHUP
+ * too, which ends them as it ends a single process (no reload yet).
+ * signal_fd reports SIGTERM, SIGINT, SIGHUP and SIGCHLD (signals.h, blocking). listen_fd[0..n) are
  * the workers' listeners: the parent keeps them for replacements and closes them at the
  * first stop, so that no connection waits on a listener nobody accepts from.
  * Returns, once every worker has exited after a stop, EXIT_OK if all exited 0, else the

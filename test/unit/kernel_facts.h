@@ -21,6 +21,7 @@
 	X(K_SIGTERM, SIGTERM)                                                           \
 	X(K_SIGCHLD, SIGCHLD)                                                           \
 	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
+	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \
 	X(K_WNOHANG, WNOHANG)                                                           \
 	X(K_SIG_IGN, SIG_IGN)                                                           \
 	X(K_CLOCK_MONOTONIC, CLOCK_MONOTONIC)                                           \
