@@ -39,7 +39,7 @@ def spread(server, duration_s):
     middle of a keep-alive c=64 wrk run: its sockets minus the one listener it keeps.
     Returns {worker pid: connections}."""
     workers = servers.process_tree(server.pid)[1:]
-    scenario = dict(SCENARIOS[0])
+    scenario = next(s for s in SCENARIOS if s["name"] == "keep-alive c=64")
     argv = load.wrk_argv(server.port, scenario, duration_s)
     wrk = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

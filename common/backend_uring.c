@@ -156,17 +156,29 @@ long uring_submit(void)
 /* Arms the multishot accept on the listener: every connection it takes comes back as a
  * CQE with LISTENER_TOKEN, its descriptor in res, IORING_CQE_F_MORE while it goes on.
  * Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS). */
-static long uring_arm_accept(void)
+/* An SQE for a multishot operation of the loop's own (accept, signal poll) on fd,
+ * reported with token; *armed is set. Returns it, or NULL without an SQE. */
+static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t token,
+					    uint8_t *armed)
 {
 	struct io_uring_sqe *sqe = uring_sqe();
 	if (!sqe)
+		return 0;
+	sqe->opcode = opcode;
+	sqe->fd = fd;
+	sqe->user_data = token;
+	*armed = 1;
+	return sqe;
+}
+
+static long uring_arm_accept(void)
+{
+	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_ACCEPT, uring.listener_fd,
+						   LISTENER_TOKEN, &uring.accept_armed);
+	if (!sqe)
 		return -ENOMEM;
-	sqe->opcode = IORING_OP_ACCEPT;
-	sqe->fd = uring.listener_fd;
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
 	sqe->accept_flags = K_SOCK_CLOEXEC;
-	sqe->user_data = LISTENER_TOKEN;
-	uring.accept_armed = 1;
 	return 0;
 }
 
@@ -195,15 +207,12 @@ long backend_watch_listener(int fd, int on)
  * itself. Returns 0, or -ENOMEM without an SQE. */
 static long uring_arm_signals(void)
 {
-	struct io_uring_sqe *sqe = uring_sqe();
+	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_POLL_ADD, uring.signal_fd,
+						   SIGNAL_TOKEN, &uring.signals_armed);
 	if (!sqe)
 		return -ENOMEM;
-	sqe->opcode = IORING_OP_POLL_ADD;
-	sqe->fd = uring.signal_fd;
 	sqe->len = IORING_POLL_ADD_MULTI;
 	sqe->poll32_events = POLLIN;
-	sqe->user_data = SIGNAL_TOKEN;
-	uring.signals_armed = 1;
 	return 0;
 }
 

@@ -102,6 +102,15 @@ pid_t OwnerOf(unsigned long inode, const std::vector<pid_t> &candidates)
 	return 0;
 }
 
+// Starts daemon with --workers 2 and returns its two workers (fails the test fatally
+// otherwise).
+#define START_TWO_WORKERS(daemon, workers)                                       \
+	do {                                                                     \
+		START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});         \
+		workers = WaitForChildren((daemon).pid(), 2);                    \
+		ASSERT_EQ((workers).size(), 2u);                                 \
+	} while (0)
+
 // Both workers take connections: each of 24 persistent connections, answered once, is
 // held by one of the two worker processes, and each worker holds at least one (the kernel
 // spreads connections over SO_REUSEPORT listeners by a hash: all 24 on one worker would
@@ -110,9 +119,8 @@ TEST(WorkersTest, BothWorkersServe)
 {
 	REQUIRE_FEATURE("workers");
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
-	std::vector<pid_t> workers = WaitForChildren(daemon.pid(), 2);
-	ASSERT_EQ(workers.size(), 2u);
+	std::vector<pid_t> workers;
+	START_TWO_WORKERS(daemon, workers);
 	std::vector<std::unique_ptr<Client>> clients;
 	std::map<pid_t, int> held;
 	for (int i = 0; i < 24; i++) {
@@ -168,9 +176,8 @@ TEST(WorkersTest, KilledWorkerIsReplaced)
 {
 	REQUIRE_FEATURE("workers");
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
-	std::vector<pid_t> before = WaitForChildren(daemon.pid(), 2);
-	ASSERT_EQ(before.size(), 2u);
+	std::vector<pid_t> before;
+	START_TWO_WORKERS(daemon, before);
 	for (int i = 0; i < 20; i++)
 		ASSERT_TRUE(Roundtrip(daemon.port(), GetClose("/health")).eof);
 	ASSERT_EQ(kill(before[0], SIGKILL), 0);
@@ -197,9 +204,8 @@ TEST(WorkersTest, SighupEndsWorkersAndSupervisor)
 {
 	REQUIRE_FEATURE("workers");
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
-	std::vector<pid_t> workers = WaitForChildren(daemon.pid(), 2);
-	ASSERT_EQ(workers.size(), 2u);
+	std::vector<pid_t> workers;
+	START_TWO_WORKERS(daemon, workers);
 	ASSERT_EQ(kill(daemon.pid(), SIGHUP), 0);
 	int status = 0;
 	ASSERT_TRUE(daemon.WaitExit(5000, &status)) << "the supervisor outlived SIGHUP";
