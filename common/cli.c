@@ -88,19 +88,22 @@ struct number_flag {
 	unsigned accept; /* CLI_ACCEPT_* bit that turns it on */
 	uint32_t max;
 	size_t offset;   /* of its uint32_t in struct cli_options */
+	uint8_t automatic; /* the word "auto" stands for CLI_WORKERS_AUTO (--workers) */
 };
-#define NUMBER_FLAG_COUNT 5
+#define NUMBER_FLAG_COUNT 6
 static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
 	{"--idle-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, idle_timeout_s)},
+	 __builtin_offsetof(struct cli_options, idle_timeout_s), 0},
 	{"--header-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, header_timeout_s)},
+	 __builtin_offsetof(struct cli_options, header_timeout_s), 0},
 	{"--send-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, send_timeout_s)},
+	 __builtin_offsetof(struct cli_options, send_timeout_s), 0},
 	{"--max-connections", CLI_ACCEPT_MAX_CONNECTIONS, CLI_MAX_CONNECTIONS,
-	 __builtin_offsetof(struct cli_options, max_connections)},
+	 __builtin_offsetof(struct cli_options, max_connections), 0},
 	{"--drain-timeout", CLI_ACCEPT_DRAIN_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, drain_timeout_s)},
+	 __builtin_offsetof(struct cli_options, drain_timeout_s), 0},
+	{"--workers", CLI_ACCEPT_WORKERS, CLI_WORKERS_MAX,
+	 __builtin_offsetof(struct cli_options, workers), 1},
 };
 
 /* Tries argv[*i] against the number flags `accept` turns on. Returns 1 when it was one
@@ -118,31 +121,14 @@ static int parse_number_flag(int argc, char **argv, int *i, unsigned accept,
 		if (!matched)
 			continue;
 		uint32_t n;
-		if (!v || !parse_decimal(&v, nf->max, &n) || *v || !n)
+		if (nf->automatic && v && cstr_len(v) == 4 && span_eq(v, "auto", 4))
+			n = CLI_WORKERS_AUTO;
+		else if (!v || !parse_decimal(&v, nf->max, &n) || *v || !n)
 			return -1;
 		*(uint32_t *)((char *)opts + nf->offset) = n;
 		return 1;
 	}
 	return 0;
-}
-
-/* --workers N|auto. Returns 1 when argv[*i] was it with a valid value (stored), 0 when
- * it was not, -1 for a missing or bad value. */
-static int parse_workers_flag(int argc, char **argv, int *i, struct cli_options *opts)
-{
-	int matched;
-	const char *v = flag_value(argc, argv, i, "--workers", &matched);
-	if (!matched)
-		return 0;
-	if (v && cstr_len(v) == 4 && span_eq(v, "auto", 4)) {
-		opts->workers = CLI_WORKERS_AUTO;
-		return 1;
-	}
-	uint32_t n;
-	if (!v || !parse_decimal(&v, CLI_WORKERS_MAX, &n) || *v || !n)
-		return -1;
-	opts->workers = n;
-	return 1;
 }
 
 /* Fills opts with every default. */
@@ -193,8 +179,6 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 			}
 		}
 		int number = parse_number_flag(argc, argv, &i, accept, opts);
-		if (number == 0 && (accept & CLI_ACCEPT_WORKERS))
-			number = parse_workers_flag(argc, argv, &i, opts);
 		if (number != 1)
 			return 0;
 	}
