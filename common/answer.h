@@ -15,6 +15,8 @@
 #include "common/http_request.h"
 #include "common/responses.h"
 #include "common/routes.h"
+#include "common/span.h"
+#include "common/url_path.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -22,6 +24,9 @@ APOLLOD_EXTERN_C_BEGIN
 /* A GET or HEAD body is skipped on a persistent connection up to this size; a larger one
  * ends the connection after the response instead of being read for nothing. */
 #define ANSWER_BODY_SKIP_MAX (1024u * 1024u)
+
+/* The name a path ending in '/' serves (BEHAVIOUR 12: index pages). */
+#define ANSWER_INDEX_NAME "index.html"
 
 /* Looks a path up in the file cache: file_cache_find's contract. */
 typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
@@ -42,9 +47,11 @@ enum answer_kind {
 	ANSWER_STATIC = 0,  /* static_responses[form][response] */
 	ANSWER_METRICS = 1, /* /metrics, rendered now */
 	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body */
-	ANSWER_LATER = 3,   /* /metrics behind queued responses: send those first, then ask
-			     * again (its bytes_written must cover them); nothing consumed,
-			     * nothing counted */
+	ANSWER_LATER = 3,   /* /metrics or a 301 behind queued responses: send those first,
+			     * then ask again (the one scratch buffer may still be queued);
+			     * nothing consumed, nothing counted */
+	ANSWER_REDIRECT = 4, /* 301 to the target's path with '/' appended, query kept:
+			      * rendered now from target (render_redirect) */
 };
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
@@ -53,6 +60,9 @@ STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 /* The decision. */
 struct answer {
 	const struct cached_file *file; /* ANSWER_FILE */
+	const char *target;       /* ANSWER_REDIRECT: the request's target, in its input */
+	uint32_t target_len;      /* ANSWER_REDIRECT: the whole target, query included */
+	uint32_t path_len;        /* ANSWER_REDIRECT: the target up to its '?' */
 	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
 	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
 	uint8_t kind;             /* enum answer_kind */
@@ -70,16 +80,56 @@ struct answer {
  * it cost about 120 more user-space instructions per request (callgrind, bench/
  * callgrind_per_request.sh). */
 
-/* Picks the response for a GET or HEAD of line's path: a built-in route first, then a
- * cached file, else 404. */
+/* Looks line's path up in the file cache (in->find_file is set): percent-decoded
+ * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
+ * file, to a 301 for a directory named without its '/', or to a 400 for a bad escape;
+ * otherwise leaves a->response as the caller set it (404, or hello for "/"). Counts a
+ * hit for a file, a miss for anything else when miss is set. */
+static inline void answer_cached(const struct answer_input *in, const struct request_line *line,
+				 struct answer *a, int miss)
+{
+	char name[FILE_CACHE_PATH_MAX + 1]; /* longer than any loaded name: cannot match */
+	size_t len = 0;
+	int index = line->target[line->path_len - 1] == '/';
+	/* "/a/b" is cached as "a/b"; the path always starts with '/' */
+	enum url_path_outcome d = url_path_decode(line->target + 1, line->path_len - 1, name,
+						  sizeof(name), &len);
+	if (d == URL_PATH_OK && index) {
+		if (len > sizeof(name) - (sizeof(ANSWER_INDEX_NAME) - 1))
+			d = URL_PATH_TOO_LONG;
+		else
+			len = (size_t)(copy_span(name + len, LITERAL(ANSWER_INDEX_NAME)) - name);
+	}
+	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
+	if (d == URL_PATH_BAD)
+		a->response = RESP_BAD_REQUEST;
+	if (f && f->kind == CACHED_FILE) {
+		a->kind = ANSWER_FILE;
+		a->file = f;
+		a->cache_counter = C_cache_hits;
+		return;
+	}
+	a->cache_counter = miss ? C_cache_misses : ANSWER_NO_COUNTER;
+	if (f && !index) { /* a directory: its index is one '/' away */
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_REDIRECT;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+}
+
+/* Picks the response for a GET or HEAD of line's path: /health and /metrics first, then
+ * a cached file (or directory), then "/" says hello; else 404. */
 static inline void answer_route(const struct answer_input *in, const struct request_line *line,
 			  struct answer *a)
 {
 	a->head_only = line->method == HTTP_METHOD_HEAD;
 	a->method_counter = a->head_only ? C_requests_head : C_requests_get;
 	switch (route_match(line->target, line->path_len)) {
-	case ROUTE_ROOT:
+	case ROUTE_ROOT: /* DIR's index.html when there is one */
 		a->response = RESP_HELLO;
+		if (in->find_file)
+			answer_cached(in, line, a, 0);
 		return;
 	case ROUTE_HEALTH:
 		a->response = RESP_HEALTH;
@@ -91,13 +141,8 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 		break;
 	}
 	a->response = RESP_NOT_FOUND;
-	if (in->find_file) {
-		/* "/a/b" is cached as "a/b"; the path always starts with '/' */
-		a->file = in->find_file(line->target + 1, line->path_len - 1);
-		a->cache_counter = a->file ? C_cache_hits : C_cache_misses;
-		if (a->file)
-			a->kind = ANSWER_FILE;
-	}
+	if (in->find_file)
+		answer_cached(in, line, a, 1);
 }
 
 /* Fills a for a complete head and returns 1 when the connection may persist after it
@@ -127,6 +172,8 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 static inline void answer_request(const struct answer_input *in, struct answer *a)
 {
 	a->file = 0;
+	a->target = 0;
+	a->target_len = a->path_len = 0;
 	a->skip = 0;
 	a->consumed = in->buffered; /* a 400 ends the input */
 	a->kind = ANSWER_STATIC;
@@ -142,6 +189,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 		if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
 			a->consumed = 0;
 			a->method_counter = ANSWER_NO_COUNTER;
+			a->cache_counter = ANSWER_NO_COUNTER;
 			a->status_counter = ANSWER_NO_COUNTER;
 			return;
 		}
@@ -158,7 +206,8 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	}
 	a->status_counter = a->kind == ANSWER_STATIC
 				    ? (uint8_t)static_responses[a->form][a->response].counter
-				    : (uint8_t)C_responses_200;
+			    : a->kind == ANSWER_REDIRECT ? (uint8_t)C_responses_301
+							 : (uint8_t)C_responses_200;
 }
 
 

@@ -148,6 +148,13 @@ static void set_defaults(struct cli_options *opts)
 	opts->max_connections = CLI_MAX_CONNECTIONS;
 	opts->help = 0;
 	opts->root = 0;
+	opts->dotfiles = 0;
+}
+
+/* Returns 1 when arg is exactly the flag word (one that takes no value). */
+static int is_word(const char *arg, const char *word, size_t len)
+{
+	return cstr_len(arg) == len && span_eq(arg, word, len);
 }
 
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
@@ -156,9 +163,12 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	for (int i = 1; i < argc; i++) {
 		int matched;
 		const char *v;
-		if (cstr_len(argv[i]) == sizeof("--help") - 1 &&
-		    span_eq(argv[i], "--help", sizeof("--help") - 1)) {
+		if (is_word(argv[i], LITERAL("--help"))) {
 			opts->help = 1;
+			continue;
+		}
+		if ((accept & CLI_ACCEPT_ROOT) && is_word(argv[i], LITERAL("--dotfiles"))) {
+			opts->dotfiles = 1;
 			continue;
 		}
 		if (accept & CLI_ACCEPT_LISTEN) {

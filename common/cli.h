@@ -34,12 +34,13 @@ struct cli_options {
 	uint32_t workers;            /* 1..CLI_WORKERS_MAX, or CLI_WORKERS_AUTO */
 	uint8_t help;                /* --help was given */
 	const char *root;            /* --root DIR, or NULL */
+	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
 };
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
 #define CLI_ACCEPT_IDLE_TIMEOUT 0x2 /* and --header-timeout, --send-timeout */
-#define CLI_ACCEPT_ROOT 0x4
+#define CLI_ACCEPT_ROOT 0x4 /* and --dotfiles */
 #define CLI_ACCEPT_MAX_CONNECTIONS 0x8
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */

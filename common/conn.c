@@ -26,6 +26,8 @@
 #define RESPONSE_IOV_MAX 2
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
+STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
+	      "a 301 for the longest target fits the scratch buffer");
 
 enum conn_state {
 	CONN_FREE = 0,     /* no connection on this descriptor */
@@ -192,6 +194,11 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 		conn_push(fd, c, a->file->head[a->form], a->file->head_len[a->form]);
 		if (!a->head_only && a->file->size)
 			conn_push(fd, c, a->file->body, a->file->size);
+	} else if (a->kind == ANSWER_REDIRECT) {
+		uint32_t head_len;
+		size_t n = render_redirect(conn_scratch[fd], a->target, a->path_len,
+					   a->target_len, a->form, &head_len);
+		conn_push(fd, c, conn_scratch[fd], a->head_only ? head_len : n);
 	} else if (a->kind == ANSWER_METRICS) {
 		struct rendered_response r = build_metrics(conn_scratch[fd], a->form);
 		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);

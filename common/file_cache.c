@@ -5,50 +5,11 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
-#include "common/char_class.h"
 #include "common/console.h"
+#include "common/mime_types.h"
 #include "common/responses.h"
 #include "common/span.h"
 #include "common/sys.h"
-
-/* X(extension, Content-Type), matched ignoring case; anything else is
- * application/octet-stream. */
-#define FOR_EACH_CONTENT_TYPE(X)                               \
-	X("html", "text/html; charset=utf-8")                  \
-	X("htm", "text/html; charset=utf-8")                   \
-	X("txt", "text/plain; charset=utf-8")                  \
-	X("css", "text/css; charset=utf-8")                    \
-	X("js", "text/javascript; charset=utf-8")              \
-	X("json", "application/json")                          \
-	X("xml", "application/xml")                            \
-	X("svg", "image/svg+xml")                              \
-	X("png", "image/png")                                  \
-	X("jpg", "image/jpeg")                                 \
-	X("jpeg", "image/jpeg")                                \
-	X("gif", "image/gif")                                  \
-	X("webp", "image/webp")                                \
-	X("ico", "image/x-icon")                               \
-	X("wasm", "application/wasm")                          \
-	X("pdf", "application/pdf")
-#define CONTENT_TYPE_DEFAULT "application/octet-stream"
-#define CONTENT_TYPE_MAX 40
-
-#define CHECK_TYPE_LEN(ext, type) \
-	STATIC_ASSERT(sizeof(type) - 1 <= CONTENT_TYPE_MAX, ext ": Content-Type too long");
-FOR_EACH_CONTENT_TYPE(CHECK_TYPE_LEN)
-STATIC_ASSERT(sizeof(CONTENT_TYPE_DEFAULT) - 1 <= CONTENT_TYPE_MAX, "default type");
-
-static const struct {
-	const char *ext;
-	const char *type;
-	uint8_t ext_len;
-	uint8_t type_len;
-} content_types[] = {
-#define TYPE_ENTRY(ext, type) {ext, type, sizeof(ext) - 1, sizeof(type) - 1},
-	FOR_EACH_CONTENT_TYPE(TYPE_ENTRY)
-#undef TYPE_ENTRY
-};
-#define CONTENT_TYPE_COUNT (sizeof(content_types) / sizeof(content_types[0]))
 
 STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 	      "every rendered head fits FILE_CACHE_HEAD_MAX");
@@ -57,7 +18,9 @@ STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE)
 
 static struct cached_file files[FILE_CACHE_FILES_MAX];
-static uint32_t file_count;
+static uint32_t entry_count; /* files and directories in files[] */
+static uint32_t file_count;  /* regular files among them */
+static unsigned load_flags;  /* FILE_CACHE_* */
 static uint64_t bytes_total;
 static char name_arena[FILE_CACHE_NAMES_MAX];
 static uint32_t names_used;
@@ -89,7 +52,7 @@ static enum exit_code close_and_fail(long fd, enum exit_code code, const char *w
 	return fail(code, what);
 }
 
-/* FNV-1a over the name: cheap, and good enough for at most 1024 short keys. */
+/* FNV-1a over the name: cheap, and good enough for short path keys. */
 static uint32_t name_hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;
@@ -100,7 +63,7 @@ static uint32_t name_hash(const char *s, size_t n)
 
 const struct cached_file *file_cache_find(const char *name, size_t len)
 {
-	if (file_count == 0)
+	if (entry_count == 0)
 		return 0;
 	for (uint32_t i = name_hash(name, len);; i++) {
 		uint16_t slot = index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)];
@@ -120,35 +83,6 @@ uint32_t file_cache_count(void)
 uint64_t file_cache_bytes(void)
 {
 	return bytes_total;
-}
-
-/* The Content-Type for a relative name, from its extension. */
-static void content_type(const char *name, size_t len, const char **type, size_t *type_len)
-{
-	size_t dot = len;
-	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
-		dot--;
-	if (dot > 0 && name[dot - 1] == '.') {
-		for (size_t i = 0; i < CONTENT_TYPE_COUNT; i++)
-			if (content_types[i].ext_len == len - dot &&
-			    span_ieq(name + dot, content_types[i].ext, len - dot)) {
-				*type = content_types[i].type;
-				*type_len = content_types[i].type_len;
-				return;
-			}
-	}
-	*type = CONTENT_TYPE_DEFAULT;
-	*type_len = sizeof(CONTENT_TYPE_DEFAULT) - 1;
-}
-
-/* A name is servable when a request target can spell it without decoding: every byte
- * in 0x21-0x7e and no '?' (which starts the query). */
-static int name_servable(const char *name, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (!(http_char_class[(unsigned char)name[i]] & CC_TARGET) || name[i] == '?')
-			return 0;
-	return 1;
 }
 
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
@@ -171,7 +105,7 @@ static enum exit_code map_file(int dirfd, const char *name, size_t len, const ch
 		sys_close((int)fd);
 		return EXIT_OK;
 	}
-	if (file_count == FILE_CACHE_FILES_MAX)
+	if (entry_count == FILE_CACHE_FILES_MAX)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1024 files");
 	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
@@ -188,45 +122,58 @@ static enum exit_code map_file(int dirfd, const char *name, size_t len, const ch
 	return EXIT_OK;
 }
 
-/* Records the mapped file path[0..len): its name, its heads in both forms, its index
- * slot. The caller checked every limit. */
-static void add_file(size_t len, const char *body, uint64_t size)
+/* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
+ * checked every limit. Returns the entry. */
+static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 {
-	struct cached_file *f = &files[file_count];
+	struct cached_file *f = &files[entry_count];
 	f->name = copy_span(name_arena + names_used, path, len) - len;
 	f->name_len = (uint16_t)len;
+	f->kind = (uint8_t)kind;
 	names_used += (uint32_t)len;
-	f->body = body;
-	f->size = size;
-	bytes_total += size;
-
-	const char *type;
-	size_t type_len;
-	content_type(path, len, &type, &type_len);
-	for (int form = 0; form < CONN_FORM_COUNT; form++) {
-		char *h = head_arena[file_count][form];
-		f->head[form] = h;
-		f->head_len[form] =
-			(uint16_t)render_head_200(h, type, type_len, size, (enum conn_form)form);
-	}
-
 	uint32_t i = name_hash(f->name, len);
 	while (index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)])
 		i++;
-	index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)] = (uint16_t)(file_count + 1);
+	index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)] = (uint16_t)(entry_count + 1);
+	entry_count++;
+	return f;
+}
+
+/* Records the mapped file path[0..len): its entry and its heads in both forms. The
+ * caller checked every limit. */
+static void add_file(size_t len, const char *body, uint64_t size)
+{
+	char (*heads)[FILE_CACHE_HEAD_MAX] = head_arena[entry_count];
+	struct cached_file *f = add_entry(len, CACHED_FILE);
+	f->body = body;
+	f->size = size;
+	bytes_total += size;
 	file_count++;
+	struct text_span type;
+	mime_type_of(path, len, &type);
+	for (int form = 0; form < CONN_FORM_COUNT; form++) {
+		f->head[form] = heads[form];
+		f->head_len[form] = (uint16_t)render_head_200(heads[form], type.text, type.len,
+							      size, (enum conn_form)form);
+	}
+}
+
+/* Records the directory path[0..len) (not the root). Returns EXIT_OK or EXIT_ROOT_LIMIT
+ * (reported). */
+static enum exit_code add_directory(size_t len)
+{
+	if (entry_count == FILE_CACHE_FILES_MAX)
+		return fail(EXIT_ROOT_LIMIT, "more than 1024 files");
+	if (len > FILE_CACHE_NAMES_MAX - names_used)
+		return fail(EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
+	add_entry(len, CACHED_DIRECTORY);
+	return EXIT_OK;
 }
 
 /* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
  * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
-	if (!name_servable(path, len)) {
-		write_stderr(LITERAL("apollod: --root: skipped, no request can name it: "));
-		write_stderr(path, len);
-		write_stderr(LITERAL("\n"));
-		return EXIT_OK;
-	}
 	const char *body;
 	uint64_t size;
 	enum exit_code r = map_file(dirfd, name, len, &body, &size);
@@ -262,9 +209,9 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 {
 	const char *name = d->d_name;
 	size_t name_len = cstr_len(name);
-	if ((name_len == 1 && name[0] == '.') ||
-	    (name_len == 2 && name[0] == '.' && name[1] == '.'))
-		return EXIT_OK;
+	if (name[0] == '.' && (!(load_flags & FILE_CACHE_DOTFILES) || name_len == 1 ||
+				(name_len == 2 && name[1] == '.')))
+		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
 	if (sub_len > FILE_CACHE_PATH_MAX)
 		return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
@@ -281,7 +228,9 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub))
 			return fail(EXIT_ROOT_READ, "cannot open directory");
-		r = walk((int)sub, depth + 1, sub_len);
+		r = add_directory(sub_len);
+		if (r == EXIT_OK)
+			r = walk((int)sub, depth + 1, sub_len);
 		sys_close((int)sub);
 	} else if (r == EXIT_OK && type == K_DT_REG) {
 		r = load_file(dirfd, name, sub_len);
@@ -311,9 +260,10 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 	}
 }
 
-enum exit_code file_cache_load(const char *root)
+enum exit_code file_cache_load(const char *root, unsigned flags)
 {
 	root_dir = root;
+	load_flags = flags;
 	path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))

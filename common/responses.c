@@ -55,3 +55,16 @@ size_t render_head_200(char *out, const char *type, size_t type_len,
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }
+
+size_t render_redirect(char *out, const char *target, uint32_t path_len, uint32_t target_len,
+		       enum conn_form form, uint32_t *head_len)
+{
+	char *p = copy_span(out, LITERAL(REDIRECT_HEAD_PREFIX));
+	p = copy_span(p, target, path_len);
+	*p++ = '/';
+	p = copy_span(p, target + path_len, target_len - path_len);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	*head_len = (uint32_t)(p - out);
+	p = copy_span(p, LITERAL(REDIRECT_BODY));
+	return (size_t)(p - out);
+}

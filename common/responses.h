@@ -71,6 +71,25 @@ size_t render_head_200(char *out, const char *type, size_t type_len,
 /* The length render_head_200 would write, without writing. Pure. */
 size_t head_200_len(size_t type_len, uint64_t content_length, enum conn_form form);
 
+/* The 301 that sends /dir to /dir/ (--root, BEHAVIOUR 10.4): a text body, the Location
+ * between Content-Length and Connection as the 405's Allow line is. */
+#define REDIRECT_BODY "moved permanently\n"
+#define REDIRECT_HEAD_PREFIX                                                         \
+	HEAD_STATUS_LINE("301 Moved Permanently") "Content-Type: " CONTENT_TYPE_TEXT \
+	HEAD_LENGTH_FIELD "18\r\nLocation: "
+#define REDIRECT_MAX(target_len)                                                        \
+	(sizeof(REDIRECT_HEAD_PREFIX "/" HEAD_CONNECTION_FIELD "keep-alive" HEAD_END        \
+		REDIRECT_BODY) - 1 + (target_len))
+STATIC_ASSERT(sizeof(REDIRECT_BODY) - 1 == 18, "the 301's Content-Length is its body's");
+
+/* Renders at out the 301 whose Location is target[0..path_len), then '/', then
+ * target[path_len..target_len) (the query, '?' included, if any), with the Connection
+ * header of `form`, and its body. out must have room for REDIRECT_MAX(target_len) bytes;
+ * target holds only request-target bytes (0x21-0x7e), so nothing needs escaping.
+ * Sets *head_len; returns the bytes written (head and body). Pure. */
+size_t render_redirect(char *out, const char *target, uint32_t path_len, uint32_t target_len,
+		       enum conn_form form, uint32_t *head_len);
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_RESPONSES_H */

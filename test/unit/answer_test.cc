@@ -17,14 +17,24 @@ namespace {
 
 constexpr uint8_t kNone = ANSWER_NO_COUNTER;
 
-// The one cached file of the rows that serve --root: "index.html".
+// The cache of the rows that serve --root: the files "index.html" and "sub/index.html"
+// (both kIndex) and the directories "sub" and "empty".
 const struct cached_file kIndex = {};
+const struct cached_file kDirectory = {nullptr, nullptr, 0, {}, {}, 0, CACHED_DIRECTORY, 0};
 
 const struct cached_file *FindIndex(const char *path, size_t len)
 {
-	return len == strlen("index.html") && memcmp(path, "index.html", len) == 0 ? &kIndex
-										  : nullptr;
+	std::string name(path, len);
+	if (name == "index.html" || name == "sub/index.html")
+		return &kIndex;
+	return name == "sub" || name == "empty" ? &kDirectory : nullptr;
 }
+
+// A --root DIR with no file at all.
+const struct cached_file *FindNothing(const char *, size_t) { return nullptr; }
+
+constexpr int kSite = 1;      // Row.root: FindIndex
+constexpr int kEmptyRoot = 2; // Row.root: FindNothing
 
 enum Outcome { kComplete, kBad };
 
@@ -35,7 +45,8 @@ struct Row {
 	Outcome outcome;
 	const char *head;
 	const char *after;
-	bool root;        // --root given: unrouted paths go to the file cache
+	int root;         // --root given (kSite, kEmptyRoot; true is kSite): unrouted paths
+			  // go to the file cache
 	bool queue_busy;  // earlier responses still queued
 	bool peer_eof;
 	bool buffer_full;
@@ -153,9 +164,39 @@ const Row kRows[] = {
 	{"a path that is no file is a miss and 404", kComplete, "GET /other HTTP/1.1\r\n\r\n", "",
 	 true, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
 	 C_requests_get, C_cache_misses, C_responses_404, 0},
-	{"built-in routes win over files and count no cache lookup", kComplete,
-	 "GET / HTTP/1.1\r\n\r\n", "", true, false, false, false, ANSWER_STATIC, RESP_HELLO,
-	 kKeep, false, false, C_requests_get, kNone, C_responses_200, 0},
+	{"/ serves DIR's index.html: a hit", kComplete, "GET /?x HTTP/1.1\r\n\r\n", "", kSite,
+	 false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false, C_requests_get,
+	 C_cache_hits, C_responses_200, 0},
+	{"/ without an index says hello and counts no cache lookup", kComplete,
+	 "GET / HTTP/1.1\r\n\r\n", "", kEmptyRoot, false, false, false, ANSWER_STATIC,
+	 RESP_HELLO, kKeep, false, false, C_requests_get, kNone, C_responses_200, 0},
+	{"/health wins over files", kComplete, "GET /health HTTP/1.1\r\n\r\n", "", kSite, false,
+	 false, false, ANSWER_STATIC, RESP_HEALTH, kKeep, false, false, C_requests_get, kNone,
+	 C_responses_200, 0},
+	{"/dir/ serves its index.html", kComplete, "HEAD /sub/ HTTP/1.1\r\n\r\n", "", kSite,
+	 false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, true, C_requests_head,
+	 C_cache_hits, C_responses_200, 0},
+	{"a percent-encoded name is decoded", kComplete, "GET /s%75b/%69ndex.html HTTP/1.1\r\n\r\n",
+	 "", kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"/dir redirects: a miss and a 301", kComplete, "GET /sub?q HTTP/1.1\r\n\r\n", "", kSite,
+	 false, false, false, ANSWER_REDIRECT, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_misses, C_responses_301, 0},
+	{"/dir behind queued responses waits", kComplete, "GET /sub HTTP/1.1\r\n\r\n", "", kSite,
+	 true, false, false, ANSWER_LATER, RESP_NOT_FOUND, kKeep, false, false, kNone,
+	 kNone, kNone, 0},
+	{"a directory without index.html is 404", kComplete, "GET /empty/ HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_misses, C_responses_404, 0},
+	{"an encoded '/' is 400 and keeps the connection", kComplete,
+	 "GET /sub%2Findex.html HTTP/1.1\r\n\r\n", "", kSite, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kKeep, false, false, C_requests_get, C_cache_misses, C_responses_400, 0},
+	{"a malformed escape is 400", kComplete, "GET /index.html%4 HTTP/1.1\r\n\r\n", "", kSite,
+	 false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kKeep, false, false,
+	 C_requests_get, C_cache_misses, C_responses_400, 0},
+	{"without --root an escape is not looked at", kComplete, "GET /%zz HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_404, 0},
 	{"a 405 looks nothing up", kComplete, "POST /index.html HTTP/1.1\r\n\r\n", "", true,
 	 false, false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone,
 	 C_responses_405, 0},
@@ -172,7 +213,9 @@ TEST(AnswerTest, Table)
 			<< "the row's bytes must parse as the row says";
 		struct answer_input in = {};
 		in.request = &req;
-		in.find_file = row.root ? FindIndex : nullptr;
+		in.find_file = row.root == kSite ? FindIndex
+			       : row.root == kEmptyRoot ? FindNothing
+							: nullptr;
 		in.buffered = (uint32_t)input.size();
 		in.outcome = (uint8_t)parsed;
 		in.buffer_full = row.buffer_full;
@@ -199,6 +242,11 @@ TEST(AnswerTest, Table)
 		}
 		if (row.kind == ANSWER_FILE) {
 			EXPECT_EQ(a.file, &kIndex);
+		}
+		if (row.kind == ANSWER_REDIRECT) { /* the Location is built from the target */
+			EXPECT_EQ(a.target, req.line.target);
+			EXPECT_EQ(a.target_len, req.line.target_len);
+			EXPECT_EQ(a.path_len, req.line.path_len);
 		}
 		// A 400 ends the input; anything else consumes exactly its head.
 		EXPECT_EQ(a.consumed, row.outcome == kBad ? input.size() : strlen(row.head));

@@ -187,6 +187,50 @@ TEST(CliTest, DeadlineAndTableFlags)
 	}
 }
 
+// --root and --dotfiles (BEHAVIOUR 2, 10.2): --dotfiles is a word without a value, and
+// only a tier that takes --root knows it.
+TEST(CliTest, RootAndDotfiles)
+{
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		unsigned accept;
+		bool ok;
+		const char *root = nullptr; // when ok
+		uint8_t dotfiles = 0;
+	} cases[] = {
+		{"neither", {}, CLI_ACCEPT_ROOT, true, nullptr, 0},
+		{"--root only", {"--root", "/srv"}, CLI_ACCEPT_ROOT, true, "/srv", 0},
+		{"--root and --dotfiles", {"--root=/srv", "--dotfiles"}, CLI_ACCEPT_ROOT, true, "/srv",
+		 1},
+		{"--dotfiles first", {"--dotfiles", "--root", "d"}, CLI_ACCEPT_ROOT, true, "d", 1},
+		{"--dotfiles with a value", {"--dotfiles=yes"}, CLI_ACCEPT_ROOT, false},
+		{"--dotfiles prefix", {"--dotfile"}, CLI_ACCEPT_ROOT, false},
+		{"--dotfiles longer", {"--dotfilesx"}, CLI_ACCEPT_ROOT, false},
+		{"tier without --root", {"--dotfiles"}, CLI_ACCEPT_LISTEN, false},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
+		if (!c.ok)
+			continue;
+		// opts.root pointed into ParseGuarded's words, gone now: parse again over words
+		// that live on.
+		std::vector<std::string> words = {"apollod"};
+		words.insert(words.end(), c.args.begin(), c.args.end());
+		std::vector<char *> argv;
+		for (std::string &w : words)
+			argv.push_back(&w[0]);
+		ASSERT_EQ(cli_parse((int)argv.size(), argv.data(), c.accept, &opts), 1);
+		if (c.root)
+			EXPECT_STREQ(opts.root, c.root);
+		else
+			EXPECT_EQ(opts.root, nullptr);
+		EXPECT_EQ(opts.dotfiles, c.dotfiles);
+	}
+}
+
 TEST(CliTest, FormatAnnounce)
 {
 	const struct {

@@ -154,7 +154,7 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	std::string body;
 	// requests_total is rendered as the sum of the status counters (counters.h).
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
-					    C_responses_405};
+					    C_responses_405, C_responses_301};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);
@@ -167,6 +167,37 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 		body += name + " " + std::to_string(v) + "\n";
 	}
 	return body;
+}
+
+// The 301 of --root's /dir: Location is the path, '/', then the query; HEAD is its head.
+TEST(RedirectTest, LocationKeepsTheQuery)
+{
+	const struct {
+		const char *target;
+		uint32_t path_len;
+		const char *location;
+	} cases[] = {
+		{"/sub", 4, "/sub/"},
+		{"/sub?x=1&y", 4, "/sub/?x=1&y"},
+		{"/a%20b?", 6, "/a%20b/?"},
+	};
+	for (const auto &f : kForms) {
+		for (const auto &c : cases) {
+			SCOPED_TRACE(c.target);
+			std::string target = c.target;
+			GuardedBuffer out(REDIRECT_MAX(target.size()));
+			uint32_t head_len = 0;
+			size_t n = render_redirect(out.mutable_data(), target.data(), c.path_len,
+						   (uint32_t)target.size(), f.form, &head_len);
+			std::string want_head = std::string("HTTP/1.1 301 Moved Permanently\r\n"
+							    "Content-Type: text/plain; charset=utf-8\r\n"
+							    "Content-Length: 18\r\nLocation: ") +
+						c.location + "\r\nConnection: " + f.connection +
+						"\r\n\r\n";
+			EXPECT_EQ(std::string(out.data(), n), want_head + "moved permanently\n");
+			EXPECT_EQ(head_len, want_head.size());
+		}
+	}
 }
 
 TEST(MetricsTest, BodyListsTheCountersInOrder)

@@ -145,10 +145,11 @@ public:
 		};
 		for (const auto &f : files)
 			ok = ok && Add(f.first, RandomBytes(f.second));
-		// On disk but never loaded: names no request target can spell (skipped with a
-		// stderr line), symbolic links (never followed), a FIFO (not a regular file).
-		ok = ok && WriteFile(root_ + "/has space.txt", "x") &&
-		     WriteFile(root_ + "/what?.txt", "x");
+		// Names a request spells percent-encoded.
+		ok = ok && Add("has space.txt", "x") && Add("what?.txt", "x");
+		// On disk but never loaded: dotfiles (without --dotfiles), symbolic links (never
+		// followed), a FIFO (not a regular file).
+		ok = ok && WriteFile(root_ + "/.hidden", "x");
 		const std::vector<std::pair<std::string, std::string>> links = {
 			{"link.txt", "f.txt"},
 			{"escape.txt", "../outside.txt"},
@@ -385,6 +386,9 @@ const ServeCase kServeCases[] = {
 	{"nested_a_b_c_txt", "/a/b/c.txt", "a/b/c.txt", kText},
 	{"dot_in_directory_is_no_extension", "/v1.0/readme", "v1.0/readme", kOctetStream},
 	{"query_string_ignored", "/f.txt?x=1", "f.txt", kText},
+	{"encoded_dot", "/f%2etxt", "f.txt", kText},
+	{"encoded_space", "/has%20space.txt", "has space.txt", kText},
+	{"encoded_question_mark_lower_hex", "/what%3f.txt", "what?.txt", kText},
 	{"empty_query_string", "/sub/f.txt?", "sub/f.txt", kText},
 };
 
@@ -425,21 +429,19 @@ const NotFoundCase kNotFoundCases[] = {
 	{"dot_segment", "/./f.txt"},
 	{"encoded_dotdot", "/%2e%2e/f.txt"},
 	{"encoded_dotdot_upper", "/%2E%2E/outside.txt"},
-	{"encoded_slash", "/sub%2ff.txt"},
-	{"encoded_dot", "/f%2etxt"},
+	{"encoded_dot_names_no_file", "/f%2etxt.txt"},
+	{"dotfile", "/.hidden"},
 	{"absolute_path_outside", "{outside}"},
 	{"absolute_path_double_slash", "/{outside}"},
 	{"symlink_to_file_inside", "/link.txt"},
 	{"symlink_to_file_outside", "/escape.txt"},
 	{"through_symlinked_directory", "/linkdir/f.txt"},
-	{"directory", "/sub"},
-	{"directory_slash", "/sub/"},
-	{"nested_directory", "/a/b"},
+	{"directory_slash_without_index", "/sub/"},
+	{"nested_directory_slash_without_index", "/a/b/"},
 	{"file_with_trailing_slash", "/f.txt/"},
 	{"case_differs", "/F.TXT"},
 	{"fifo", "/pipe"},
-	{"skipped_name_with_space", "/has%20space.txt"},
-	{"skipped_name_with_question_mark", "/what%3F.txt"},
+	{"unencoded_question_mark_starts_the_query", "/what?.txt"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Files, FilesNotFoundTest, testing::ValuesIn(kNotFoundCases),
@@ -676,7 +678,8 @@ TEST_F(FilesCountersTest, HitsAndMissesCountedExactly)
 		{Request("GET", "/f.txt?x=1"), 200, true, false},
 		{Request("HEAD", "/big.PNG"), 200, true, false},
 		{Request("GET", "/missing"), 404, false, true},
-		{Request("HEAD", "/sub"), 404, false, true},
+		{Request("HEAD", "/sub"), 301, false, true},
+		{Request("GET", "/sub/"), 404, false, true},
 		{Request("GET", "//f.txt"), 404, false, true},
 		{Request("GET", "/link.txt"), 404, false, true},
 		{Request("GET", "/health"), 200, false, false},

@@ -759,6 +759,8 @@ const std::vector<std::string> kSlowClientCounterNames = {
 	"connections_evicted", "responses_408",
 };
 const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
+// The 301 of --root's /dir (BEHAVIOUR 10.4); counted in every routed tier.
+const std::vector<std::string> kRedirectCounterNames = {"responses_301"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -775,6 +777,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("workers"))
 		names.insert(names.end(), kWorkersCounterNames.begin(),
 			     kWorkersCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kRedirectCounterNames.begin(),
+			     kRedirectCounterNames.end());
 	return names;
 }
 

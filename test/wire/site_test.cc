@@ -1,0 +1,344 @@
+// `--root` as a website (feature `files`, BEHAVIOUR 10.4-10.5): index pages, the 301 from
+// /dir to /dir/ (query kept), percent-decoded names (400 for an encoded '/', %00 and a
+// malformed escape), names that need encoding, dotfiles hidden unless --dotfiles, and the
+// web Content-Types. Every response is checked byte for byte, for GET and for HEAD.
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+constexpr int kTimeoutMs = 10000;
+
+// A request on HTTP/1.1 that closes after its response.
+std::string CloseRequest(const std::string &method, const std::string &target)
+{
+	return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+}
+
+// The exact response to a file: 200, its type and length, then (GET) its body.
+std::string FileResponse(const std::string &type, const std::string &body, bool keep_alive,
+			 bool head_only)
+{
+	return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
+	       "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: " +
+	       (keep_alive ? "keep-alive" : "close") + "\r\n\r\n" + (head_only ? "" : body);
+}
+
+// The exact 301 to location.
+std::string RedirectResponse(const std::string &location, bool keep_alive, bool head_only)
+{
+	return "HTTP/1.1 301 Moved Permanently\r\nContent-Type: text/plain; charset=utf-8\r\n"
+	       "Content-Length: 18\r\nLocation: " +
+	       location + "\r\nConnection: " + (keep_alive ? "keep-alive" : "close") +
+	       "\r\n\r\n" + (head_only ? "" : "moved permanently\n");
+}
+
+// The exact static 400 or 404 (status line and body), Connection: close.
+std::string TextResponse(const std::string &status, const std::string &body, bool head_only)
+{
+	return "HTTP/1.1 " + status + "\r\nContent-Type: text/plain; charset=utf-8\r\n" +
+	       "Content-Length: " + std::to_string(body.size()) +
+	       "\r\nConnection: close\r\n\r\n" + (head_only ? "" : body);
+}
+
+// Writes content to root/rel, creating the directories on the way. False on failure.
+bool Put(const std::string &root, const std::string &rel, const std::string &content)
+{
+	for (size_t slash = rel.find('/'); slash != std::string::npos;
+	     slash = rel.find('/', slash + 1))
+		mkdir((root + "/" + rel.substr(0, slash)).c_str(), 0755); // EEXIST is fine
+	int fd = open((root + "/" + rel).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, content.data(), content.size()) ==
+				     static_cast<ssize_t>(content.size());
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+// The site every test here serves: relative path -> content. Each body is distinct, so a
+// response can only match the file it names.
+const std::vector<std::pair<std::string, std::string>> kSite = {
+	{"index.html", "<h1>root index</h1>\n"},
+	{"sub/index.html", "<h1>sub index</h1>\n"},
+	{"sub/page.html", "<p>page</p>\n"},
+	{"sub/deeper/note.txt", "deeper note\n"},
+	{"a b.txt", "space in the name\n"},
+	{"caf\xc3\xa9.txt", "utf-8 name\n"},
+	{"100%.txt", "percent in the name\n"},
+	{"q?.txt", "question mark in the name\n"},
+	{".env", "SECRET=1\n"},
+	{".git/config", "[core]\n"},
+	{"sub/.htaccess", "deny\n"},
+	{"t/f.woff", "woff"}, {"t/f.woff2", "woff2"}, {"t/f.ttf", "ttf"}, {"t/f.otf", "otf"},
+	{"t/v.mp4", "mp4"}, {"t/v.webm", "webm"}, {"t/a.mp3", "mp3"}, {"t/a.ogg", "ogg"},
+	{"t/m.mjs", "mjs"}, {"t/i.avif", "avif"}, {"t/s.webmanifest", "{}"},
+	{"t/d.csv", "a,b\n"}, {"t/app.js.map", "{}"}, {"t/z.zip", "PK"},
+	{"t/s.svg", "<svg/>"}, {"t/x.xml", "<x/>"}, {"t/r.md", "# r\n"},
+};
+
+const std::string &Body(const std::string &rel)
+{
+	for (const auto &f : kSite)
+		if (f.first == rel)
+			return f.second;
+	static const std::string none;
+	ADD_FAILURE() << "no file " << rel << " in the site";
+	return none;
+}
+
+// Builds the site under a fresh /tmp directory and serves it, with extra flags, for the
+// suite; both go when the suite ends.
+class SiteServer {
+public:
+	explicit SiteServer(const std::vector<std::string> &flags)
+	{
+		char name[] = "/tmp/apollod-site-XXXXXX";
+		if (mkdtemp(name) == nullptr) {
+			error_ = std::string("mkdtemp: ") + strerror(errno);
+			return;
+		}
+		dir_ = name;
+		for (const auto &f : kSite)
+			if (!Put(dir_, f.first, f.second))
+				error_ = "cannot write " + f.first;
+		mkdir((dir_ + "/empty").c_str(), 0755);
+		DaemonOptions options;
+		options.extra_args = {"--root", dir_};
+		options.extra_args.insert(options.extra_args.end(), flags.begin(), flags.end());
+		if (error_.empty())
+			daemon_.Start(options, &error_);
+	}
+	~SiteServer()
+	{
+		daemon_.Stop();
+		if (!dir_.empty())
+			nftw(
+				dir_.c_str(),
+				[](const char *p, const struct stat *, int, struct FTW *) {
+					return remove(p);
+				},
+				16, FTW_DEPTH | FTW_PHYS);
+	}
+	const std::string &error() const { return error_; }
+	int port() const { return daemon_.port(); }
+
+private:
+	std::string dir_, error_;
+	Daemon daemon_;
+};
+
+// One request target and the response it must earn (for GET; HEAD gets its head).
+struct SiteCase {
+	std::string label;
+	std::string target;
+	std::string (*expected)(bool head_only); // the Connection: close response
+};
+
+void PrintTo(const SiteCase &c, std::ostream *os) { *os << c.label; }
+
+template <bool kDotfiles>
+class SiteFixture : public testing::TestWithParam<SiteCase> {
+protected:
+	static void SetUpTestSuite()
+	{
+		if (HasFeature("files"))
+			server_ = new SiteServer(kDotfiles ? std::vector<std::string>{"--dotfiles"}
+							   : std::vector<std::string>{});
+	}
+	static void TearDownTestSuite()
+	{
+		delete server_;
+		server_ = nullptr;
+	}
+	void SetUp() override
+	{
+		REQUIRE_FEATURE("files");
+		ASSERT_TRUE(server_ != nullptr && server_->error().empty())
+			<< (server_ ? server_->error() : "no server");
+	}
+	// GET and HEAD of the case's target each earn exactly the expected bytes, then EOF.
+	void CheckCase()
+	{
+		const SiteCase &c = GetParam();
+		for (bool head : {false, true}) {
+			Received r = Roundtrip(server_->port(),
+					       CloseRequest(head ? "HEAD" : "GET", c.target), false,
+					       kTimeoutMs);
+			EXPECT_TRUE(r.eof && !r.reset && !r.timed_out) << "no clean EOF";
+			EXPECT_EQ(r.bytes, c.expected(head)) << (head ? "HEAD " : "GET ") << c.target;
+		}
+	}
+	int port() const { return server_->port(); }
+
+private:
+	inline static SiteServer *server_ = nullptr;
+};
+
+std::string SiteCaseName(const testing::TestParamInfo<SiteCase> &info)
+{
+	return info.param.label;
+}
+
+#define FILE_CASE(label, target, rel, type)                                          \
+	SiteCase                                                                     \
+	{                                                                            \
+		label, target, [](bool head) { return FileResponse(type, Body(rel), false, head); } \
+	}
+#define REDIRECT_CASE(label, target, location)                                       \
+	SiteCase                                                                     \
+	{                                                                            \
+		label, target, [](bool head) { return RedirectResponse(location, false, head); } \
+	}
+#define NOT_FOUND_CASE(label, target)                                                \
+	SiteCase                                                                     \
+	{                                                                            \
+		label, target,                                                       \
+			[](bool head) { return TextResponse("404 Not Found", "not found\n", head); } \
+	}
+#define BAD_CASE(label, target)                                                      \
+	SiteCase                                                                     \
+	{                                                                            \
+		label, target, [](bool head) {                                       \
+			return TextResponse("400 Bad Request", "bad request\n", head); \
+		}                                                            \
+	}
+
+constexpr char kHtml[] = "text/html; charset=utf-8";
+constexpr char kText[] = "text/plain; charset=utf-8";
+
+using SiteTest = SiteFixture<false>;
+TEST_P(SiteTest, GetAndHeadByteExact) { CheckCase(); }
+
+class SiteExchangeTest : public SiteFixture<false> {};
+
+const SiteCase kSiteCases[] = {
+	// Index pages and the redirect.
+	FILE_CASE("root_index", "/", "index.html", kHtml),
+	FILE_CASE("root_index_with_query", "/?v=1", "index.html", kHtml),
+	FILE_CASE("root_index_by_name", "/index.html", "index.html", kHtml),
+	FILE_CASE("sub_index", "/sub/", "sub/index.html", kHtml),
+	FILE_CASE("sub_index_with_query", "/sub/?a=b", "sub/index.html", kHtml),
+	FILE_CASE("sub_page", "/sub/page.html", "sub/page.html", kHtml),
+	REDIRECT_CASE("sub_redirects", "/sub", "/sub/"),
+	REDIRECT_CASE("redirect_keeps_query", "/sub?x=1&y=%20", "/sub/?x=1&y=%20"),
+	REDIRECT_CASE("redirect_keeps_empty_query", "/sub?", "/sub/?"),
+	REDIRECT_CASE("directory_without_index_redirects", "/sub/deeper", "/sub/deeper/"),
+	REDIRECT_CASE("encoded_directory_keeps_its_spelling", "/s%75b", "/s%75b/"),
+	REDIRECT_CASE("empty_directory_redirects", "/empty", "/empty/"),
+	NOT_FOUND_CASE("directory_without_index", "/sub/deeper/"),
+	NOT_FOUND_CASE("empty_directory", "/empty/"),
+	NOT_FOUND_CASE("file_with_slash", "/sub/page.html/"),
+	NOT_FOUND_CASE("index_of_a_file", "/index.html/"),
+	// Decoded names.
+	FILE_CASE("encoded_letter", "/%69ndex.html", "index.html", kHtml),
+	FILE_CASE("encoded_space", "/a%20b.txt", "a b.txt", kText),
+	FILE_CASE("encoded_utf8_upper_hex", "/caf%C3%A9.txt", "caf\xc3\xa9.txt", kText),
+	FILE_CASE("encoded_utf8_lower_hex", "/caf%c3%a9.txt", "caf\xc3\xa9.txt", kText),
+	FILE_CASE("encoded_percent", "/100%25.txt", "100%.txt", kText),
+	FILE_CASE("encoded_question_mark", "/q%3F.txt", "q?.txt", kText),
+	FILE_CASE("encoded_query_after_encoded_name", "/a%20b.txt?x=%2F", "a b.txt", kText),
+	NOT_FOUND_CASE("plus_is_literal", "/a+b.txt"),
+	NOT_FOUND_CASE("encoded_dotdot", "/%2e%2e/index.html"),
+	NOT_FOUND_CASE("encoded_dot_segment", "/sub/%2e/page.html"),
+	BAD_CASE("encoded_slash_upper", "/sub%2Fpage.html"),
+	BAD_CASE("encoded_slash_lower", "/sub%2fpage.html"),
+	BAD_CASE("encoded_nul", "/index.html%00"),
+	BAD_CASE("escape_cut_at_end", "/index.html%2"),
+	BAD_CASE("lone_percent", "/100%.txt"),
+	BAD_CASE("escape_not_hex", "/%zzindex.html"),
+	BAD_CASE("escape_half_hex", "/%6gindex.html"),
+	BAD_CASE("bad_escape_in_a_directory_name", "/s%u5b"),
+	// Dotfiles, without --dotfiles.
+	NOT_FOUND_CASE("dotfile", "/.env"),
+	NOT_FOUND_CASE("dotfile_encoded_dot", "/%2eenv"),
+	NOT_FOUND_CASE("dot_directory", "/.git/config"),
+	NOT_FOUND_CASE("dot_directory_itself", "/.git"),
+	NOT_FOUND_CASE("dotfile_in_subdirectory", "/sub/.htaccess"),
+	// Types.
+	FILE_CASE("woff", "/t/f.woff", "t/f.woff", "font/woff"),
+	FILE_CASE("woff2", "/t/f.woff2", "t/f.woff2", "font/woff2"),
+	FILE_CASE("ttf", "/t/f.ttf", "t/f.ttf", "font/ttf"),
+	FILE_CASE("otf", "/t/f.otf", "t/f.otf", "font/otf"),
+	FILE_CASE("mp4", "/t/v.mp4", "t/v.mp4", "video/mp4"),
+	FILE_CASE("webm", "/t/v.webm", "t/v.webm", "video/webm"),
+	FILE_CASE("mp3", "/t/a.mp3", "t/a.mp3", "audio/mpeg"),
+	FILE_CASE("ogg", "/t/a.ogg", "t/a.ogg", "audio/ogg"),
+	FILE_CASE("mjs", "/t/m.mjs", "t/m.mjs", "text/javascript; charset=utf-8"),
+	FILE_CASE("avif", "/t/i.avif", "t/i.avif", "image/avif"),
+	FILE_CASE("webmanifest", "/t/s.webmanifest", "t/s.webmanifest",
+		  "application/manifest+json"),
+	FILE_CASE("csv", "/t/d.csv", "t/d.csv", "text/csv; charset=utf-8"),
+	FILE_CASE("source_map", "/t/app.js.map", "t/app.js.map", "application/json"),
+	FILE_CASE("zip", "/t/z.zip", "t/z.zip", "application/zip"),
+	FILE_CASE("svg", "/t/s.svg", "t/s.svg", "image/svg+xml"),
+	FILE_CASE("xml", "/t/x.xml", "t/x.xml", "text/xml; charset=utf-8"),
+	FILE_CASE("markdown", "/t/r.md", "t/r.md", "text/markdown; charset=utf-8"),
+};
+
+INSTANTIATE_TEST_SUITE_P(Site, SiteTest, testing::ValuesIn(kSiteCases), SiteCaseName);
+
+using SiteDotfilesTest = SiteFixture<true>;
+TEST_P(SiteDotfilesTest, GetAndHeadByteExact) { CheckCase(); }
+
+const SiteCase kDotfilesCases[] = {
+	FILE_CASE("dotfile", "/.env", ".env", "application/octet-stream"),
+	FILE_CASE("dot_directory", "/.git/config", ".git/config", "application/octet-stream"),
+	FILE_CASE("dotfile_in_subdirectory", "/sub/.htaccess", "sub/.htaccess",
+		  "application/octet-stream"),
+	REDIRECT_CASE("dot_directory_itself", "/.git", "/.git/"),
+	FILE_CASE("other_files_unchanged", "/sub/", "sub/index.html", kHtml),
+};
+
+INSTANTIATE_TEST_SUITE_P(Site, SiteDotfilesTest, testing::ValuesIn(kDotfilesCases),
+			 SiteCaseName);
+
+// Pipelined on one connection: a file, a 301 (whose rendering waits for the queue, since
+// it shares the connection's one scratch buffer), a HEAD 301, the index it points to, and
+// a 400 that keeps the connection; each byte-exact and in order.
+TEST_F(SiteExchangeTest, PipelinedRedirectsAnsweredInOrder)
+{
+	auto keep = [](const std::string &method, const std::string &target) {
+		return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+	};
+	std::string requests = keep("GET", "/sub/page.html") + keep("GET", "/sub?p=1") +
+			       keep("HEAD", "/sub/deeper") + keep("GET", "/sub%2f") +
+			       keep("GET", "/sub/") + CloseRequest("GET", "/empty");
+	std::string expected =
+		FileResponse(kHtml, Body("sub/page.html"), true, false) +
+		RedirectResponse("/sub/?p=1", true, false) +
+		RedirectResponse("/sub/deeper/", true, true) +
+		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		"Content-Length: 12\r\nConnection: keep-alive\r\n\r\nbad request\n" +
+		FileResponse(kHtml, Body("sub/index.html"), true, false) +
+		RedirectResponse("/empty/", false, false);
+	Received r = Roundtrip(port(), requests, false, kTimeoutMs);
+	EXPECT_TRUE(r.eof && !r.reset && !r.timed_out) << "no clean EOF";
+	EXPECT_EQ(r.bytes, expected);
+}
+
+// A 301 moves responses_301 (and no other status counter) and counts a cache miss.
+TEST_F(SiteExchangeTest, RedirectCounted)
+{
+	std::map<std::string, uint64_t> before = FetchMetrics(port());
+	Received r = Roundtrip(port(), CloseRequest("GET", "/sub"), false, kTimeoutMs);
+	EXPECT_EQ(r.bytes, RedirectResponse("/sub/", false, false));
+	std::map<std::string, uint64_t> after = FetchMetrics(port());
+	EXPECT_EQ(after["responses_301"] - before["responses_301"], 1u);
+	EXPECT_EQ(after["responses_200"] - before["responses_200"], 1u) << "the first /metrics";
+	EXPECT_EQ(after["cache_misses"] - before["cache_misses"], 1u);
+	EXPECT_EQ(after["requests_total"] - before["requests_total"], 2u);
+}
+
+} // namespace
+} // namespace wire
