@@ -90,7 +90,7 @@ struct number_flag {
 	size_t offset;   /* of its uint32_t in struct cli_options */
 	uint8_t automatic; /* the word "auto" stands for CLI_WORKERS_AUTO (--workers) */
 };
-#define NUMBER_FLAG_COUNT 6
+#define NUMBER_FLAG_COUNT 7
 static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
 	{"--idle-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
 	 __builtin_offsetof(struct cli_options, idle_timeout_s), 0},
@@ -104,6 +104,8 @@ static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
 	 __builtin_offsetof(struct cli_options, drain_timeout_s), 0},
 	{"--workers", CLI_ACCEPT_WORKERS, CLI_WORKERS_MAX,
 	 __builtin_offsetof(struct cli_options, workers), 1},
+	{"--max-files", CLI_ACCEPT_ROOT, CLI_MAX_FILES_MAX,
+	 __builtin_offsetof(struct cli_options, max_files), 0},
 };
 
 /* Tries argv[*i] against the number flags `accept` turns on. Returns 1 when it was one
@@ -149,6 +151,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->help = 0;
 	opts->root = 0;
 	opts->dotfiles = 0;
+	opts->max_files = CLI_DEFAULT_MAX_FILES;
 }
 
 /* Returns 1 when arg is exactly the flag word (one that takes no value). */

@@ -22,6 +22,8 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_DEFAULT_WORKERS 1
 #define CLI_WORKERS_MAX 64        /* serving processes */
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
+#define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
+#define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
 
 /* What the command line asked for. */
 struct cli_options {
@@ -35,12 +37,13 @@ struct cli_options {
 	uint8_t help;                /* --help was given */
 	const char *root;            /* --root DIR, or NULL */
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
+	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
 };
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
 #define CLI_ACCEPT_IDLE_TIMEOUT 0x2 /* and --header-timeout, --send-timeout */
-#define CLI_ACCEPT_ROOT 0x4 /* and --dotfiles */
+#define CLI_ACCEPT_ROOT 0x4 /* and --dotfiles, --max-files */
 #define CLI_ACCEPT_MAX_CONNECTIONS 0x8
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */

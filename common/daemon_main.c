@@ -19,7 +19,7 @@
 
 static const char usage[] =
 	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--header-timeout SECONDS]"
-	" [--send-timeout SECONDS] [--max-connections N] [--root DIR [--dotfiles]] [--workers N|auto]"
+	" [--send-timeout SECONDS] [--max-connections N] [--root DIR [--dotfiles] [--max-files N]] [--workers N|auto]"
 	" [--drain-timeout SECONDS] [--help]\n";
 
 #define MS_PER_S 1000u
@@ -118,8 +118,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
-		enum exit_code loaded = file_cache_load(plan.opts.root,
-						 plan.opts.dotfiles ? FILE_CACHE_DOTFILES : 0);
+		enum exit_code loaded = file_cache_load(
+			plan.opts.root, plan.opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
+			plan.opts.max_files);
 		if (loaded != EXIT_OK)
 			return loaded;
 		counter_add(C_files_cached, file_cache_count());

@@ -16,16 +16,29 @@ STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE)
+/* Anonymous memory, touched (and so paid for) only as far as it is filled. */
+#define ARENA_PROT (PROT_READ | PROT_WRITE)
+#define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
-static struct cached_file files[FILE_CACHE_FILES_MAX];
-static uint32_t entry_count; /* files and directories in files[] */
-static uint32_t file_count;  /* regular files among them */
-static unsigned load_flags;  /* FILE_CACHE_* */
-static uint64_t bytes_total;
-static char name_arena[FILE_CACHE_NAMES_MAX];
-static uint32_t names_used;
-static char head_arena[FILE_CACHE_FILES_MAX][CONN_FORM_COUNT][FILE_CACHE_HEAD_MAX];
-static uint16_t index_slot[FILE_CACHE_INDEX_SIZE]; /* file number + 1; 0 is empty */
+/* Sized by the first walk (file_cache_load), in anonymous memory: */
+static struct cached_file *files;  /* entries_max entries */
+static uint32_t *index_slot;       /* index_size slots: entry number + 1; 0 is empty */
+static uint32_t index_size;        /* a power of two, at least 2 * entries_max: load <= 1/2 */
+static char *name_arena;           /* names_max bytes: every relative path, unterminated */
+static char *head_arena;           /* room for entries_max files' heads, packed */
+static char *body_arena;           /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
+static uint32_t entries_max;       /* entries the first walk counted */
+static uint64_t names_max;         /* name bytes it counted */
+/* Filled by the second walk (the first one counts with the same two): */
+static uint32_t entry_count;       /* files and directories in files[] */
+static uint64_t names_used;
+static uint32_t file_count;        /* regular files among them */
+static uint64_t bytes_total;       /* body bytes copied */
+static uint64_t heads_used;
+static int counting;               /* the first walk: count entries, open no file */
+static uint32_t max_entries;       /* --max-files */
+static unsigned load_flags;        /* FILE_CACHE_* */
 static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
@@ -66,7 +79,7 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 	if (entry_count == 0)
 		return 0;
 	for (uint32_t i = name_hash(name, len);; i++) {
-		uint16_t slot = index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)];
+		uint32_t slot = index_slot[i & (index_size - 1)];
 		if (slot == 0)
 			return 0;
 		const struct cached_file *f = &files[slot - 1];
@@ -85,13 +98,42 @@ uint64_t file_cache_bytes(void)
 	return bytes_total;
 }
 
+/* Reads up to size bytes of fd into the body arena after what it holds. Returns the
+ * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
+static long copy_body(int fd, uint64_t size)
+{
+	char *at = body_arena + bytes_total;
+	uint64_t got = 0;
+	while (got < size) {
+		long n = sys_read(fd, at + got, size - got);
+		if (n == -EINTR)
+			continue;
+		if (sys_is_error(n))
+			return n;
+		if (n == 0)
+			break;
+		got += (uint64_t)n;
+	}
+	return (long)got;
+}
+
+/* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;
+ * else the tree grew since it was counted: EXIT_ROOT_READ (reported). */
+static enum exit_code check_room(size_t len)
+{
+	if (entry_count < entries_max && len <= names_max - names_used)
+		return EXIT_OK;
+	return fail(EXIT_ROOT_READ, "the tree changed while loading");
+}
+
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
- * checks the limits and maps it. Returns EXIT_OK with *body (NULL for an empty file) and
- * *size set, EXIT_OK with *size == FILE_SKIPPED when the entry is no longer a regular
- * file, or the start-up error (reported). */
+ * checks the limits and copies it into the body arena: the snapshot, which no later
+ * change to the file can reach. Returns EXIT_OK with *body (NULL when empty) and *size
+ * set, EXIT_OK with *size == FILE_SKIPPED when the entry is no longer a regular file,
+ * or the start-up error (reported). */
 #define FILE_SKIPPED UINT64_MAX
-static enum exit_code map_file(int dirfd, const char *name, size_t len, const char **body,
-			       uint64_t *size)
+static enum exit_code copy_file(int dirfd, const char *name, size_t len, const char **body,
+				uint64_t *size)
 {
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
@@ -105,20 +147,18 @@ static enum exit_code map_file(int dirfd, const char *name, size_t len, const ch
 		sys_close((int)fd);
 		return EXIT_OK;
 	}
-	if (entry_count == FILE_CACHE_FILES_MAX)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1024 files");
+	if (check_room(len) != EXIT_OK) {
+		sys_close((int)fd);
+		return EXIT_ROOT_READ;
+	}
 	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
-	if (len > FILE_CACHE_NAMES_MAX - names_used)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
-	if (st.stx_size) {
-		long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
-		if (sys_is_error(m))
-			return close_and_fail(fd, EXIT_ROOT_READ, "cannot map");
-		*body = (const char *)m;
-	}
-	sys_close((int)fd); /* the mapping keeps the file */
-	*size = st.stx_size;
+	long got = copy_body((int)fd, st.stx_size);
+	sys_close((int)fd);
+	if (sys_is_error(got))
+		return fail(EXIT_ROOT_READ, "cannot read");
+	*body = got ? body_arena + bytes_total : 0;
+	*size = (uint64_t)got;
 	return EXIT_OK;
 }
 
@@ -132,9 +172,9 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	f->kind = (uint8_t)kind;
 	names_used += (uint32_t)len;
 	uint32_t i = name_hash(f->name, len);
-	while (index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)])
+	while (index_slot[i & (index_size - 1)])
 		i++;
-	index_slot[i & (FILE_CACHE_INDEX_SIZE - 1)] = (uint16_t)(entry_count + 1);
+	index_slot[i & (index_size - 1)] = entry_count + 1;
 	entry_count++;
 	return f;
 }
@@ -143,7 +183,6 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
  * caller checked every limit. */
 static void add_file(size_t len, const char *body, uint64_t size)
 {
-	char (*heads)[FILE_CACHE_HEAD_MAX] = head_arena[entry_count];
 	struct cached_file *f = add_entry(len, CACHED_FILE);
 	f->body = body;
 	f->size = size;
@@ -152,31 +191,46 @@ static void add_file(size_t len, const char *body, uint64_t size)
 	struct text_span type;
 	mime_type_of(path, len, &type);
 	for (int form = 0; form < CONN_FORM_COUNT; form++) {
-		f->head[form] = heads[form];
-		f->head_len[form] = (uint16_t)render_head_200(heads[form], type.text, type.len,
-							      size, (enum conn_form)form);
+		char *h = head_arena + heads_used;
+		f->head[form] = h;
+		f->head_len[form] = (uint16_t)render_head_200(h, type.text, type.len, size,
+							      (enum conn_form)form);
+		heads_used += f->head_len[form];
 	}
 }
 
-/* Records the directory path[0..len) (not the root). Returns EXIT_OK or EXIT_ROOT_LIMIT
- * (reported). */
+/* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
+ * (reported) past --max-files. */
+static enum exit_code count_entry(size_t len)
+{
+	if (entry_count == max_entries)
+		return fail(EXIT_ROOT_LIMIT, "more files and directories than --max-files");
+	entry_count++;
+	names_used += len;
+	return EXIT_OK;
+}
+
+/* Records the directory path[0..len) (not the root), or counts it in the first walk.
+ * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code add_directory(size_t len)
 {
-	if (entry_count == FILE_CACHE_FILES_MAX)
-		return fail(EXIT_ROOT_LIMIT, "more than 1024 files");
-	if (len > FILE_CACHE_NAMES_MAX - names_used)
-		return fail(EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
-	add_entry(len, CACHED_DIRECTORY);
-	return EXIT_OK;
+	if (counting)
+		return count_entry(len);
+	enum exit_code r = check_room(len);
+	if (r == EXIT_OK)
+		add_entry(len, CACHED_DIRECTORY);
+	return r;
 }
 
 /* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
  * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
+	if (counting)
+		return count_entry(len);
 	const char *body;
 	uint64_t size;
-	enum exit_code r = map_file(dirfd, name, len, &body, &size);
+	enum exit_code r = copy_file(dirfd, name, len, &body, &size);
 	if (r == EXIT_OK && size != FILE_SKIPPED)
 		add_file(len, body, size);
 	return r;
@@ -260,15 +314,70 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 	}
 }
 
-enum exit_code file_cache_load(const char *root, unsigned flags)
+/* Maps bytes of anonymous memory at *at (nothing for 0). Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code reserve(uint64_t bytes, void **at)
 {
-	root_dir = root;
-	load_flags = flags;
+	*at = 0;
+	if (bytes == 0)
+		return EXIT_OK;
+	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
+	if (sys_is_error(m))
+		return fail(EXIT_ROOT_READ, "cannot map memory for the cache");
+	*at = (void *)m;
+	return EXIT_OK;
+}
+
+/* Sizes the table from what the first walk counted (entry_count, names_used), maps it,
+ * and resets the counts for the second walk. Returns EXIT_OK or EXIT_ROOT_READ
+ * (reported). */
+static enum exit_code allocate(void)
+{
+	entries_max = entry_count;
+	names_max = names_used;
+	entry_count = 0;
+	names_used = 0;
+	index_size = 2;
+	while (index_size < 2 * (uint64_t)entries_max)
+		index_size *= 2;
+	enum exit_code r = reserve((uint64_t)entries_max * sizeof(struct cached_file),
+				   (void **)&files);
+	if (r == EXIT_OK)
+		r = reserve((uint64_t)index_size * sizeof(uint32_t), (void **)&index_slot);
+	if (r == EXIT_OK)
+		r = reserve(names_max, (void **)&name_arena);
+	if (r == EXIT_OK)
+		r = reserve((uint64_t)entries_max * CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX,
+			    (void **)&head_arena);
+	if (r == EXIT_OK && entries_max)
+		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&body_arena);
+	return r;
+}
+
+/* One walk of the tree at root: the counting one or the loading one. Returns EXIT_OK or
+ * the start-up error (reported). */
+static enum exit_code walk_root(const char *root)
+{
 	path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fail(EXIT_ROOT_READ, "cannot open directory");
 	enum exit_code r = walk((int)fd, 0, 0);
 	sys_close((int)fd);
+	return r;
+}
+
+enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files)
+{
+	root_dir = root;
+	load_flags = flags;
+	max_entries = max_files;
+	counting = 1; /* first the size of the table, then the table */
+	enum exit_code r = walk_root(root);
+	counting = 0;
+	if (r == EXIT_OK)
+		r = allocate();
+	if (r == EXIT_OK)
+		r = walk_root(root);
 	return r;
 }

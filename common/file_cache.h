@@ -1,6 +1,7 @@
-/* The warm file cache (--root DIR): at start-up every regular file under DIR is mapped
- * read-only and its response head rendered once, in both connection forms, into static
- * memory; every directory is recorded too, so that /dir can be redirected to /dir/.
+/* The warm file cache (--root DIR): at start-up every regular file under DIR is copied
+ * into private anonymous memory (the snapshot: no later change on disk reaches a client)
+ * and its response head rendered once, in both connection forms; the table is sized by a
+ * first walk that only counts, so it costs what the tree needs (README: memory); every directory is recorded too, so that /dir can be redirected to /dir/.
  * Names starting with '.' (dotfiles and dot-directories, with all below them) are left
  * out unless FILE_CACHE_DOTFILES is given. A request then costs a lookup and one writev of head + mapping: no open, no
  * read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
@@ -18,17 +19,12 @@
 APOLLOD_EXTERN_C_BEGIN
 
 /* Limits. Exceeding any of them is a start-up error (EXIT_ROOT_LIMIT), never a silent
- * truncation. */
-#define FILE_CACHE_FILES_MAX 1024               /* regular files and directories */
+ * truncation. The number of files and directories is --max-files (cli.h). */
 #define FILE_CACHE_DEPTH_MAX 8                  /* directory levels below DIR */
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
-#define FILE_CACHE_NAMES_MAX (64u * 1024u)      /* all relative paths together */
 #define FILE_CACHE_BYTES_MAX (1024ull << 20)    /* all file bytes together: 1 GiB */
 #define FILE_CACHE_HEAD_MAX 192                 /* one rendered response head */
-#define FILE_CACHE_INDEX_SIZE (2 * FILE_CACHE_FILES_MAX) /* hash slots: load <= 1/2 */
-STATIC_ASSERT((FILE_CACHE_INDEX_SIZE & (FILE_CACHE_INDEX_SIZE - 1)) == 0,
-	      "the index is a power of two");
-STATIC_ASSERT(FILE_CACHE_PATH_MAX < FILE_CACHE_NAMES_MAX, "one path fits the arena");
+#define FILE_CACHE_ENTRY_SIZE 48                /* sizeof(struct cached_file) */
 
 enum cached_kind {
 	CACHED_FILE = 0,      /* a regular file: served */
@@ -38,7 +34,7 @@ enum cached_kind {
 /* One cached file or directory. */
 struct cached_file {
 	const char *name;     /* path relative to DIR, no leading '/', in the name arena */
-	const char *body;     /* the read-only mapping; NULL for an empty file or a directory */
+	const char *body;     /* the private copy; NULL for an empty file or a directory */
 	uint64_t size;        /* body bytes; 0 for a directory */
 	const char *head[CONN_FORM_COUNT]; /* rendered heads, in the head arena (files) */
 	uint16_t head_len[CONN_FORM_COUNT];
@@ -51,12 +47,12 @@ struct cached_file {
 #define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
 
 /* Loads every regular file under root (a NUL-terminated path), whatever bytes its name
- * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits. Subdirectories are
- * walked up to FILE_CACHE_DEPTH_MAX levels; symbolic links and other non-regular
+ * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits; at most
+ * max_files files and directories together. Subdirectories are walked up to FILE_CACHE_DEPTH_MAX levels; symbolic links and other non-regular
  * entries are skipped, never followed. Returns EXIT_OK, EXIT_ROOT_LIMIT when a limit is
  * exceeded, or EXIT_ROOT_READ when something cannot be opened, listed or mapped; in
  * both failure cases a one-line reason naming the path has gone to stderr. */
-enum exit_code file_cache_load(const char *root, unsigned flags);
+enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files);
 
 /* Number of regular files (directories not included) and of body bytes loaded. */
 uint32_t file_cache_count(void);

@@ -208,6 +208,10 @@ TEST(CliTest, RootAndDotfiles)
 		{"--dotfiles prefix", {"--dotfile"}, CLI_ACCEPT_ROOT, false},
 		{"--dotfiles longer", {"--dotfilesx"}, CLI_ACCEPT_ROOT, false},
 		{"tier without --root", {"--dotfiles"}, CLI_ACCEPT_LISTEN, false},
+		{"--max-files 0", {"--max-files", "0"}, CLI_ACCEPT_ROOT, false},
+		{"--max-files over its bound", {"--max-files", "16777217"}, CLI_ACCEPT_ROOT, false},
+		{"--max-files not a number", {"--max-files", "many"}, CLI_ACCEPT_ROOT, false},
+		{"--max-files without --root's tier", {"--max-files", "5"}, CLI_ACCEPT_LISTEN, false},
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
@@ -228,7 +232,13 @@ TEST(CliTest, RootAndDotfiles)
 		else
 			EXPECT_EQ(opts.root, nullptr);
 		EXPECT_EQ(opts.dotfiles, c.dotfiles);
+		EXPECT_EQ(opts.max_files, CLI_DEFAULT_MAX_FILES);
 	}
+	struct cli_options opts;
+	ASSERT_EQ(ParseGuarded({"--max-files", "16777216"}, CLI_ACCEPT_ROOT, &opts), 1);
+	EXPECT_EQ(opts.max_files, CLI_MAX_FILES_MAX);
+	ASSERT_EQ(ParseGuarded({"--max-files=1"}, CLI_ACCEPT_ROOT, &opts), 1);
+	EXPECT_EQ(opts.max_files, 1u);
 }
 
 TEST(CliTest, FormatAnnounce)
