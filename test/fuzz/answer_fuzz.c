@@ -1,12 +1,13 @@
 /* libFuzzer target: the pure answer function (common/answer.h). The first input byte
  * sets the connection's state (buffer full, peer EOF, queue busy, a file cache that finds
- * nothing or a fake file); the rest is parsed as a request and answered. Checks the
+ * nothing, a fake file or a fake directory); the rest is parsed as a request and answered. Checks the
  * decision's contract: fields in range, consumed within the input, a close form for every
  * 400 and for bodies it will not skip, counters that exist. */
 #include "common/answer.h"
 #include "test/fuzz/fuzz_common.h"
 
 static struct cached_file fake_file; /* what the fake cache finds */
+static struct cached_file fake_directory = {.kind = CACHED_DIRECTORY};
 
 static const struct cached_file *find_nothing(const char *path, size_t len)
 {
@@ -22,10 +23,17 @@ static const struct cached_file *find_everything(const char *path, size_t len)
 	return &fake_file;
 }
 
+static const struct cached_file *find_directories(const char *path, size_t len)
+{
+	(void)path;
+	(void)len;
+	return &fake_directory;
+}
+
 /* Checks a's fields against in (see struct answer). */
 static void check_answer(const struct answer_input *in, const struct answer *a)
 {
-	FUZZ_CHECK(a->kind <= ANSWER_LATER && a->form < CONN_FORM_COUNT);
+	FUZZ_CHECK(a->kind <= ANSWER_REDIRECT && a->form < CONN_FORM_COUNT);
 	if (a->kind == ANSWER_LATER) {
 		FUZZ_CHECK(in->queue_busy && a->consumed == 0);
 		return;
@@ -43,6 +51,11 @@ static void check_answer(const struct answer_input *in, const struct answer *a)
 			   a->consumed == in->buffered);
 	if (in->peer_eof)
 		FUZZ_CHECK(!a->linger);
+	if (a->kind == ANSWER_REDIRECT) /* the Location is the request's own target */
+		FUZZ_CHECK(in->find_file && a->target == in->request->line.target &&
+			   a->path_len >= 2 && a->path_len <= a->target_len &&
+			   a->target[a->path_len - 1] != '/' &&
+			   a->target_len == in->request->line.target_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -58,7 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = PARSE_BAD;
 	struct answer_input in = {
 		.request = &req,
-		.find_file = state & 8 ? (state & 16 ? find_everything : find_nothing) : 0,
+		.find_file = !(state & 8)   ? 0
+			     : state & 32 ? find_directories
+			     : state & 16 ? find_everything
+					  : find_nothing,
 		.buffered = (uint32_t)len,
 		.outcome = (uint8_t)r,
 		.buffer_full = (state & 1) != 0,

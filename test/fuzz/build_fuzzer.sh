@@ -9,7 +9,8 @@ root=$1 target=$2 out=$3
 
 # The pure core: the parser's layers, answer's routes, responses and counters.
 core=(common/char_class.c common/counters.c common/http_host.c common/http_parse.c
-	common/http_request.c common/responses.c common/routes.c common/span.c)
+	common/http_request.c common/responses.c common/routes.c common/span.c
+	common/url_path.c)
 extra=()
 if [ "$target" = differential ]; then
 	# The assembly with every symbol prefixed asm_, next to the C reference.

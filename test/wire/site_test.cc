@@ -340,5 +340,53 @@ TEST_F(SiteExchangeTest, RedirectCounted)
 	EXPECT_EQ(after["requests_total"] - before["requests_total"], 2u);
 }
 
+// The ecosystem cases replayed with a real client: curl fetches each URL (following
+// redirects where a browser would) and reports status, type, final URL and body.
+struct CurlCase {
+	std::string label;
+	std::string target;
+	bool follow;            // curl -L
+	std::string want;       // "<status> <Content-Type> <final path>"
+	std::string body;       // the body curl must end with
+};
+
+TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
+{
+	const std::string base = "http://127.0.0.1:" + std::to_string(port());
+	const CurlCase cases[] = {
+		{"index", "/", false, "200 text/html; charset=utf-8 /", Body("index.html")},
+		{"redirect_seen", "/sub", false, "301 text/plain; charset=utf-8 /sub",
+		 "moved permanently\n"},
+		{"redirect_followed", "/sub?x=1", true, "200 text/html; charset=utf-8 /sub/?x=1",
+		 Body("sub/index.html")},
+		{"decoded_name", "/caf%C3%A9.txt", false, "200 text/plain; charset=utf-8 /caf%C3%A9.txt",
+		 Body("caf\xc3\xa9.txt")},
+		{"font_type", "/t/f.woff2", false, "200 font/woff2 /t/f.woff2", Body("t/f.woff2")},
+		{"video_type", "/t/v.mp4", false, "200 video/mp4 /t/v.mp4", Body("t/v.mp4")},
+		{"dotfile_hidden", "/.env", false, "404 text/plain; charset=utf-8 /.env", "not found\n"},
+		{"encoded_slash_refused", "/sub%2Fpage.html", false,
+		 "400 text/plain; charset=utf-8 /sub%2Fpage.html", "bad request\n"},
+	};
+	for (const CurlCase &c : cases) {
+		SCOPED_TRACE(c.label);
+		std::vector<std::string> argv = {"curl", "-sS", "--max-time", "10", "--path-as-is",
+						 "-w", "\n%{http_code} %{content_type} %{url_effective}"};
+		if (c.follow)
+			argv.push_back("-L");
+		argv.push_back(base + c.target);
+		CommandResult r = RunCommand(argv, "", kTimeoutMs);
+		ASSERT_TRUE(r.ran) << r.problem;
+		ASSERT_EQ(r.exit_code, 0) << r.err;
+		size_t nl = r.out.rfind('\n');
+		ASSERT_NE(nl, std::string::npos) << r.out;
+		std::string summary = r.out.substr(nl + 1);
+		size_t at = summary.find(base); // the final URL, shown as its path
+		ASSERT_NE(at, std::string::npos) << summary;
+		summary.erase(at, base.size());
+		EXPECT_EQ(summary, c.want);
+		EXPECT_EQ(r.out.substr(0, nl), c.body);
+	}
+}
+
 } // namespace
 } // namespace wire
