@@ -1,7 +1,7 @@
-"""The warm-cache benchmark: apollod `full --root DIR` against nginx (`sendfile on`)
-serving the same files, with wrk keep-alive at several concurrencies.
+"""The warm-cache benchmark: apollod `full --root DIR` against nginx (`sendfile on`) and
+h2o (`file.dir`) serving the same files, with wrk keep-alive at several concurrencies.
 
-For every file size and concurrency both servers take turns (same machine state) and the
+For every file size and concurrency the servers take turns (same machine state) and the
 table reports requests/s, MB/s (wrk's received bytes, heads included), and, for apollod,
 what its own counters say about the window: response syscalls per cache hit and EAGAIN
 retries. The counters are read from /metrics right before and right after each wrk run;
@@ -10,7 +10,7 @@ hit, the first /metrics response itself (its writev is counted when it is sent, 
 was rendered), so the ratio is (Δresponse_syscalls - 1) / Δcache_hits.
 
 Usage (bench/BUILD wraps it as //bench:files):
-  files.py --manifest M [--quick] [--duration S] [--nginx PATH] [--json OUT]
+  files.py --manifest M [--quick] [--duration S] [--nginx PATH] [--h2o PATH] [--json OUT]
 """
 
 import argparse
@@ -22,7 +22,8 @@ from bench import servers
 from bench import tier_manifest
 
 TIER = "full"
-FILES = [("256 KiB", 256 * 1024), ("4 MiB", 4 * 1024 * 1024)]
+FILES = [("4 KiB", 4 * 1024), ("256 KiB", 256 * 1024), ("4 MiB", 4 * 1024 * 1024)]
+PEERS = ["nginx", "h2o"]
 CONCURRENCY = [1, 8, 64]
 MIB = 1024 * 1024
 
@@ -39,14 +40,17 @@ def window(result):
     return (calls / hits if hits else None), eagains
 
 
-def measure(binary, nginx, duration_s):
-    """Runs every (file, concurrency) pair against apollod and nginx. Returns rows."""
+def measure(binary, peers, duration_s):
+    """Runs every (file, concurrency) pair against apollod and each peer (name -> binary
+    path). Returns rows."""
     rows = []
     with servers.ServingTree(sizes=[size for _, size in FILES],
                              prefix="apollod-files-") as tree:
         running = [servers.start_tier(TIER, binary, extra_args=["--root", tree.root])]
         try:
-            running.append(servers.start_peer("nginx", nginx, tree.workdir, tree.root))
+            for name in PEERS:
+                running.append(servers.start_peer(name, peers[name], tree.workdir,
+                                                  tree.root))
             for label, size in FILES:
                 for c in CONCURRENCY:
                     scenario = {"name": "%s c=%d" % (label, c), "connections": c,
@@ -92,10 +96,11 @@ def main():
     tiers = dict(tier_manifest.binaries(tier_manifest.load(args.manifest)))
     duration = args.duration or (load.QUICK_DURATION_S if args.quick else
                                  load.DEFAULT_DURATION_S)
-    rows = measure(tiers[TIER], args.nginx, duration)
+    rows = measure(tiers[TIER], {name: getattr(args, name) for name in PEERS}, duration)
     print(render(rows))
     print("\nwrk keep-alive, %d s per run, 2 threads at most; %s `--root DIR` against "
-          "nginx `sendfile on` serving the same files in the same run." % (duration, TIER))
+          "nginx `sendfile on` and h2o `file.dir` serving the same files in the same run."
+          % (duration, TIER))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

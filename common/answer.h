@@ -25,7 +25,7 @@ APOLLOD_EXTERN_C_BEGIN
  * ends the connection after the response instead of being read for nothing. */
 #define ANSWER_BODY_SKIP_MAX (1024u * 1024u)
 
-/* The name a path ending in '/' serves (BEHAVIOUR 12: index pages). */
+/* The name a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define ANSWER_INDEX_NAME "index.html"
 
 /* Looks a path up in the file cache: file_cache_find's contract. */

@@ -1,7 +1,7 @@
 /* The warm file cache (see file_cache.h). Start-up only, except file_cache_find. */
 #include "common/file_cache.h"
 
-#include <linux/mman.h>              /* PROT_READ, MAP_PRIVATE */
+#include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE */
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
