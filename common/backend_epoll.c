@@ -2,13 +2,17 @@
  * creation, the listener, the wait, and the one-time registration of a connection. */
 #include "common/event_backend.h"
 
+#include "common/console.h"
+
 int backend_epoll_fd = -1;
 
 enum exit_code backend_open(void)
 {
 	long fd = sys_epoll_create1(EPOLL_CLOEXEC);
-	if (sys_is_error(fd))
+	if (sys_is_error(fd)) {
+		console_fail("epoll_create1", 0, 0, fd);
 		return EXIT_EPOLL_CREATE;
+	}
 	backend_epoll_fd = (int)fd;
 	return EXIT_OK;
 }

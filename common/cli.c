@@ -2,6 +2,7 @@
 #include "common/cli.h"
 
 #include "common/span.h"
+#include "common/text_out.h"
 
 #define PORT_MAX 65535u
 #define OCTET_MAX 255u
@@ -82,52 +83,113 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 	return argv[++*i];
 }
 
-/* The flags that take a whole number from 1 to max, and where each one goes. */
-struct number_flag {
-	const char *flag;
-	unsigned accept; /* CLI_ACCEPT_* bit that turns it on */
-	uint32_t max;
-	size_t offset;   /* of its uint32_t in struct cli_options */
-	uint8_t automatic; /* the word "auto" stands for CLI_WORKERS_AUTO (--workers) */
-};
-#define NUMBER_FLAG_COUNT 6
-static const struct number_flag number_flags[NUMBER_FLAG_COUNT] = {
-	{"--idle-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, idle_timeout_s), 0},
-	{"--header-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, header_timeout_s), 0},
-	{"--send-timeout", CLI_ACCEPT_IDLE_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, send_timeout_s), 0},
-	{"--max-connections", CLI_ACCEPT_MAX_CONNECTIONS, CLI_MAX_CONNECTIONS,
-	 __builtin_offsetof(struct cli_options, max_connections), 0},
-	{"--drain-timeout", CLI_ACCEPT_DRAIN_TIMEOUT, CLI_IDLE_MAX_S,
-	 __builtin_offsetof(struct cli_options, drain_timeout_s), 0},
-	{"--workers", CLI_ACCEPT_WORKERS, CLI_WORKERS_MAX,
-	 __builtin_offsetof(struct cli_options, workers), 1},
+/* What a flag's value is, and so how it is parsed and where it goes. */
+enum flag_kind {
+	FLAG_SWITCH,  /* no value: sets a uint8_t to 1 */
+	FLAG_NUMBER,  /* a whole number 1..max (or "auto"): a uint32_t */
+	FLAG_ADDRESS, /* ADDR:PORT: the struct k_sockaddr_in */
+	FLAG_PATH,    /* a non-empty word: a const char * */
 };
 
-/* Tries argv[*i] against the number flags `accept` turns on. Returns 1 when it was one
- * with a valid value (stored in opts), 0 when it was none of them, -1 when it was one
- * with a missing or bad value. */
-static int parse_number_flag(int argc, char **argv, int *i, unsigned accept,
-			     struct cli_options *opts)
+/* One flag: the one list parsing, the usage line and --help are all made from. A new
+ * flag is one row here (and its field in struct cli_options). */
+struct flag_row {
+	const char *flag;
+	const char *value;  /* the value's name in usage and --help; NULL for a switch */
+	const char *help;   /* what it does, for --help */
+	const char *shown_default; /* FLAG_PATH: what --help says its absence means */
+	unsigned accept;    /* the CLI_ACCEPT_* bit that turns it on; 0: every tier */
+	uint8_t kind;       /* enum flag_kind */
+	uint8_t automatic;  /* FLAG_NUMBER: the word "auto" stands for CLI_WORKERS_AUTO */
+	uint32_t max;       /* FLAG_NUMBER: the largest value */
+	size_t offset;      /* of its field in struct cli_options */
+};
+#define FIELD(name) __builtin_offsetof(struct cli_options, name)
+static const struct flag_row flag_rows[] = {
+	{"--listen", "ADDR:PORT", "IPv4 address and port to serve", 0,
+	 CLI_ACCEPT_LISTEN, FLAG_ADDRESS, 0, 0, FIELD(listen)},
+	{"--idle-timeout", "SECONDS", "close a connection idle between requests after this",
+	 0, CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(idle_timeout_s)},
+	{"--header-timeout", "SECONDS", "a request head must arrive within this", 0,
+	 CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(header_timeout_s)},
+	{"--send-timeout", "SECONDS", "a response may stall this long", 0,
+	 CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(send_timeout_s)},
+	{"--max-connections", "N", "connections open at once (1-4096)", 0,
+	 CLI_ACCEPT_MAX_CONNECTIONS, FLAG_NUMBER, 0, CLI_MAX_CONNECTIONS,
+	 FIELD(max_connections)},
+	{"--root", "DIR", "serve the files under DIR, loaded at start-up",
+	 "none: built-in routes only", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(root)},
+	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
+	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
+	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
+	 CLI_ACCEPT_DRAIN_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(drain_timeout_s)},
+	{"--help", 0, "print this help and exit", 0, 0, FLAG_SWITCH, 0, 0, FIELD(help)},
+	{"--version", 0, "print the version and tier and exit", 0, 0, FLAG_SWITCH, 0, 0,
+	 FIELD(version)},
+};
+#define FLAG_ROWS (sizeof(flag_rows) / sizeof(flag_rows[0]))
+
+unsigned cli_flag_rows(void)
 {
-	for (int f = 0; f < NUMBER_FLAG_COUNT; f++) {
-		const struct number_flag *nf = &number_flags[f];
-		int matched;
-		if (!(accept & nf->accept))
-			continue;
-		const char *v = flag_value(argc, argv, i, nf->flag, &matched);
-		if (!matched)
-			continue;
-		uint32_t n;
-		if (nf->automatic && v && cstr_len(v) == 4 && span_eq(v, "auto", 4))
+	return FLAG_ROWS;
+}
+
+/* Stores value v (NULL: missing) of flag row r in opts. Returns 1, or 0 when v is
+ * missing or not a valid value for r. */
+static int store_value(const struct flag_row *r, const char *v, struct cli_options *opts)
+{
+	char *field = (char *)opts + r->offset;
+	uint32_t n;
+	if (!v)
+		return 0;
+	switch (r->kind) {
+	case FLAG_NUMBER:
+		if (r->automatic && cstr_len(v) == 4 && span_eq(v, "auto", 4))
 			n = CLI_WORKERS_AUTO;
-		else if (!v || !parse_decimal(&v, nf->max, &n) || *v || !n)
-			return -1;
-		*(uint32_t *)((char *)opts + nf->offset) = n;
+		else if (!parse_decimal(&v, r->max, &n) || *v || !n)
+			return 0;
+		*(uint32_t *)field = n;
+		return 1;
+	case FLAG_ADDRESS:
+		return cli_parse_ipv4_port(v, (struct k_sockaddr_in *)field);
+	default: /* FLAG_PATH */
+		if (!*v)
+			return 0;
+		*(const char **)field = v;
 		return 1;
 	}
+}
+
+/* Parses the flag at argv[*i] (advancing *i past a separate value) into opts. Returns 1,
+ * or 0 with opts->problem set. */
+static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_options *opts)
+{
+	const char *word = argv[*i];
+	for (unsigned f = 0; f < FLAG_ROWS; f++) {
+		const struct flag_row *r = &flag_rows[f];
+		int matched;
+		if (r->accept && !(accept & r->accept))
+			continue;
+		if (r->kind == FLAG_SWITCH) {
+			size_t n = cstr_len(r->flag);
+			if (cstr_len(word) != n || !span_eq(word, r->flag, n))
+				continue;
+			*((uint8_t *)opts + r->offset) = 1;
+			return 1;
+		}
+		const char *v = flag_value(argc, argv, i, r->flag, &matched);
+		if (!matched)
+			continue;
+		if (store_value(r, v, opts))
+			return 1;
+		opts->problem = v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
+		opts->problem_word = v;
+		opts->problem_flag = r->flag;
+		return 0;
+	}
+	opts->problem = CLI_PROBLEM_UNKNOWN;
+	opts->problem_word = word;
+	opts->problem_flag = 0;
 	return 0;
 }
 
@@ -147,42 +209,121 @@ static void set_defaults(struct cli_options *opts)
 	opts->send_timeout_s = CLI_DEFAULT_SEND_S;
 	opts->max_connections = CLI_MAX_CONNECTIONS;
 	opts->help = 0;
+	opts->version = 0;
 	opts->root = 0;
+	opts->problem = 0;
+	opts->problem_word = 0;
+	opts->problem_flag = 0;
 }
 
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 {
 	set_defaults(opts);
-	for (int i = 1; i < argc; i++) {
-		int matched;
-		const char *v;
-		if (cstr_len(argv[i]) == sizeof("--help") - 1 &&
-		    span_eq(argv[i], "--help", sizeof("--help") - 1)) {
-			opts->help = 1;
-			continue;
-		}
-		if (accept & CLI_ACCEPT_LISTEN) {
-			v = flag_value(argc, argv, &i, "--listen", &matched);
-			if (matched) {
-				if (!v || !cli_parse_ipv4_port(v, &opts->listen))
-					return 0;
-				continue;
-			}
-		}
-		if (accept & CLI_ACCEPT_ROOT) {
-			v = flag_value(argc, argv, &i, "--root", &matched);
-			if (matched) {
-				if (!v || !*v)
-					return 0;
-				opts->root = v;
-				continue;
-			}
-		}
-		int number = parse_number_flag(argc, argv, &i, accept, opts);
-		if (number != 1)
+	for (int i = 1; i < argc; i++)
+		if (!parse_flag(argc, argv, &i, accept, opts))
 			return 0;
-	}
 	return 1;
+}
+
+size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts)
+{
+	struct text_out o = {out, out + cap};
+	const char *word = opts->problem_word ? opts->problem_word : "";
+	size_t n = cstr_len(word);
+	put_cstr(&o, "apollod: ");
+	if (opts->problem == CLI_PROBLEM_UNKNOWN) {
+		put_cstr(&o, "unknown flag '");
+	} else {
+		put_cstr(&o, opts->problem_flag ? opts->problem_flag : "");
+		put_cstr(&o, opts->problem == CLI_PROBLEM_MISSING ? " needs a value"
+								  : ": bad value '");
+	}
+	if (opts->problem != CLI_PROBLEM_MISSING) {
+		put(&o, word, n < CLI_WORD_SHOWN ? n : CLI_WORD_SHOWN);
+		put_cstr(&o, n > CLI_WORD_SHOWN ? "...'" : "'");
+	}
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+size_t cli_format_usage(char *out, size_t cap, const char *name, unsigned accept)
+{
+	struct text_out o = {out, out + cap};
+	put_cstr(&o, "usage: ");
+	put_cstr(&o, name);
+	for (unsigned f = 0; f < FLAG_ROWS; f++) {
+		const struct flag_row *r = &flag_rows[f];
+		if (r->accept && !(accept & r->accept))
+			continue;
+		put_cstr(&o, " [");
+		put_cstr(&o, r->flag);
+		if (r->value) {
+			put_cstr(&o, " ");
+			put_cstr(&o, r->value);
+		}
+		put_cstr(&o, "]");
+	}
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+/* Appends " (default D)" for row r, D read from the values cli_parse starts from (a
+ * path row has none: its shown_default says what its absence means). */
+static void put_default(struct text_out *o, const struct flag_row *r)
+{
+	struct cli_options defaults;
+	char text[CLI_ADDR_MAX > U64_DEC_MAX ? CLI_ADDR_MAX : U64_DEC_MAX];
+	const char *field = (const char *)&defaults + r->offset;
+	set_defaults(&defaults);
+	put_cstr(o, " (default ");
+	if (r->kind == FLAG_NUMBER)
+		put(o, text, u64_to_dec(*(const uint32_t *)field, text));
+	else if (r->kind == FLAG_ADDRESS)
+		put(o, text, cli_format_addr(text, (const struct k_sockaddr_in *)field));
+	else
+		put_cstr(o, r->shown_default);
+	put_cstr(o, ")");
+}
+
+/* --help's flag column is padded to this width. */
+#define HELP_COLUMN 28
+
+size_t cli_format_help_row(char *out, size_t cap, unsigned row, unsigned accept)
+{
+	if (row >= FLAG_ROWS)
+		return 0;
+	const struct flag_row *r = &flag_rows[row];
+	if (r->accept && !(accept & r->accept))
+		return 0;
+	struct text_out o = {out, out + cap};
+	put_cstr(&o, "  ");
+	put_cstr(&o, r->flag);
+	size_t used = 2 + cstr_len(r->flag);
+	if (r->value) {
+		put_cstr(&o, " ");
+		put_cstr(&o, r->value);
+		used += 1 + cstr_len(r->value);
+	}
+	for (; used < HELP_COLUMN; used++)
+		put_cstr(&o, " ");
+	put_cstr(&o, " ");
+	put_cstr(&o, r->help);
+	if (r->kind != FLAG_SWITCH)
+		put_default(&o, r);
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+size_t cli_format_addr(char *out, const struct k_sockaddr_in *addr)
+{
+	char *p = out;
+	uint32_t ip = to_be32(addr->sin_addr);
+	for (int shift = 24; shift >= 0; shift -= 8) {
+		p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
+		*p++ = shift ? '.' : ':';
+	}
+	p += u64_to_dec(to_be16(addr->sin_port), p);
+	return (size_t)(p - out);
 }
 
 size_t cli_format_announce(char *out, const char *name, size_t name_len,
@@ -191,12 +332,7 @@ size_t cli_format_announce(char *out, const char *name, size_t name_len,
 	static const char mid[] = " listening on ";
 	char *p = copy_span(out, name, name_len);
 	p = copy_span(p, mid, sizeof(mid) - 1);
-	uint32_t ip = to_be32(addr->sin_addr);
-	for (int shift = 24; shift >= 0; shift -= 8) {
-		p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
-		*p++ = shift ? '.' : ':';
-	}
-	p += u64_to_dec(to_be16(addr->sin_port), p);
+	p += cli_format_addr(p, addr);
 	*p++ = '\n';
 	return (size_t)(p - out);
 }

@@ -17,10 +17,16 @@
 #include "common/sys.h"
 #include "common/workers.h"
 
-static const char usage[] =
-	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--header-timeout SECONDS]"
-	" [--send-timeout SECONDS] [--max-connections N] [--root DIR] [--workers N|auto]"
-	" [--drain-timeout SECONDS] [--help]\n";
+#ifndef APOLLOD_TIER_NAME
+#error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
+#endif
+
+/* The routed tiers' name and flags. */
+static const struct program routed = {
+	"apollod", APOLLOD_TIER_NAME,
+	CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT | CLI_ACCEPT_MAX_CONNECTIONS |
+		CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT,
+};
 
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
@@ -67,8 +73,10 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		if (i != index) /* the others' listeners: only their worker and the parent hold them */
 			sys_close(plan->listen_fd[i]);
 	long signal_fd = signals_watch(SIGNALS_STOP, 1);
-	if (sys_is_error(signal_fd))
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_EPOLL_CREATE;
+	}
 	enum exit_code opened = backend_open();
 	if (opened != EXIT_OK)
 		return opened;
@@ -95,11 +103,16 @@ static int say_stopped(enum exit_code code)
 /* Starts --workers N (> 1) under the supervisor. Returns its exit code. */
 static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 {
-	if (sys_is_error(counters_share()))
+	long r = counters_share();
+	if (sys_is_error(r)) {
+		console_fail("mmap shared counters", 0, 0, r);
 		return EXIT_WORKERS;
+	}
 	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGHUP), 0);
-	if (sys_is_error(signal_fd))
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_WORKERS;
+	}
 	return workers_run(n, (int)signal_fd, plan->listen_fd, serve, plan);
 }
 
@@ -108,11 +121,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	(void)envp;
 	static struct serve_plan plan; /* outlives the fork: the workers read it */
 	plan.auxv = auxv;
-	int done = startup_options(argc, argv,
-				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
-					   CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS |
-					   CLI_ACCEPT_DRAIN_TIMEOUT,
-				   LITERAL(usage), &plan.opts);
+	int done = startup_options(argc, argv, &routed, &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */

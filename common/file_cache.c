@@ -7,6 +7,7 @@
 
 #include "common/char_class.h"
 #include "common/console.h"
+#include "common/errno_text.h"
 #include "common/responses.h"
 #include "common/span.h"
 #include "common/sys.h"
@@ -67,9 +68,11 @@ static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
 
-/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
-static enum exit_code fail(enum exit_code code, const char *what)
+/* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
+ * reason being err's text (none when err is 0: a limit). Returns code. */
+static enum exit_code fail_because(enum exit_code code, const char *what, long err)
 {
+	char reason[ERRNO_TEXT_MAX];
 	write_stderr(LITERAL("apollod: --root "));
 	write_stderr(root_dir, cstr_len(root_dir));
 	write_stderr(LITERAL(": "));
@@ -78,15 +81,25 @@ static enum exit_code fail(enum exit_code code, const char *what)
 		write_stderr(LITERAL(": "));
 		write_stderr(path, cstr_len(path));
 	}
+	if (err) {
+		write_stderr(LITERAL(": "));
+		write_stderr(reason, errno_text(err, reason));
+	}
 	write_stderr(LITERAL("\n"));
 	return code;
 }
 
-/* Closes the file being loaded, then reports like fail(). */
-static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what)
+/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
+static enum exit_code fail(enum exit_code code, const char *what)
+{
+	return fail_because(code, what, 0);
+}
+
+/* Closes the file being loaded, then reports like fail_because(). */
+static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
 {
 	sys_close((int)fd);
-	return fail(code, what);
+	return fail_because(code, what, err);
 }
 
 /* FNV-1a over the name: cheap, and good enough for at most 1024 short keys. */
@@ -161,10 +174,11 @@ static enum exit_code map_file(int dirfd, const char *name, size_t len, const ch
 {
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return fail(EXIT_ROOT_READ, "cannot open");
+		return fail_because(EXIT_ROOT_READ, "cannot open", fd);
 	struct statx st;
-	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st)))
-		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat");
+	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
+	if (sys_is_error(r))
+		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
 	*size = FILE_SKIPPED;
 	*body = 0;
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
@@ -172,15 +186,15 @@ static enum exit_code map_file(int dirfd, const char *name, size_t len, const ch
 		return EXIT_OK;
 	}
 	if (file_count == FILE_CACHE_FILES_MAX)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1024 files");
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1024 files", 0);
 	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files", 0);
 	if (len > FILE_CACHE_NAMES_MAX - names_used)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 64 KiB of path names");
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 64 KiB of path names", 0);
 	if (st.stx_size) {
 		long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
 		if (sys_is_error(m))
-			return close_and_fail(fd, EXIT_ROOT_READ, "cannot map");
+			return close_and_fail(fd, EXIT_ROOT_READ, "cannot map", m);
 		*body = (const char *)m;
 	}
 	sys_close((int)fd); /* the mapping keeps the file */
@@ -246,8 +260,9 @@ static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned
 	if (*type != K_DT_UNKNOWN)
 		return EXIT_OK;
 	struct statx st;
-	if (sys_is_error(sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st)))
-		return fail(EXIT_ROOT_READ, "cannot stat");
+	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (sys_is_error(r))
+		return fail_because(EXIT_ROOT_READ, "cannot stat", r);
 	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
 		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
 						    : K_DT_UNKNOWN;
@@ -280,7 +295,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 			return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub))
-			return fail(EXIT_ROOT_READ, "cannot open directory");
+			return fail_because(EXIT_ROOT_READ, "cannot open directory", sub);
 		r = walk((int)sub, depth + 1, sub_len);
 		sys_close((int)sub);
 	} else if (r == EXIT_OK && type == K_DT_REG) {
@@ -300,7 +315,7 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		if (n == 0)
 			return EXIT_OK;
 		if (sys_is_error(n))
-			return fail(EXIT_ROOT_READ, "cannot list");
+			return fail_because(EXIT_ROOT_READ, "cannot list", n);
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;
@@ -317,7 +332,7 @@ enum exit_code file_cache_load(const char *root)
 	path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return fail(EXIT_ROOT_READ, "cannot open directory");
+		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
 	enum exit_code r = walk((int)fd, 0, 0);
 	sys_close((int)fd);
 	return r;

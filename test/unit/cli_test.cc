@@ -72,8 +72,10 @@ TEST(CliTest, ParseIpv4Port)
 
 // Runs cli_parse on "apollod" then args into *opts (first filled with junk). Each word, NUL
 // included, ends at a guard page: the parser must not read past a word's terminator, even
-// when comparing it with a longer flag name. Returns cli_parse's result.
-int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct cli_options *opts)
+// when comparing it with a longer flag name. Returns cli_parse's result; when it is 0 and
+// problem is given, *problem receives cli_format_problem's line (made while the words live).
+int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct cli_options *opts,
+		 std::string *problem = nullptr)
 {
 	std::vector<std::unique_ptr<GuardedBuffer>> words;
 	words.push_back(std::make_unique<GuardedBuffer>(std::string("apollod", 8)));
@@ -84,7 +86,15 @@ int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct c
 		argv.push_back(w->mutable_data());
 	argv.push_back(nullptr);
 	memset(opts, 0xa5, sizeof(*opts));
-	return cli_parse((int)words.size(), argv.data(), accept, opts);
+	int ok = cli_parse((int)words.size(), argv.data(), accept, opts);
+	if (!ok && problem) {
+		char out[CLI_LINE_MAX + 1];
+		memset(out, '#', sizeof(out));
+		size_t n = cli_format_problem(out, CLI_LINE_MAX, opts);
+		EXPECT_EQ(out[n], '#') << "wrote past the returned length";
+		problem->assign(out, n);
+	}
+	return ok;
 }
 
 TEST(CliTest, Parse)
@@ -212,6 +222,111 @@ TEST(CliTest, FormatAnnounce)
 		EXPECT_EQ(std::string(out, n), c.line);
 		EXPECT_EQ(out[n], '#') << "wrote past the returned length";
 	}
+}
+
+// The line naming the word at fault (BEHAVIOUR 3), from the problem cli_parse leaves.
+TEST(CliTest, FormatProblem)
+{
+	const unsigned full = CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_WORKERS;
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		unsigned accept;
+		std::string line;
+	} cases[] = {
+		{"unknown flag", {"--port", "80"}, full, "apollod: unknown flag '--port'\n"},
+		{"positional word", {"127.0.0.1:80"}, full, "apollod: unknown flag '127.0.0.1:80'\n"},
+		{"empty word", {""}, full, "apollod: unknown flag ''\n"},
+		{"flag this tier lacks", {"--workers", "2"}, CLI_ACCEPT_LISTEN,
+		 "apollod: unknown flag '--workers'\n"},
+		{"missing value", {"--listen"}, full, "apollod: --listen needs a value\n"},
+		{"bad value", {"--idle-timeout", "ten"}, full,
+		 "apollod: --idle-timeout: bad value 'ten'\n"},
+		{"bad value after =", {"--workers=0"}, full, "apollod: --workers: bad value '0'\n"},
+		{"empty value", {"--listen="}, full, "apollod: --listen: bad value ''\n"},
+		{"the first of two", {"--bogus", "--listen"}, full,
+		 "apollod: unknown flag '--bogus'\n"},
+		{"word at the limit", {std::string(CLI_WORD_SHOWN, 'w')}, full,
+		 "apollod: unknown flag '" + std::string(CLI_WORD_SHOWN, 'w') + "'\n"},
+		{"longer word cut", {std::string(CLI_WORD_SHOWN + 1, 'w')}, full,
+		 "apollod: unknown flag '" + std::string(CLI_WORD_SHOWN, 'w') + "...'\n"},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		std::string line;
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts, &line), 0);
+		EXPECT_EQ(line, c.line);
+	}
+}
+
+// The usage line and --help rows come from one table: each flag accept turns on appears
+// once in each, in the same order, and every row with a value shows the default that
+// cli_parse starts from.
+TEST(CliTest, UsageAndHelpRows)
+{
+	const unsigned every = ~0u;
+	char usage[CLI_LINE_MAX];
+	std::string line(usage, cli_format_usage(usage, sizeof(usage), "apollod", every));
+	ASSERT_EQ(line.back(), '\n') << "the usage line did not fit CLI_LINE_MAX: " << line;
+	std::string rows;
+	for (unsigned i = 0; i < cli_flag_rows(); i++) {
+		char row[CLI_LINE_MAX];
+		size_t n = cli_format_help_row(row, sizeof(row), i, every);
+		ASSERT_GT(n, 0u);
+		ASSERT_EQ(row[n - 1], '\n') << "row " << i << " did not fit CLI_LINE_MAX";
+		rows.append(row, n);
+	}
+	char past[CLI_LINE_MAX];
+	EXPECT_EQ(cli_format_help_row(past, sizeof(past), cli_flag_rows(), every), 0u);
+	const struct {
+		const char *usage_part;
+		std::string row_end; // how its --help row ends
+	} expected[] = {
+		{"[--listen ADDR:PORT]", "(default 127.0.0.1:8080)\n"},
+		{"[--idle-timeout SECONDS]", "(default " + std::to_string(CLI_DEFAULT_IDLE_S) + ")\n"},
+		{"[--max-connections N]",
+		 "(default " + std::to_string(CLI_MAX_CONNECTIONS) + ")\n"},
+		{"[--workers N|auto]", "(default " + std::to_string(CLI_DEFAULT_WORKERS) + ")\n"},
+		{"[--drain-timeout SECONDS]",
+		 "(default " + std::to_string(CLI_DEFAULT_DRAIN_S) + ")\n"},
+		{"[--help]", "print this help and exit\n"},
+		{"[--version]", "print the version and tier and exit\n"},
+	};
+	size_t usage_at = 0, row_at = 0;
+	for (const auto &e : expected) {
+		SCOPED_TRACE(e.usage_part);
+		size_t u = line.find(e.usage_part);
+		ASSERT_NE(u, std::string::npos) << line;
+		EXPECT_GE(u, usage_at) << "usage order";
+		usage_at = u;
+		std::string flag = std::string(e.usage_part + 1, strcspn(e.usage_part + 1, " ]"));
+		size_t r = rows.find("  " + flag + " ");
+		ASSERT_NE(r, std::string::npos) << rows;
+		EXPECT_GE(r, row_at) << "row order";
+		row_at = r;
+		std::string row = rows.substr(r, rows.find('\n', r) + 1 - r);
+		ASSERT_GE(row.size(), e.row_end.size());
+		EXPECT_EQ(row.substr(row.size() - e.row_end.size()), e.row_end) << row;
+	}
+	// min: only --listen, --help and --version.
+	std::string min(usage, cli_format_usage(usage, sizeof(usage), "apollod-min",
+						 CLI_ACCEPT_LISTEN));
+	EXPECT_EQ(min, "usage: apollod-min [--listen ADDR:PORT] [--help] [--version]\n");
+	char row[CLI_LINE_MAX];
+	EXPECT_EQ(cli_format_help_row(row, sizeof(row), 1, CLI_ACCEPT_LISTEN), 0u)
+		<< "row 1 (--idle-timeout) is not the min tier's";
+}
+
+// A buffer too small is filled, never overrun.
+TEST(CliTest, FormattersStopAtTheBuffer)
+{
+	char out[16 + 1];
+	memset(out, '#', sizeof(out));
+	size_t n = cli_format_usage(out, 16, "apollod", ~0u);
+	EXPECT_EQ(n, 16u);
+	EXPECT_EQ(std::string(out, n), "usage: apollod [");
+	EXPECT_EQ(out[16], '#');
 }
 
 } // namespace

@@ -4,10 +4,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -1092,6 +1094,96 @@ CommandResult RunCommand(const std::vector<std::string> &args, const std::string
 	}
 	result.ran = true;
 	return result;
+}
+
+// What a memfd holds, from the start.
+static std::string MemfdContent(int fd)
+{
+	std::string s;
+	char buf[4096];
+	ssize_t n;
+	for (off_t at = 0; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n)
+		s.append(buf, static_cast<size_t>(n));
+	return s;
+}
+
+// The binary is opened before the switch and run with fexecve, since nobody may not
+// traverse the path to it (bazel-bin lies below /root). With a launcher (qemu), fexecve
+// runs the launcher, and the daemon binary, opened here and left open across exec, is
+// named to it as /proc/self/fd/N.
+CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms)
+{
+	CommandResult result;
+	std::vector<std::string> all = DaemonLauncher();
+	int daemon_fd = -1;
+	if (!all.empty()) {
+		daemon_fd = open(DaemonPath().c_str(), O_RDONLY);
+		all.push_back("/proc/self/fd/" + std::to_string(daemon_fd));
+	} else {
+		all.push_back(DaemonPath());
+	}
+	all.insert(all.end(), args.begin(), args.end());
+	std::vector<char *> argv;
+	for (std::string &a : all)
+		argv.push_back(a.data());
+	argv.push_back(nullptr);
+	int binary = open(all[0].c_str(), O_RDONLY | O_CLOEXEC);
+	int out = memfd_create("daemon-stdout", MFD_CLOEXEC);
+	int err = memfd_create("daemon-stderr", MFD_CLOEXEC);
+	if (binary < 0 || out < 0 || err < 0) {
+		result.problem = std::string("open/memfd_create: ") + strerror(errno);
+		return result;
+	}
+	pid_t pid = fork();
+	if (pid == 0) { // child: async-signal-safe calls only
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+		if (setgroups(0, nullptr) != 0 || setgid(kNobodyId) != 0 || setuid(kNobodyId) != 0)
+			_exit(125);
+		fexecve(binary, argv.data(), environ);
+		_exit(127);
+	}
+	close(binary);
+	if (daemon_fd >= 0)
+		close(daemon_fd);
+	int status = 0;
+	int64_t deadline = NowMs() + timeout_ms;
+	while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
+		if (NowMs() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			result.problem = "killed after " + std::to_string(timeout_ms) + " ms";
+			break;
+		}
+		SleepMs(5);
+	}
+	result.out = MemfdContent(out);
+	result.err = MemfdContent(err);
+	close(out);
+	close(err);
+	if (pid < 0)
+		result.problem = std::string("fork: ") + strerror(errno);
+	else if (result.problem.empty() && WIFEXITED(status)) {
+		result.exit_code = WEXITSTATUS(status);
+		result.ran = result.exit_code != 125 && result.exit_code != 127;
+		if (!result.ran)
+			result.problem = "could not become nobody or exec (exit " +
+					 std::to_string(result.exit_code) + ")";
+	} else if (result.problem.empty()) {
+		result.signalled = true;
+		result.problem = "died of signal " + std::to_string(WTERMSIG(status));
+	}
+	return result;
+}
+
+std::string UsageErrorProblem(const std::string &err, const std::string &problem)
+{
+	if (err.compare(0, problem.size(), problem) != 0)
+		return "want first line '" + problem + "', got '" + err + "'";
+	std::string usage = err.substr(problem.size());
+	if (usage.rfind("usage: ", 0) != 0 || usage.find('\n') != usage.size() - 1)
+		return "want one usage line after it, got '" + usage + "'";
+	return "";
 }
 
 rlim_t RaiseOwnNofileLimit(rlim_t want)

@@ -394,6 +394,20 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string> &argv, const std::string &stdin_data,
 			 int timeout_ms);
 
+// Returns "" if err is what a refused command line writes (BEHAVIOUR 3): the line naming
+// the word at fault, exactly `problem` (with its newline), then one usage line; else what
+// differs.
+std::string UsageErrorProblem(const std::string &err, const std::string &problem);
+
+// The uid and gid of user and group nobody (Debian).
+constexpr uid_t kNobodyId = 65534;
+
+// Runs the daemon (with its launcher) with args as user and group nobody (no
+// supplementary groups), stdout and stderr captured; kills it after timeout_ms. Root reads
+// and binds anything: failure paths that need an unprivileged daemon (an unreadable file,
+// a port below 1024) run it this way. Needs root (ran is false otherwise).
+CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms);
+
 // Raises this process's soft RLIMIT_NOFILE to at least want (up to the hard limit).
 // Returns the soft limit in effect afterwards.
 rlim_t RaiseOwnNofileLimit(rlim_t want);
