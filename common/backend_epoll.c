@@ -17,9 +17,9 @@ enum exit_code backend_open(void)
 	return EXIT_OK;
 }
 
-long backend_watch_listener(int fd, int on)
+long backend_watch_listener(uint32_t index, int fd, int on)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN};
+	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN_OF(index)};
 	return COUNTED(sys_epoll_ctl(backend_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev));
 }
 

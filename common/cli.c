@@ -61,6 +61,87 @@ int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr)
 }
 
 
+/* The value of hex digit c, or -1. */
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parses the IPv6 text s[0..n) (see cli_parse_addr_port) into g[8]. Returns 1 or 0. */
+static int parse_ipv6_groups(const char *s, size_t n, uint16_t g[8])
+{
+	uint16_t part[8];
+	int count = 0, gap = -1; /* gap: groups before the "::" */
+	size_t i = 0;
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		gap = 0;
+		i = 2;
+	}
+	while (i < n) {
+		uint32_t v = 0;
+		int digits = 0;
+		for (; i < n && hex_value(s[i]) >= 0 && digits <= 4; digits++)
+			v = v * 16 + (uint32_t)hex_value(s[i++]);
+		if (digits == 0 || digits > 4 || count == 8)
+			return 0;
+		part[count++] = (uint16_t)v;
+		if (i == n)
+			break;
+		if (s[i++] != ':' || i == n)
+			return 0; /* not a separator, or a trailing single ':' */
+		if (s[i] == ':') {
+			if (gap >= 0)
+				return 0; /* a second "::" */
+			gap = count;
+			i++;
+		}
+	}
+	if (gap < 0 ? count != 8 : count > 7)
+		return 0;
+	int zeros = 8 - count;
+	for (int k = 0, out = 0; k < count; k++, out++) {
+		if (k == gap)
+			for (int z = 0; z < zeros; z++)
+				g[out++] = 0;
+		g[out] = part[k];
+	}
+	for (int z = 0; gap == count && z < zeros; z++)
+		g[count + z] = 0; /* "::" at the end, or alone */
+	return 1;
+}
+
+int cli_parse_addr_port(const char *s, union k_sockaddr *addr)
+{
+	if (s[0] != '[')
+		return cli_parse_ipv4_port(s, &addr->in);
+	size_t close = 1;
+	while (s[close] && s[close] != ']')
+		close++;
+	uint16_t g[8];
+	if (s[close] != ']' || s[close + 1] != ':' || !parse_ipv6_groups(s + 1, close - 1, g))
+		return 0;
+	const char *port_text = s + close + 2;
+	uint32_t port;
+	if (!parse_decimal(&port_text, PORT_MAX, &port) || *port_text != '\0')
+		return 0;
+	struct k_sockaddr_in6 *a = &addr->in6;
+	a->sin6_family = K_AF_INET6;
+	a->sin6_port = to_be16(port);
+	a->sin6_flowinfo = 0;
+	a->sin6_scope_id = 0;
+	for (int k = 0; k < 8; k++) {
+		a->sin6_addr[2 * k] = (uint8_t)(g[k] >> 8);
+		a->sin6_addr[2 * k + 1] = (uint8_t)g[k];
+	}
+	return 1;
+}
+
 /* If arg is `flag` or `flag=VALUE`, returns the value (the next argv word in the first
  * case, advancing *i; NULL when it is missing) and sets *matched. */
 static const char *flag_value(int argc, char **argv, int *i, const char *flag, int *matched)
@@ -106,7 +187,7 @@ struct flag_row {
 };
 #define FIELD(name) __builtin_offsetof(struct cli_options, name)
 static const struct flag_row flag_rows[] = {
-	{"--listen", "ADDR:PORT", "IPv4 address and port to serve", 0,
+	{"--listen", "ADDR:PORT", "address to serve: A.B.C.D:PORT or [IPv6]:PORT; repeatable", 0,
 	 CLI_ACCEPT_LISTEN, FLAG_ADDRESS, 0, 0, FIELD(listen)},
 	{"--idle-timeout", "SECONDS", "close a connection idle between requests after this",
 	 0, CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(idle_timeout_s)},
@@ -150,8 +231,8 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 			return 0;
 		*(uint32_t *)field = n;
 		return 1;
-	case FLAG_ADDRESS:
-		return cli_parse_ipv4_port(v, (struct k_sockaddr_in *)field);
+	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
+		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
 	default: /* FLAG_PATH */
 		if (!*v)
 			return 0;
@@ -180,9 +261,11 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 		const char *v = flag_value(argc, argv, i, r->flag, &matched);
 		if (!matched)
 			continue;
-		if (store_value(r, v, opts))
+		int full = r->kind == FLAG_ADDRESS &&
+			   opts->listen_count == (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1);
+		if (!full && store_value(r, v, opts))
 			return 1;
-		opts->problem = v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
+		opts->problem = full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
 		opts->problem_word = v;
 		opts->problem_flag = r->flag;
 		return 0;
@@ -193,15 +276,22 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 	return 0;
 }
 
-/* Fills opts with every default. */
-static void set_defaults(struct cli_options *opts)
+/* Sets opts->listen[0] to the default address. */
+static void set_default_listen(struct cli_options *opts)
 {
 	struct k_sockaddr_in listen = {
 		.sin_family = K_AF_INET,
 		.sin_port = to_be16(CLI_DEFAULT_PORT),
 		.sin_addr = to_be32(CLI_DEFAULT_ADDR),
 	};
-	opts->listen = listen;
+	opts->listen[0].in = listen;
+}
+
+/* Fills opts with every default. */
+static void set_defaults(struct cli_options *opts)
+{
+	set_default_listen(opts);
+	opts->listen_count = 0; /* cli_parse: 1 (the default) if no --listen comes */
 	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
 	opts->drain_timeout_s = CLI_DEFAULT_DRAIN_S;
 	opts->workers = CLI_DEFAULT_WORKERS;
@@ -222,6 +312,10 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	for (int i = 1; i < argc; i++)
 		if (!parse_flag(argc, argv, &i, accept, opts))
 			return 0;
+	if (!opts->listen_count) {
+		set_default_listen(opts);
+		opts->listen_count = 1;
+	}
 	return 1;
 }
 
@@ -231,6 +325,11 @@ size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts)
 	const char *word = opts->problem_word ? opts->problem_word : "";
 	size_t n = cstr_len(word);
 	put_cstr(&o, "apollod: ");
+	if (opts->problem == CLI_PROBLEM_TOO_MANY) {
+		put_cstr(&o, opts->problem_flag);
+		put_cstr(&o, ": given more often than this tier serves\n");
+		return (size_t)(o.p - out);
+	}
 	if (opts->problem == CLI_PROBLEM_UNKNOWN) {
 		put_cstr(&o, "unknown flag '");
 	} else {
@@ -279,7 +378,7 @@ static void put_default(struct text_out *o, const struct flag_row *r)
 	if (r->kind == FLAG_NUMBER)
 		put(o, text, u64_to_dec(*(const uint32_t *)field, text));
 	else if (r->kind == FLAG_ADDRESS)
-		put(o, text, cli_format_addr(text, (const struct k_sockaddr_in *)field));
+		put(o, text, cli_format_addr(text, (const union k_sockaddr *)field));
 	else
 		put_cstr(o, r->shown_default);
 	put_cstr(o, ")");
@@ -314,20 +413,82 @@ size_t cli_format_help_row(char *out, size_t cap, unsigned row, unsigned accept)
 	return (size_t)(o.p - out);
 }
 
-size_t cli_format_addr(char *out, const struct k_sockaddr_in *addr)
+/* The first and length of the longest run of two or more zero groups in g[8] (the first
+ * of equals), or a length of 0. */
+static void longest_zero_run(const uint16_t g[8], int *first, int *len)
+{
+	*first = 0;
+	*len = 0;
+	for (int i = 0; i < 8;) {
+		int j = i;
+		while (j < 8 && g[j] == 0)
+			j++;
+		if (j - i > *len && j - i >= 2) {
+			*first = i;
+			*len = j - i;
+		}
+		i = j > i ? j : i + 1;
+	}
+}
+
+/* Writes v in lower-case hex without leading zeros; returns the digits written (1-4). */
+static size_t hex_group(uint16_t v, char *out)
+{
+	static const char digit[] = "0123456789abcdef";
+	size_t n = 0;
+	for (int shift = 12; shift >= 0; shift -= 4)
+		if ((v >> shift) || shift == 0 || n)
+			out[n++] = digit[(v >> shift) & 0xf];
+	return n;
+}
+
+/* Writes the RFC 5952 text of the 16-byte address a at out (at most 39 bytes). */
+static size_t format_ipv6(const uint8_t *a, char *out)
+{
+	uint16_t g[8];
+	for (int i = 0; i < 8; i++)
+		g[i] = (uint16_t)(a[2 * i] << 8 | a[2 * i + 1]);
+	int first, len;
+	longest_zero_run(g, &first, &len);
+	char *p = out;
+	for (int i = 0; i < 8; i++) {
+		if (len && i == first) {
+			*p++ = ':';
+			if (i == 0)
+				*p++ = ':';
+			i += len - 1;
+			continue;
+		}
+		p += hex_group(g[i], p);
+		if (i < 7)
+			*p++ = ':';
+	}
+	return (size_t)(p - out);
+}
+
+size_t cli_format_addr(char *out, const union k_sockaddr *addr)
 {
 	char *p = out;
-	uint32_t ip = to_be32(addr->sin_addr);
-	for (int shift = 24; shift >= 0; shift -= 8) {
-		p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
-		*p++ = shift ? '.' : ':';
+	uint16_t port = addr->family == K_AF_INET6 ? addr->in6.sin6_port : addr->in.sin_port;
+	if (addr->family == K_AF_INET6) {
+		*p++ = '[';
+		p += format_ipv6(addr->in6.sin6_addr, p);
+		*p++ = ']';
+	} else {
+		uint32_t ip = to_be32(addr->in.sin_addr);
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
+			if (shift)
+				*p++ = '.';
+		}
 	}
-	p += u64_to_dec(to_be16(addr->sin_port), p);
+	*p++ = ':';
+	p += u64_to_dec(to_be16(port), p);
 	return (size_t)(p - out);
 }
 
 size_t cli_format_announce(char *out, const char *name, size_t name_len,
-			   const struct k_sockaddr_in *addr)
+			   const union k_sockaddr *addr)
 {
 	static const char mid[] = " listening on ";
 	char *p = copy_span(out, name, name_len);

@@ -23,9 +23,14 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_WORKERS_MAX 64        /* serving processes */
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 
+#define CLI_LISTEN_MAX 8          /* --listen addresses */
+
 /* What the command line asked for. */
 struct cli_options {
-	struct k_sockaddr_in listen; /* family, port and address in network byte order */
+	/* --listen, in command-line order: family, port and address in network byte order;
+	 * the default address alone when no --listen was given. */
+	union k_sockaddr listen[CLI_LISTEN_MAX];
+	uint32_t listen_count;       /* 1..CLI_LISTEN_MAX */
 	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
 	uint32_t header_timeout_s;   /* 1..CLI_IDLE_MAX_S */
 	uint32_t send_timeout_s;     /* 1..CLI_IDLE_MAX_S */
@@ -45,6 +50,7 @@ struct cli_options {
 #define CLI_PROBLEM_UNKNOWN 1 /* problem_word is no flag this tier has */
 #define CLI_PROBLEM_MISSING 2 /* problem_flag is the last word: its value is missing */
 #define CLI_PROBLEM_VALUE 3   /* problem_word is no valid value for problem_flag */
+#define CLI_PROBLEM_TOO_MANY 4 /* problem_flag given more often than the tier serves */
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
@@ -53,11 +59,18 @@ struct cli_options {
 #define CLI_ACCEPT_MAX_CONNECTIONS 0x8
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
+#define CLI_ACCEPT_LISTEN_MANY 0x40   /* --listen up to CLI_LISTEN_MAX times, not once */
 /* --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */
 int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr);
+
+/* Parses "a.b.c.d:port" as above or "[IPv6]:port" into addr: the IPv6 address in the
+ * text form of RFC 4291 2.2 forms 1 and 2 (eight groups of 1-4 hex digits, or fewer
+ * with one "::" standing for one or more zero groups); no embedded IPv4, no zone.
+ * Returns 1, or 0 on any syntax error (addr is then unspecified). */
+int cli_parse_addr_port(const char *s, union k_sockaddr *addr);
 
 /* Parses argv (argc entries, argv[0] skipped) into *opts, which it first fills with the
  * defaults. Flags take their value as the next word or after '=' (--listen=ADDR:PORT).
@@ -70,9 +83,9 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
 #define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
 #define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
 
-/* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n" or
- * "apollod: --listen: bad value 'localhost:80'\n", from the problem cli_parse left in
- * opts. */
+/* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",
+ * "apollod: --listen: bad value 'localhost:80'\n" or "apollod: --listen: given more often
+ * than this tier serves\n", from the problem cli_parse left in opts. */
 size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts);
 
 /* "usage: <name> [--listen ADDR:PORT] ... [--help] [--version]\n": the flags accept
@@ -85,16 +98,19 @@ size_t cli_format_usage(char *out, size_t cap, const char *name, unsigned accept
 size_t cli_format_help_row(char *out, size_t cap, unsigned row, unsigned accept);
 unsigned cli_flag_rows(void);
 
-/* Writes "a.b.c.d:port" (no newline) at out (at least CLI_ADDR_MAX bytes); returns its
- * length. */
-#define CLI_ADDR_MAX 21
-size_t cli_format_addr(char *out, const struct k_sockaddr_in *addr);
+/* Writes "a.b.c.d:port" or "[IPv6]:port" (no newline) at out (at least CLI_ADDR_MAX
+ * bytes) and returns its length. IPv6 in RFC 5952's form: lower-case hex without leading
+ * zeros, the longest run of two or more zero groups (the first of equals) as "::". */
+#define CLI_ADDR_MAX 48 /* "[" + 39 + "]:" + 5 */
+size_t cli_format_addr(char *out, const union k_sockaddr *addr);
 
-/* Writes "<name> listening on a.b.c.d:port\n" into out (at least CLI_ANNOUNCE_MAX bytes)
- * and returns its length. */
+/* Writes "<name> listening on <cli_format_addr>\n" into out (at least CLI_ANNOUNCE_MAX
+ * bytes) and returns its length. */
 #define CLI_ANNOUNCE_MAX 96
+STATIC_ASSERT(CLI_ANNOUNCE_MAX >= 16 + sizeof(" listening on \n") + CLI_ADDR_MAX,
+	      "a 16-byte name and the widest address fit");
 size_t cli_format_announce(char *out, const char *name, size_t name_len,
-			   const struct k_sockaddr_in *addr);
+			   const union k_sockaddr *addr);
 
 APOLLOD_EXTERN_C_END
 

@@ -62,9 +62,9 @@ static inline long sys_setsockopt(int fd, int level, int optname, const void *op
 }
 
 /* int bind(int fd, const struct sockaddr *addr, socklen_t addrlen); */
-static inline long sys_bind(int fd, const struct k_sockaddr_in *addr)
+static inline long sys_bind(int fd, const union k_sockaddr *addr)
 {
-	return syscall3(__NR_bind, fd, (long)addr, K_SOCKADDR_IN_SIZE);
+	return syscall3(__NR_bind, fd, (long)addr, k_sockaddr_len(addr));
 }
 
 /* int listen(int fd, int backlog); */
@@ -74,7 +74,7 @@ static inline long sys_listen(int fd, int backlog)
 }
 
 /* int getsockname(int fd, struct sockaddr *addr, socklen_t *addrlen); */
-static inline long sys_getsockname(int fd, struct k_sockaddr_in *addr, uint32_t *addrlen)
+static inline long sys_getsockname(int fd, union k_sockaddr *addr, uint32_t *addrlen)
 {
 	return syscall3(__NR_getsockname, fd, (long)addr, (long)addrlen);
 }

@@ -6,6 +6,7 @@
 #include "common/kernel_consts.h"
 #include "test/unit/guarded_buffer.h"
 
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -146,7 +147,8 @@ TEST(CliTest, Parse)
 		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
 		if (!c.ok)
 			continue;
-		EXPECT_EQ(AddressText(opts.listen), c.listen);
+		EXPECT_EQ(AddressText(opts.listen[0].in), c.listen);
+		EXPECT_EQ(opts.listen_count, 1u);
 		EXPECT_EQ(opts.idle_timeout_s, c.idle_s);
 		EXPECT_EQ(opts.help, c.help ? 1 : 0);
 	}
@@ -210,11 +212,14 @@ TEST(CliTest, FormatAnnounce)
 		{"zeros", "apollod", "0.0.0.0:0", "apollod listening on 0.0.0.0:0\n"},
 		{"widest", "apollod", "255.255.255.255:65535",
 		 "apollod listening on 255.255.255.255:65535\n"},
+		{"IPv6 loopback", "apollod", "[::1]:8080", "apollod listening on [::1]:8080\n"},
+		{"widest IPv6", "apollod-min", "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535",
+		 "apollod-min listening on [ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535\n"},
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
-		struct k_sockaddr_in addr;
-		ASSERT_EQ(cli_parse_ipv4_port(c.addr, &addr), 1);
+		union k_sockaddr addr;
+		ASSERT_EQ(cli_parse_addr_port(c.addr, &addr), 1);
 		char out[CLI_ANNOUNCE_MAX + 1];
 		memset(out, '#', sizeof(out));
 		size_t n = cli_format_announce(out, c.name, strlen(c.name), &addr);
@@ -222,6 +227,101 @@ TEST(CliTest, FormatAnnounce)
 		EXPECT_EQ(std::string(out, n), c.line);
 		EXPECT_EQ(out[n], '#') << "wrote past the returned length";
 	}
+}
+
+// --listen's IPv6 form (BEHAVIOUR 13.4): what parses, and the RFC 5952 text it is
+// announced with, checked against the host's inet_pton and inet_ntop.
+TEST(CliTest, ParseAndFormatIpv6)
+{
+	const struct {
+		const char *text;
+		const char *shown; // nullptr: a syntax error
+	} cases[] = {
+		{"[::1]:8080", "[::1]:8080"},
+		{"[::]:0", "[::]:0"},
+		{"[0:0:0:0:0:0:0:1]:1", "[::1]:1"},
+		{"[2001:DB8::1]:80", "[2001:db8::1]:80"},
+		{"[2001:db8:0:0:1:0:0:1]:80", "[2001:db8::1:0:0:1]:80"},
+		{"[2001:0db8:0000:0000:0000:0000:0002:0001]:80", "[2001:db8::2:1]:80"},
+		{"[1:0:0:2:0:0:0:3]:9", "[1:0:0:2::3]:9"},
+		{"[1::]:9", "[1::]:9"},
+		{"[1:2:3:4:5:6:7::]:9", "[1:2:3:4:5:6:7:0]:9"},
+		{"[1:0:2:3:4:5:6:7]:9", "[1:0:2:3:4:5:6:7]:9"},
+		{"[fe80::]:65535", "[fe80::]:65535"},
+		{"[::1]", nullptr},
+		{"::1:80", nullptr},
+		{"[::1]80", nullptr},
+		{"[::1]:", nullptr},
+		{"[::1]:65536", nullptr},
+		{"[::1]:80x", nullptr},
+		{"[]:80", nullptr},
+		{"[:]:80", nullptr},
+		{"[:::]:80", nullptr},
+		{"[1::2::3]:80", nullptr},
+		{"[1:2:3:4:5:6:7:8:9]:80", nullptr},
+		{"[1:2:3:4:5:6:7]:80", nullptr},
+		{"[1:2:3:4::5:6:7:8]:80", nullptr},
+		{"[12345::]:80", nullptr},
+		{"[1:]:80", nullptr},
+		{"[:1::]:80", nullptr},
+		{"[::ffff:1.2.3.4]:80", nullptr},
+		{"[fe80::1%eth0]:80", nullptr},
+		{"[g::]:80", nullptr},
+		{"[::1:80", nullptr},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.text);
+		union k_sockaddr addr;
+		memset(&addr, 0xa5, sizeof(addr));
+		ASSERT_EQ(cli_parse_addr_port(c.text, &addr), c.shown ? 1 : 0);
+		if (!c.shown)
+			continue;
+		EXPECT_EQ(addr.family, K_AF_INET6);
+		EXPECT_EQ(addr.in6.sin6_flowinfo, 0u);
+		EXPECT_EQ(addr.in6.sin6_scope_id, 0u);
+		// The address bytes are what the host's parser makes of the same text.
+		std::string inner(c.text + 1, strchr(c.text, ']') - c.text - 1);
+		struct in6_addr host;
+		ASSERT_EQ(inet_pton(AF_INET6, inner.c_str(), &host), 1);
+		EXPECT_EQ(memcmp(addr.in6.sin6_addr, &host, 16), 0);
+		char out[CLI_ADDR_MAX + 1];
+		memset(out, '#', sizeof(out));
+		size_t n = cli_format_addr(out, &addr);
+		ASSERT_LE(n, (size_t)CLI_ADDR_MAX);
+		EXPECT_EQ(std::string(out, n), c.shown);
+		EXPECT_EQ(out[n], '#');
+		char host_text[INET6_ADDRSTRLEN];
+		ASSERT_NE(inet_ntop(AF_INET6, &host, host_text, sizeof(host_text)), nullptr);
+		std::string shown(out, n);
+		EXPECT_EQ(shown.substr(1, shown.rfind(']') - 1), host_text)
+			<< "RFC 5952 text as glibc writes it";
+	}
+}
+
+// --listen may be given up to CLI_LISTEN_MAX times with CLI_ACCEPT_LISTEN_MANY, once
+// without; the first replaces the default.
+TEST(CliTest, RepeatedListen)
+{
+	const unsigned many = CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY;
+	struct cli_options opts;
+	ASSERT_EQ(ParseGuarded({"--listen", "127.0.0.1:1", "--listen=[::1]:2"}, many, &opts), 1);
+	ASSERT_EQ(opts.listen_count, 2u);
+	char out[CLI_ADDR_MAX];
+	EXPECT_EQ(std::string(out, cli_format_addr(out, &opts.listen[0])), "127.0.0.1:1");
+	EXPECT_EQ(std::string(out, cli_format_addr(out, &opts.listen[1])), "[::1]:2");
+	std::vector<std::string> most;
+	for (int i = 0; i < CLI_LISTEN_MAX; i++)
+		most.insert(most.end(), {"--listen", "127.0.0.1:" + std::to_string(i + 1)});
+	ASSERT_EQ(ParseGuarded(most, many, &opts), 1);
+	EXPECT_EQ(opts.listen_count, (uint32_t)CLI_LISTEN_MAX);
+	most.insert(most.end(), {"--listen", "127.0.0.1:99"});
+	std::string problem;
+	ASSERT_EQ(ParseGuarded(most, many, &opts, &problem), 0);
+	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
+	ASSERT_EQ(ParseGuarded({"--listen", "127.0.0.1:1", "--listen", "127.0.0.1:2"},
+			       CLI_ACCEPT_LISTEN, &opts, &problem),
+		  0);
+	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
 }
 
 // The line naming the word at fault (BEHAVIOUR 3), from the problem cli_parse leaves.

@@ -110,7 +110,7 @@ TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 	Daemon chosen;
 	std::string error;
 	DaemonOptions options{{"--listen", "127.0.0.1:" + std::to_string(port)}};
-	// The later --listen wins; the announcement must carry the chosen port.
+	// Its own --listen replaces the harness default; the announcement carries the port.
 	ASSERT_TRUE(chosen.Start(options, &error)) << error;
 	EXPECT_EQ(chosen.port(), port);
 	EXPECT_EQ(LivenessProblem(chosen.port()), "");

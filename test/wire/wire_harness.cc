@@ -33,7 +33,6 @@ std::vector<std::string> g_daemon_launcher;
 std::vector<std::string> g_features;
 
 constexpr char kFeaturesFlag[] = "--features=";
-constexpr char kListeningMarker[] = " listening on 127.0.0.1:";
 constexpr int kStartTimeoutMs = 10000;
 constexpr int kStopGraceMs = 2000;
 constexpr size_t kReadChunk = 65536;
@@ -169,20 +168,28 @@ void SleepMs(int64_t ms)
 
 // ---- Daemon process ----
 
-// Reads the daemon's announcement from fd (kStartTimeoutMs at most). Returns the port, or
-// 0 with *line holding what was read.
-static int ReadAnnouncedPort(int fd, std::string *line)
+// Reads `lines` announcement lines from fd (kStartTimeoutMs at most) into *announced.
+// Returns the first one's port, or 0; *line holds everything read.
+static int ReadAnnouncedPort(int fd, size_t lines, std::string *line,
+			     std::vector<std::string> *announced)
 {
 	int64_t deadline = NowMs() + kStartTimeoutMs;
-	while (line->find('\n') == std::string::npos) {
+	while (static_cast<size_t>(std::count(line->begin(), line->end(), '\n')) < lines) {
 		struct pollfd p = {fd, POLLIN, 0};
 		if (!PollOne(&p, deadline) || !DrainInto(fd, line))
 			break;
 	}
-	size_t at = line->find(kListeningMarker);
-	if (at == std::string::npos || line->find('\n') == std::string::npos)
-		return 0;
-	return atoi(line->c_str() + at + strlen(kListeningMarker));
+	for (size_t at = 0, nl; (nl = line->find('\n', at)) != std::string::npos; at = nl + 1)
+		announced->push_back(line->substr(at, nl - at));
+	return announced->empty() ? 0 : AnnouncedPort(announced->front());
+}
+
+int AnnouncedPort(const std::string &line)
+{
+	size_t colon = line.rfind(':');
+	return line.find(" listening on ") == std::string::npos || colon == std::string::npos
+		       ? 0
+		       : atoi(line.c_str() + colon + 1);
 }
 
 // Waits until something accepts connections on port (kStartTimeoutMs at most).
@@ -205,8 +212,13 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	bool announced = options.stdout_mode == DaemonStdout::kPipe;
 	std::string listen = "127.0.0.1:" + std::to_string(announced ? 0 : options.fixed_port);
 	std::vector<std::string> args = DaemonCommand();
-	args.insert(args.end(), {"--listen", listen});
+	size_t listens = 0; // --listen words in extra_args: one announcement each
+	for (const std::string &a : options.extra_args)
+		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
+	if (listens == 0)
+		args.insert(args.end(), {"--listen", listen});
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+	announced_.clear();
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
 	int out[2];
 	if (pipe2(out, O_CLOEXEC) != 0) {
@@ -243,7 +255,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	}
 	std::string line;
 	if (announced) {
-		port_ = ReadAnnouncedPort(out[0], &line);
+		port_ = ReadAnnouncedPort(out[0], listens ? listens : 1, &line, &announced_);
 		close(out[0]);
 	} else if (WaitUntilListening(options.fixed_port)) {
 		port_ = options.fixed_port;

@@ -67,7 +67,9 @@ enum class DaemonStdout {
 };
 
 struct DaemonOptions {
-	std::vector<std::string> extra_args; // after `--listen 127.0.0.1:0`
+	// After `--listen 127.0.0.1:0`, or instead of it when they hold a --listen of their
+	// own (port() is then the first address's, announced() has one line per address).
+	std::vector<std::string> extra_args;
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
 	DaemonStdout stdout_mode = DaemonStdout::kPipe;
 	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
@@ -104,11 +106,17 @@ public:
 
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
+	// The "... listening on ADDR:PORT" lines read at start, without their newline.
+	const std::vector<std::string> &announced() const { return announced_; }
 
 private:
 	pid_t pid_ = -1;
 	int port_ = 0;
+	std::vector<std::string> announced_;
 };
+
+// The port at the end of an announcement line ("apollod listening on [::1]:8080"), or 0.
+int AnnouncedPort(const std::string &line);
 
 // Waits (timeout_ms at most) until daemon holds exactly want descriptors numbered below
 // `below`. Returns the last count seen: want, or what it was when time ran out. Closing is

@@ -38,10 +38,10 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return done;
 	ignore_sigpipe();
 	int lfd;
-	enum exit_code r = listener_open(&opts.listen, 0, &lfd);
+	enum exit_code r = listener_open(&opts.listen[0], 0, &lfd);
 	if (r != EXIT_OK)
 		return r;
-	listener_announce(LITERAL("apollod-min"), &opts.listen);
+	listener_announce(LITERAL("apollod-min"), &opts.listen[0]);
 	for (;;) {
 		long fd = sys_accept4(lfd, K_SOCK_CLOEXEC);
 		if (sys_is_error(fd)) {
