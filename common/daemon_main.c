@@ -1,6 +1,7 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
+#include "common/activation.h"
 #include "common/cli.h"
 #include "common/conn.h"
 #include "common/console.h"
@@ -61,8 +62,10 @@ static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KI
 struct serve_plan {
 	struct cli_options opts;
 	const uint64_t *auxv;
-	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address */
+	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
+	 * or with socket activation the passed ones, the same in every row */
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
+	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
 };
 
 /* Serving process `index`: its own backend, deadlines, connection table and signal
@@ -73,7 +76,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	uint32_t workers = plan->opts.workers; /* resolved: 1..CLI_WORKERS_MAX */
 	uint32_t addresses = plan->opts.listen_count;
 	for (uint32_t i = 0; i < workers && workers > 1; i++)
-		for (uint32_t a = 0; a < addresses && i != index; a++)
+		for (uint32_t a = 0; a < addresses && i != index && !plan->passed; a++)
 			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
 							   * hold the others' listeners */
 	long signal_fd = signals_watch(SIGNALS_STOP, 1);
@@ -93,8 +96,9 @@ static enum exit_code serve(void *ctx, uint32_t index)
 }
 
 /* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
- * socket per worker and address. Unused entries of listen_fd are -1. Returns EXIT_OK or
- * the failing step's code (reported). */
+ * socket per worker and address; with socket activation takes the passed sockets instead
+ * (their addresses replace opts.listen). Unused entries of listen_fd are -1. Returns
+ * EXIT_OK or the failing step's code (reported). */
 static enum exit_code open_listeners(struct serve_plan *plan)
 {
 	uint32_t workers = plan->opts.workers;
@@ -102,6 +106,15 @@ static enum exit_code open_listeners(struct serve_plan *plan)
 	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
 		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
 			plan->listen_fd[i][a] = -1;
+	if (plan->passed) { /* BEHAVIOUR 13.5: serve what the service manager opened */
+		plan->opts.listen_count = (uint32_t)plan->passed;
+		enum exit_code r = activation_take(plan->opts.listen_count, BACKEND_LISTENER_FLAGS,
+						   plan->opts.listen, group);
+		for (uint32_t i = 0; i < workers && r == EXIT_OK; i++)
+			for (uint32_t a = 0; a < plan->opts.listen_count; a++)
+				plan->listen_fd[i][a] = group[a];
+		return r;
+	}
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
 		union k_sockaddr *addr = &plan->opts.listen[a];
 		enum exit_code r =
@@ -140,18 +153,23 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_WORKERS;
 	}
+	/* Passed sockets are one set for all: the supervisor holds them once. */
 	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0],
-			   n * CLI_LISTEN_MAX, serve, plan);
+			   (plan->passed ? 1 : n) * CLI_LISTEN_MAX, serve, plan);
 }
 
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
-	(void)envp;
 	static struct serve_plan plan; /* outlives the fork: the workers read it */
 	plan.auxv = auxv;
 	int done = startup_options(argc, argv, &routed, &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
+	plan.passed = activation_count(envp, sys_getpid(), CLI_LISTEN_MAX);
+	if (plan.passed < 0) {
+		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));
+		return EXIT_USAGE;
+	}
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */

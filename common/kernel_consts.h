@@ -44,6 +44,13 @@ struct k_sockaddr_in {
 #define K_SOCKADDR_IN_SIZE 16
 STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in is 16 bytes");
 
+/* fcntl(2) (include/uapi/asm-generic/fcntl.h: the same on x86_64 and aarch64). */
+#define K_F_SETFD 2
+#define K_FD_CLOEXEC 1
+#define K_F_GETFL 3
+#define K_F_SETFL 4
+#define K_O_NONBLOCK 04000
+
 /* IPv6 (include/uapi/linux/in6.h, linux/socket.h, linux/in.h). */
 #define K_AF_INET6 10
 #define K_IPPROTO_IPV6 41

@@ -190,6 +190,25 @@ static inline long sys_setpgid(int pid, int pgid)
 	return syscall2(__NR_setpgid, pid, pgid);
 }
 
+/* pid_t getpid(void); cannot fail. */
+static inline long sys_getpid(void)
+{
+	return syscall0(__NR_getpid);
+}
+
+/* int fcntl(int fd, int cmd, ... long arg); */
+static inline long sys_fcntl(int fd, int cmd, long arg)
+{
+	return syscall3(__NR_fcntl, fd, cmd, arg);
+}
+
+/* int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen); */
+static inline long sys_getsockopt(int fd, int level, int optname, void *optval,
+				  uint32_t *optlen)
+{
+	return syscall5(__NR_getsockopt, fd, level, optname, (long)optval, (long)optlen);
+}
+
 /* int kill(pid_t pid, int sig); */
 static inline long sys_kill(int pid, int sig)
 {
