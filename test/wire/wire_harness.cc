@@ -271,11 +271,21 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 
 int RecentlyFreePort()
 {
-	Daemon probe;
-	std::string error;
-	if (!probe.Start(DaemonOptions{}, &error))
-		return 0;
-	return probe.port();
+	// A plain socket, not a daemon: the uring tier's listener can outlive its process
+	// for a moment (the ring's requests are torn down asynchronously after exit), and a
+	// bind to the port in that moment fails with EADDRINUSE.
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {};
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof(a);
+	int port = 0;
+	if (fd >= 0 && bind(fd, reinterpret_cast<struct sockaddr *>(&a), sizeof(a)) == 0 &&
+	    listen(fd, 1) == 0 && getsockname(fd, reinterpret_cast<struct sockaddr *>(&a), &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
 }
 
 void Daemon::Stop()

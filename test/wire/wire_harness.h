@@ -164,7 +164,7 @@ private:
 
 // ---- Raw TCP client ----
 
-// A port that was free a moment ago (the kernel's pick for a daemon that then stopped),
+// A port that was free a moment ago (the kernel's pick for a socket that then closed),
 // for tests that must name the port themselves; 0 if none could be found.
 int RecentlyFreePort();
 
