@@ -80,7 +80,9 @@ def apollod_tier(name):
         copts = DAEMON_COPTS + [
             "-D%s=%s" % (k, v)
             for k, v in sorted(_tier_defines(features).items())
-        ],
+        # copts are split like a Bourne shell would: the single quotes keep the double
+        # ones, so the macro is a string literal.
+        ] + ["'-DAPOLLOD_TIER_NAME=\"%s\"'" % name],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
     )

@@ -2,20 +2,24 @@
  * creation, the listener, the wait, and the one-time registration of a connection. */
 #include "common/event_backend.h"
 
+#include "common/console.h"
+
 int backend_epoll_fd = -1;
 
 enum exit_code backend_open(void)
 {
 	long fd = sys_epoll_create1(EPOLL_CLOEXEC);
-	if (sys_is_error(fd))
+	if (sys_is_error(fd)) {
+		console_fail("epoll_create1", 0, 0, fd);
 		return EXIT_EPOLL_CREATE;
+	}
 	backend_epoll_fd = (int)fd;
 	return EXIT_OK;
 }
 
-long backend_watch_listener(int fd, int on)
+long backend_watch_listener(uint32_t index, int fd, int on)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN};
+	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN_OF(index)};
 	return COUNTED(sys_epoll_ctl(backend_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev));
 }
 

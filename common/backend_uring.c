@@ -133,7 +133,6 @@ enum exit_code backend_open(void)
 	if (sys_is_error(r))
 		return uring_refused("mmap of the rings", r);
 	uring_register_ring((int)fd);
-	uring.listener_fd = -1;
 	return EXIT_OK;
 }
 
@@ -153,13 +152,9 @@ long uring_submit(void)
 	return COUNTED(sys_io_uring_enter(uring.enter_fd, pending, 0, uring.enter_flags, 0, 0));
 }
 
-/* Arms the multishot accept on the listener: every connection it takes comes back as a
- * CQE with LISTENER_TOKEN, its descriptor in res, IORING_CQE_F_MORE while it goes on.
- * Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS). */
 /* An SQE for a multishot operation of the loop's own (accept, signal poll) on fd,
- * reported with token; *armed is set. Returns it, or NULL without an SQE. */
-static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t token,
-					    uint8_t *armed)
+ * reported with token. Returns it, or NULL without an SQE. */
+static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t token)
 {
 	struct io_uring_sqe *sqe = uring_sqe();
 	if (!sqe)
@@ -167,37 +162,43 @@ static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t tok
 	sqe->opcode = opcode;
 	sqe->fd = fd;
 	sqe->user_data = token;
-	*armed = 1;
 	return sqe;
 }
 
-static long uring_arm_accept(void)
+/* Arms the multishot accept on listener i: every connection it takes comes back as a
+ * CQE with LISTENER_TOKEN_OF(i), its descriptor in res, IORING_CQE_F_MORE while it goes
+ * on. Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS).
+ * Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_accept(uint32_t i)
 {
-	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_ACCEPT, uring.listener_fd,
-						   LISTENER_TOKEN, &uring.accept_armed);
+	struct io_uring_sqe *sqe =
+		uring_multishot(IORING_OP_ACCEPT, uring.listener_fd[i], LISTENER_TOKEN_OF(i));
 	if (!sqe)
 		return -ENOMEM;
+	uring.accept_armed |= (uint8_t)(1u << i);
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
 	sqe->accept_flags = K_SOCK_CLOEXEC;
 	return 0;
 }
 
-long backend_watch_listener(int fd, int on)
+long backend_watch_listener(uint32_t index, int fd, int on)
 {
-	uring.listener_fd = fd;
-	uring.listener_watched = (uint8_t)(on != 0);
-	/* Connections the multishot accept took before a park wait in the queue, and no new
-	 * completion will announce them: report the listener once more. */
+	uint8_t bit = (uint8_t)(1u << index);
+	uring.listener_fd[index] = fd;
+	uring.listener_watched = (uint8_t)(on ? uring.listener_watched | bit
+					      : uring.listener_watched & ~bit);
+	/* Connections the multishot accepts took before a park wait in the queue, and no
+	 * new completion will announce them: report a listener once more. */
 	if (on && uring.accept_head != uring.accept_tail)
 		uring.listener_nudge = 1;
-	if (on && !uring.accept_armed)
-		return uring_arm_accept();
-	if (!on && uring.accept_armed) { /* its -ECANCELED end is dropped when reaped */
+	if (on && !(uring.accept_armed & bit))
+		return uring_arm_accept(index);
+	if (!on && (uring.accept_armed & bit)) { /* its -ECANCELED end is dropped when reaped */
 		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
 		if (!sqe)
 			return -ENOMEM;
-		sqe->addr = LISTENER_TOKEN;
-		uring.accept_armed = 0;
+		sqe->addr = LISTENER_TOKEN_OF(index);
+		uring.accept_armed &= (uint8_t)~bit;
 	}
 	return 0;
 }
@@ -208,9 +209,10 @@ long backend_watch_listener(int fd, int on)
 static long uring_arm_signals(void)
 {
 	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_POLL_ADD, uring.signal_fd,
-						   SIGNAL_TOKEN, &uring.signals_armed);
+						   SIGNAL_TOKEN);
 	if (!sqe)
 		return -ENOMEM;
+	uring.signals_armed = 1;
 	sqe->len = IORING_POLL_ADD_MULTI;
 	sqe->poll32_events = POLLIN;
 	return 0;
@@ -225,8 +227,9 @@ long backend_watch_signals(int fd)
 
 long uring_accept_drained(void)
 {
-	if (uring.listener_watched && !uring.accept_armed)
-		uring_arm_accept(); /* no SQE: the next drained queue tries again */
+	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
+		if ((uring.listener_watched & ~uring.accept_armed) & (1u << i))
+			uring_arm_accept(i); /* no SQE: the next drained queue tries again */
 	return -EAGAIN;
 }
 
@@ -236,8 +239,8 @@ static int uring_take_accept(const struct io_uring_cqe *cqe)
 {
 	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
 		return -1;
-	if (!(cqe->flags & IORING_CQE_F_MORE))
-		uring.accept_armed = 0; /* ended: re-armed when the queue is drained */
+	if (!(cqe->flags & IORING_CQE_F_MORE)) /* ended: re-armed when the queue is drained */
+		uring.accept_armed &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
 	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
 		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
 	return 0;
@@ -257,7 +260,7 @@ static long uring_reap(backend_event *events)
 	int listener_reported = 0;
 	for (; head != tail && n < BACKEND_EVENTS_MAX; head++) {
 		const struct io_uring_cqe *cqe = &uring.cqes[head & uring.cq_mask];
-		if (cqe->user_data == LISTENER_TOKEN) {
+		if (listener_of_token(cqe->user_data) >= 0) {
 			if (uring_take_accept(cqe) < 0)
 				break;
 			if (!listener_reported++)
@@ -276,7 +279,7 @@ static long uring_reap(backend_event *events)
 	if (uring.listener_nudge && n < BACKEND_EVENTS_MAX) {
 		uring.listener_nudge = 0;
 		if (!listener_reported) {
-			struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN};
+			struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN_OF(0)};
 			events[n++] = nudge;
 		}
 	}

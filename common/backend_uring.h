@@ -64,9 +64,9 @@ struct uring_state {
 	uint32_t cq_mask;
 	uint32_t enter_fd;           /* the registered ring's index, or the ring's fd */
 	uint32_t enter_flags;        /* IORING_ENTER_REGISTERED_RING when registered */
-	int32_t listener_fd;
-	uint8_t listener_watched;    /* the loop wants connections (not parked) */
-	uint8_t accept_armed;        /* a multishot accept is in flight */
+	int32_t listener_fd[LISTENERS_MAX]; /* listener i's descriptor */
+	uint8_t listener_watched;    /* bit i: the loop wants listener i's connections */
+	uint8_t accept_armed;        /* bit i: a multishot accept on listener i is in flight */
 	uint8_t signals_armed;       /* a multishot poll on the signal descriptor is */
 	uint8_t signals_watched;     /* backend_watch_signals was called */
 	uint8_t listener_nudge;      /* report the listener at the next wait: descriptors
@@ -79,13 +79,14 @@ struct uring_state {
 						   * stay put until it is submitted */
 };
 extern struct uring_state uring;
+STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
 
 /* Submits every prepared SQE without waiting (one io_uring_enter, counted). Returns the
  * count submitted or -errno. Called when the SQ is full. */
 long uring_submit(void);
 
-/* The queue of accepted descriptors is empty: re-arms the multishot accept if it ended
- * and the loop still watches the listener. Returns -EAGAIN. */
+/* The queue of accepted descriptors is empty: re-arms each multishot accept that ended on
+ * a listener the loop still watches. Returns -EAGAIN. */
 long uring_accept_drained(void);
 
 /* The next free SQE, zeroed, or NULL when the SQ stays full even after submitting (the
@@ -157,7 +158,8 @@ static inline uint64_t backend_event_token(const backend_event *e)
 
 static inline long backend_accept(int listen_fd)
 {
-	(void)listen_fd; /* the multishot accept armed on it delivers the descriptors */
+	(void)listen_fd; /* the multishot accepts deliver every listener's descriptors to
+			  * one queue: any listener's report drains it */
 	if (uring.accept_head == uring.accept_tail)
 		return uring_accept_drained();
 	return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];

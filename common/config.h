@@ -9,6 +9,9 @@
  *   APOLLOD_HAVE_URING            event_backend.h includes backend_uring.h (the tier
  *                                 links backend_uring.c instead of backend_epoll.c)
  *
+ * Every tier's binary also gets APOLLOD_TIER_NAME, its name in bazel/tiers.bzl as a string
+ * literal, which --version prints (daemon_main.c, min.c).
+ *
  * Which implementation of the hot path a tier links (C or assembly) is a choice of
  * sources, not of macros: both sit behind the same prototypes, so no code needs to know. */
 #ifndef APOLLOD_COMMON_CONFIG_H

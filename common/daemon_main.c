@@ -1,6 +1,7 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
+#include "common/activation.h"
 #include "common/cli.h"
 #include "common/conn.h"
 #include "common/console.h"
@@ -17,13 +18,20 @@
 #include "common/sys.h"
 #include "common/workers.h"
 
-static const char usage[] =
-	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--header-timeout SECONDS]"
-	" [--send-timeout SECONDS] [--max-connections N] [--root DIR [--dotfiles] [--max-files N]] [--workers N|auto]"
-	" [--drain-timeout SECONDS] [--help]\n";
+#ifndef APOLLOD_TIER_NAME
+#error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
+#endif
+
+/* The routed tiers' name and flags. */
+static const struct program routed = {
+	"apollod", APOLLOD_TIER_NAME,
+	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
+		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT,
+};
 
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
+STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
 
 /* Sets the soft RLIMIT_NOFILE to the descriptors the table indexes (CONN_SLOTS), or the
  * hard limit if that is lower (BEHAVIOUR 4): under Debian's soft 1024 the table would
@@ -54,7 +62,10 @@ static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KI
 struct serve_plan {
 	struct cli_options opts;
 	const uint64_t *auxv;
-	int listen_fd[CLI_WORKERS_MAX]; /* worker i serves listen_fd[i] */
+	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
+	 * or with socket activation the passed ones, the same in every row */
+	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
+	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
 };
 
 /* Serving process `index`: its own backend, deadlines, connection table and signal
@@ -63,12 +74,16 @@ static enum exit_code serve(void *ctx, uint32_t index)
 {
 	const struct serve_plan *plan = ctx;
 	uint32_t workers = plan->opts.workers; /* resolved: 1..CLI_WORKERS_MAX */
+	uint32_t addresses = plan->opts.listen_count;
 	for (uint32_t i = 0; i < workers && workers > 1; i++)
-		if (i != index) /* the others' listeners: only their worker and the parent hold them */
-			sys_close(plan->listen_fd[i]);
+		for (uint32_t a = 0; a < addresses && i != index && !plan->passed; a++)
+			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
+							   * hold the others' listeners */
 	long signal_fd = signals_watch(SIGNALS_STOP, 1);
-	if (sys_is_error(signal_fd))
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_EPOLL_CREATE;
+	}
 	enum exit_code opened = backend_open();
 	if (opened != EXIT_OK)
 		return opened;
@@ -76,8 +91,41 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
-	return loop_run(plan->listen_fd[index], (int)signal_fd,
+	return loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
 			(uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+}
+
+/* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
+ * socket per worker and address; with socket activation takes the passed sockets instead
+ * (their addresses replace opts.listen). Unused entries of listen_fd are -1. Returns
+ * EXIT_OK or the failing step's code (reported). */
+static enum exit_code open_listeners(struct serve_plan *plan)
+{
+	uint32_t workers = plan->opts.workers;
+	int group[CLI_WORKERS_MAX];
+	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
+		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
+			plan->listen_fd[i][a] = -1;
+	if (plan->passed) { /* BEHAVIOUR 13.5: serve what the service manager opened */
+		plan->opts.listen_count = (uint32_t)plan->passed;
+		enum exit_code r = activation_take(plan->opts.listen_count, BACKEND_LISTENER_FLAGS,
+						   plan->opts.listen, group);
+		for (uint32_t i = 0; i < workers && r == EXIT_OK; i++)
+			for (uint32_t a = 0; a < plan->opts.listen_count; a++)
+				plan->listen_fd[i][a] = group[a];
+		return r;
+	}
+	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
+		union k_sockaddr *addr = &plan->opts.listen[a];
+		enum exit_code r =
+			workers > 1 ? listener_open_group(addr, BACKEND_LISTENER_FLAGS, workers, group)
+				    : listener_open(addr, BACKEND_LISTENER_FLAGS, group);
+		if (r != EXIT_OK)
+			return r;
+		for (uint32_t i = 0; i < workers; i++)
+			plan->listen_fd[i][a] = group[i];
+	}
+	return EXIT_OK;
 }
 
 /* The one line a stop ends with (BEHAVIOUR 11). Returns code. */
@@ -95,26 +143,33 @@ static int say_stopped(enum exit_code code)
 /* Starts --workers N (> 1) under the supervisor. Returns its exit code. */
 static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 {
-	if (sys_is_error(counters_share()))
+	long r = counters_share();
+	if (sys_is_error(r)) {
+		console_fail("mmap shared counters", 0, 0, r);
 		return EXIT_WORKERS;
+	}
 	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGHUP), 0);
-	if (sys_is_error(signal_fd))
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_WORKERS;
-	return workers_run(n, (int)signal_fd, plan->listen_fd, serve, plan);
+	}
+	/* Passed sockets are one set for all: the supervisor holds them once. */
+	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0],
+			   (plan->passed ? 1 : n) * CLI_LISTEN_MAX, serve, plan);
 }
 
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
-	(void)envp;
 	static struct serve_plan plan; /* outlives the fork: the workers read it */
 	plan.auxv = auxv;
-	int done = startup_options(argc, argv,
-				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
-					   CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS |
-					   CLI_ACCEPT_DRAIN_TIMEOUT,
-				   LITERAL(usage), &plan.opts);
+	int done = startup_options(argc, argv, &routed, &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
+	plan.passed = activation_count(envp, sys_getpid(), CLI_LISTEN_MAX);
+	if (plan.passed < 0) {
+		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));
+		return EXIT_USAGE;
+	}
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
@@ -130,13 +185,10 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	if (plan.opts.workers == CLI_WORKERS_AUTO)
 		plan.opts.workers = workers_auto();
 	uint32_t workers = plan.opts.workers;
-	enum exit_code r = workers > 1
-				   ? listener_open_group(&plan.opts.listen, BACKEND_LISTENER_FLAGS,
-							 workers, plan.listen_fd)
-				   : listener_open(&plan.opts.listen, BACKEND_LISTENER_FLAGS,
-							   plan.listen_fd);
+	enum exit_code r = open_listeners(&plan);
 	if (r != EXIT_OK)
 		return r;
-	listener_announce(LITERAL("apollod"), &plan.opts.listen);
+	for (uint32_t a = 0; a < plan.opts.listen_count; a++)
+		listener_announce(LITERAL("apollod"), &plan.opts.listen[a]);
 	return say_stopped(workers > 1 ? supervise(workers, &plan) : serve(&plan, 0));
 }

@@ -41,9 +41,19 @@
 #define BACKEND_EVENTS_MAX 64 /* reports taken per wait */
 
 /* Every registration carries a 64-bit token that comes back with its reports. The
- * connection code makes connection tokens (conn.c); this one is the listener's. */
-#define LISTENER_TOKEN 0xffffffffffffffffull
+ * connection code makes connection tokens (conn.c: a descriptor below 4096 in the low
+ * half, so never in the listeners' range); listener i (0..LISTENERS_MAX-1, one per
+ * --listen address) reports with LISTENER_TOKEN_OF(i). */
 #define SIGNAL_TOKEN 0xfffffffffffffffeull /* the signalfd (signals.h) */
+#define LISTENERS_MAX 8                    /* == CLI_LISTEN_MAX */
+#define LISTENER_TOKEN_BASE 0xffffffffffffff00ull
+#define LISTENER_TOKEN_OF(i) (LISTENER_TOKEN_BASE + (uint64_t)(i))
+/* The listener index of token, or -1 when it is no listener's. */
+static inline int listener_of_token(uint64_t token)
+{
+	return token - LISTENER_TOKEN_BASE < LISTENERS_MAX ? (int)(token - LISTENER_TOKEN_BASE)
+							    : -1;
+}
 
 /* An operation will finish later: stop, and call it again after the next report. */
 #define IO_PENDING (-EAGAIN)
@@ -62,10 +72,10 @@
  * on stderr where the backend has a line for it. */
 enum exit_code backend_open(void);
 
-/* Starts (on = 1) or stops (on = 0) watching the listener for incoming connections,
- * reported with LISTENER_TOKEN. Level-triggered: the loop may leave connections in the
- * backlog. Returns 0 or -errno. */
-long backend_watch_listener(int fd, int on);
+/* Starts (on = 1) or stops (on = 0) watching listener `index` (< LISTENERS_MAX), on
+ * descriptor fd, for incoming connections, reported with LISTENER_TOKEN_OF(index).
+ * Level-triggered: the loop may leave connections in the backlog. Returns 0 or -errno. */
+long backend_watch_listener(uint32_t index, int fd, int on);
 
 /* Watches the signal descriptor (signals.h), reported with SIGNAL_TOKEN until it is
  * closed. Returns 0 or -errno. */

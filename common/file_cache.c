@@ -6,6 +6,7 @@
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
 #include "common/console.h"
+#include "common/errno_text.h"
 #include "common/mime_types.h"
 #include "common/responses.h"
 #include "common/span.h"
@@ -43,9 +44,11 @@ static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
 
-/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
-static enum exit_code fail(enum exit_code code, const char *what)
+/* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
+ * reason being err's text (none when err is 0: a limit). Returns code. */
+static enum exit_code fail_because(enum exit_code code, const char *what, long err)
 {
+	char reason[ERRNO_TEXT_MAX];
 	write_stderr(LITERAL("apollod: --root "));
 	write_stderr(root_dir, cstr_len(root_dir));
 	write_stderr(LITERAL(": "));
@@ -54,15 +57,25 @@ static enum exit_code fail(enum exit_code code, const char *what)
 		write_stderr(LITERAL(": "));
 		write_stderr(path, cstr_len(path));
 	}
+	if (err) {
+		write_stderr(LITERAL(": "));
+		write_stderr(reason, errno_text(err, reason));
+	}
 	write_stderr(LITERAL("\n"));
 	return code;
 }
 
-/* Closes the file being loaded, then reports like fail(). */
-static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what)
+/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
+static enum exit_code fail(enum exit_code code, const char *what)
+{
+	return fail_because(code, what, 0);
+}
+
+/* Closes the file being loaded, then reports like fail_because(). */
+static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
 {
 	sys_close((int)fd);
-	return fail(code, what);
+	return fail_because(code, what, err);
 }
 
 /* FNV-1a over the name: cheap, and good enough for short path keys. */
@@ -137,10 +150,11 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 {
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return fail(EXIT_ROOT_READ, "cannot open");
+		return fail_because(EXIT_ROOT_READ, "cannot open", fd);
 	struct statx st;
-	if (sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st)))
-		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat");
+	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
+	if (sys_is_error(r))
+		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
 	*size = FILE_SKIPPED;
 	*body = 0;
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
@@ -152,11 +166,11 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 		return EXIT_ROOT_READ;
 	}
 	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files");
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files", 0);
 	long got = copy_body((int)fd, st.stx_size);
 	sys_close((int)fd);
 	if (sys_is_error(got))
-		return fail(EXIT_ROOT_READ, "cannot read");
+		return fail_because(EXIT_ROOT_READ, "cannot read", got);
 	*body = got ? body_arena + bytes_total : 0;
 	*size = (uint64_t)got;
 	return EXIT_OK;
@@ -247,8 +261,9 @@ static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned
 	if (*type != K_DT_UNKNOWN)
 		return EXIT_OK;
 	struct statx st;
-	if (sys_is_error(sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st)))
-		return fail(EXIT_ROOT_READ, "cannot stat");
+	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (sys_is_error(r))
+		return fail_because(EXIT_ROOT_READ, "cannot stat", r);
 	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
 		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
 						    : K_DT_UNKNOWN;
@@ -281,7 +296,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 			return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub))
-			return fail(EXIT_ROOT_READ, "cannot open directory");
+			return fail_because(EXIT_ROOT_READ, "cannot open directory", sub);
 		r = add_directory(sub_len);
 		if (r == EXIT_OK)
 			r = walk((int)sub, depth + 1, sub_len);
@@ -303,7 +318,7 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		if (n == 0)
 			return EXIT_OK;
 		if (sys_is_error(n))
-			return fail(EXIT_ROOT_READ, "cannot list");
+			return fail_because(EXIT_ROOT_READ, "cannot list", n);
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;
@@ -323,7 +338,7 @@ static enum exit_code reserve(uint64_t bytes, void **at)
 		return EXIT_OK;
 	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
 	if (sys_is_error(m))
-		return fail(EXIT_ROOT_READ, "cannot map memory for the cache");
+		return fail_because(EXIT_ROOT_READ, "cannot map memory for the cache", m);
 	*at = (void *)m;
 	return EXIT_OK;
 }
@@ -361,7 +376,7 @@ static enum exit_code walk_root(const char *root)
 	path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return fail(EXIT_ROOT_READ, "cannot open directory");
+		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
 	enum exit_code r = walk((int)fd, 0, 0);
 	sys_close((int)fd);
 	return r;

@@ -44,6 +44,44 @@ struct k_sockaddr_in {
 #define K_SOCKADDR_IN_SIZE 16
 STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in is 16 bytes");
 
+/* fcntl(2) (include/uapi/asm-generic/fcntl.h: the same on x86_64 and aarch64). */
+#define K_F_SETFD 2
+#define K_FD_CLOEXEC 1
+#define K_F_GETFL 3
+#define K_F_SETFL 4
+#define K_O_NONBLOCK 04000
+
+/* IPv6 (include/uapi/linux/in6.h, linux/socket.h, linux/in.h). */
+#define K_AF_INET6 10
+#define K_IPPROTO_IPV6 41
+#define K_IPV6_V6ONLY 26
+#define K_IN6_ADDR_SIZE 16
+
+/* struct sockaddr_in6: port and address in network byte order. */
+struct k_sockaddr_in6 {
+	uint16_t sin6_family;   /* K_AF_INET6 */
+	uint16_t sin6_port;     /* big-endian */
+	uint32_t sin6_flowinfo; /* 0 */
+	uint8_t sin6_addr[K_IN6_ADDR_SIZE];
+	uint32_t sin6_scope_id; /* 0: no link-local scope */
+};
+#define K_SOCKADDR_IN6_SIZE 28
+STATIC_ASSERT(sizeof(struct k_sockaddr_in6) == K_SOCKADDR_IN6_SIZE, "sockaddr_in6 is 28 bytes");
+
+/* Either family, as bind(2) and getsockname(2) take it: the family field comes first in
+ * both, so `family` says which member is meant. */
+union k_sockaddr {
+	uint16_t family;
+	struct k_sockaddr_in in;
+	struct k_sockaddr_in6 in6;
+};
+
+/* The length bind(2) is given for addr: its family's structure size. */
+static inline uint32_t k_sockaddr_len(const union k_sockaddr *addr)
+{
+	return addr->family == K_AF_INET6 ? K_SOCKADDR_IN6_SIZE : K_SOCKADDR_IN_SIZE;
+}
+
 /* struct timespec as the 64-bit kernel and the vDSO write it. */
 struct k_timespec {
 	int64_t tv_sec;

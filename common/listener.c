@@ -2,52 +2,100 @@
 #include "common/listener.h"
 
 #include "common/console.h"
+#include "common/text_out.h"
+#include "common/version.h"
 #include "common/sys.h"
 
-int startup_options(int argc, char **argv, unsigned accept, const char *usage,
-		    size_t usage_len, struct cli_options *opts)
+/* Writes the usage line for accept to fd. */
+static void write_usage(int fd, const char *name, unsigned accept)
 {
-	if (!cli_parse(argc, argv, accept, opts)) {
-		write_stderr(usage, usage_len);
+	char line[CLI_LINE_MAX];
+	sys_write(fd, line, cli_format_usage(line, sizeof(line), name, accept));
+}
+
+/* --help on stdout: the usage line, then one row per flag with its default. */
+static void write_help(const char *name, unsigned accept)
+{
+	char row[CLI_LINE_MAX];
+	write_usage(K_STDOUT, name, accept);
+	for (unsigned i = 0; i < cli_flag_rows(); i++) {
+		size_t n = cli_format_help_row(row, sizeof(row), i, accept);
+		if (n)
+			sys_write(K_STDOUT, row, n);
+	}
+}
+
+int startup_options(int argc, char **argv, const struct program *prog,
+		    struct cli_options *opts)
+{
+	char line[CLI_LINE_MAX];
+	if (!cli_parse(argc, argv, prog->accept, opts)) {
+		write_stderr(line, cli_format_problem(line, sizeof(line), opts));
+		write_usage(K_STDERR, prog->name, prog->accept);
 		return EXIT_USAGE;
 	}
 	if (opts->help) {
-		sys_write(K_STDOUT, usage, usage_len);
+		write_help(prog->name, prog->accept);
+		return EXIT_OK;
+	}
+	if (opts->version) {
+		struct text_out o = {line, line + sizeof(line)};
+		put_cstr(&o, prog->name);
+		put_cstr(&o, " " APOLLOD_VERSION " (tier ");
+		put_cstr(&o, prog->tier);
+		put_cstr(&o, ")\n");
+		sys_write(K_STDOUT, line, (size_t)(o.p - line));
 		return EXIT_OK;
 	}
 	return STARTUP_CONTINUE;
 }
 
+/* Reports the failed step of opening a listener on addr (console_fail) and returns
+ * code. */
+static enum exit_code listener_failed(const char *step, const union k_sockaddr *addr,
+				      long err, enum exit_code code)
+{
+	char text[CLI_ADDR_MAX];
+	console_fail(step, text, cli_format_addr(text, addr), err);
+	return code;
+}
+
 /* listener_open, with SO_REUSEPORT too when reuseport is 1. */
-static enum exit_code open_listener(struct k_sockaddr_in *addr, int sock_flags, int reuseport,
+static enum exit_code open_listener(union k_sockaddr *addr, int sock_flags, int reuseport,
 				    int *fd)
 {
-	long s = sys_socket(K_AF_INET, K_SOCK_STREAM | K_SOCK_CLOEXEC | sock_flags, 0);
+	long s = sys_socket(addr->family, K_SOCK_STREAM | K_SOCK_CLOEXEC | sock_flags, 0);
 	if (sys_is_error(s))
-		return EXIT_SOCKET;
+		return listener_failed("socket", addr, s, EXIT_SOCKET);
 	int one = 1;
-	if (sys_is_error(sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one))))
-		return EXIT_SETSOCKOPT;
+	long r = sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sys_is_error(r))
+		return listener_failed("setsockopt SO_REUSEADDR", addr, r, EXIT_SETSOCKOPT);
+	/* [::] means IPv6 only, whatever net.ipv6.bindv6only says (BEHAVIOUR 13.4). */
+	if (addr->family == K_AF_INET6 &&
+	    sys_is_error(r = sys_setsockopt((int)s, K_IPPROTO_IPV6, K_IPV6_V6ONLY, &one,
+					    sizeof(one))))
+		return listener_failed("setsockopt IPV6_V6ONLY", addr, r, EXIT_SETSOCKOPT);
 	if (reuseport &&
-	    sys_is_error(sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))))
-		return EXIT_SETSOCKOPT;
-	if (sys_is_error(sys_bind((int)s, addr)))
-		return EXIT_BIND;
-	if (sys_is_error(sys_listen((int)s, LISTEN_BACKLOG)))
-		return EXIT_LISTEN;
-	uint32_t len = K_SOCKADDR_IN_SIZE;
-	if (sys_is_error(sys_getsockname((int)s, addr, &len)))
-		return EXIT_LISTEN;
+	    sys_is_error(r = sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))))
+		return listener_failed("setsockopt SO_REUSEPORT", addr, r, EXIT_SETSOCKOPT);
+	if (sys_is_error(r = sys_bind((int)s, addr)))
+		return listener_failed("bind", addr, r, EXIT_BIND);
+	if (sys_is_error(r = sys_listen((int)s, LISTEN_BACKLOG)))
+		return listener_failed("listen", addr, r, EXIT_LISTEN);
+	uint32_t len = k_sockaddr_len(addr);
+	if (sys_is_error(r = sys_getsockname((int)s, addr, &len)))
+		return listener_failed("getsockname", addr, r, EXIT_LISTEN);
 	*fd = (int)s;
 	return EXIT_OK;
 }
 
-enum exit_code listener_open(struct k_sockaddr_in *addr, int sock_flags, int *fd)
+enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd)
 {
 	return open_listener(addr, sock_flags, 0, fd);
 }
 
-enum exit_code listener_open_group(struct k_sockaddr_in *addr, int sock_flags, uint32_t n,
+enum exit_code listener_open_group(union k_sockaddr *addr, int sock_flags, uint32_t n,
 				   int *fds)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -60,7 +108,7 @@ enum exit_code listener_open_group(struct k_sockaddr_in *addr, int sock_flags, u
 	return EXIT_OK;
 }
 
-void listener_announce(const char *name, size_t name_len, const struct k_sockaddr_in *addr)
+void listener_announce(const char *name, size_t name_len, const union k_sockaddr *addr)
 {
 	char line[CLI_ANNOUNCE_MAX];
 	size_t n = cli_format_announce(line, name, name_len, addr);

@@ -17,8 +17,9 @@
 #define PARK_RETRY_MS 1000
 
 static backend_event events[BACKEND_EVENTS_MAX];
-static int listener_fd;
-static int listener_parked; /* not watched: the table or descriptor table was full */
+static int listener_fd[LISTENERS_MAX]; /* one per --listen address */
+static uint32_t listener_count;
+static int listener_parked; /* none watched: the table or descriptor table was full */
 static int signal_fd;
 static uint64_t drain_ms;   /* how long a graceful stop may take */
 static uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
@@ -33,17 +34,20 @@ static uint64_t stop_clock_ms(void)
 	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
-/* The first stop signal: no new connections (the listener is closed; with --workers the
- * others' copies keep it open), and connections without a response in flight close. */
+/* The first stop signal: no new connections (the listeners are closed; with --workers
+ * the others' copies keep them open), and connections without a response in flight
+ * close. */
 static void loop_begin_stop(void)
 {
 	stop_by_ms = stop_clock_ms() + drain_ms;
-	/* Unwatch first: with --workers other processes hold the same socket, and epoll
-	 * forgets a descriptor only when its last copy closes. */
-	if (!listener_parked)
-		backend_watch_listener(listener_fd, 0);
-	counter_add(C_syscalls_total, 1);
-	sys_close(listener_fd);
+	for (uint32_t i = 0; i < listener_count; i++) {
+		/* Unwatch first: with --workers other processes hold the same socket, and
+		 * epoll forgets a descriptor only when its last copy closes. */
+		if (!listener_parked)
+			backend_watch_listener(i, listener_fd[i], 0);
+		counter_add(C_syscalls_total, 1);
+		sys_close(listener_fd[i]);
+	}
 	listener_parked = 0;    /* nothing to unpark any more */
 	conn_stop();
 }
@@ -79,11 +83,12 @@ static int loop_stop_status(int *timeout_ms)
 	return -1;
 }
 
-/* Stops (park = 1) or resumes watching the listener. Returns EXIT_OK or EXIT_EPOLL. */
+/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK or EXIT_EPOLL. */
 static enum exit_code listener_set_parked(int park)
 {
-	if (sys_is_error(backend_watch_listener(listener_fd, !park)))
-		return EXIT_EPOLL;
+	for (uint32_t i = 0; i < listener_count; i++)
+		if (sys_is_error(backend_watch_listener(i, listener_fd[i], !park)))
+			return EXIT_EPOLL;
 	listener_parked = park;
 	conn_slots_freed(); /* only a close after this point can make room */
 	return EXIT_OK;
@@ -115,14 +120,15 @@ static int accept_error_is_transient(long err)
  * (--max-connections reached, or EMFILE/ENFILE) evicts the connection that has waited
  * longest between requests, only once a connection is known to be there (accepted, or
  * promised by the report that started this batch); with nothing to evict the listener is
- * parked. Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL. */
-static enum exit_code accept_ready(void)
+ * parked (every listener: a slot freed serves any of them). Returns EXIT_OK, or
+ * EXIT_ACCEPT / EXIT_EPOLL. */
+static enum exit_code accept_ready(int index)
 {
 	for (int first = 1;; first = 0) {
 		int full = conn_table_full();
 		if (full && !conn_evictable())
 			return listener_set_parked(1);
-		long fd = backend_accept(listener_fd);
+		long fd = backend_accept(listener_fd[index]);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
 			if (full)
@@ -161,17 +167,21 @@ static long loop_wait(int *done)
 static enum exit_code loop_dispatch(const backend_event *e)
 {
 	uint64_t token = backend_event_token(e);
-	if (token == LISTENER_TOKEN)
-		return stop_by_ms ? EXIT_OK : accept_ready();
+	int listener = listener_of_token(token);
+	if (listener >= 0)
+		return stop_by_ms ? EXIT_OK : accept_ready(listener);
 	if (token == SIGNAL_TOKEN)
 		return loop_signals();
 	conn_event(token, e);
 	return EXIT_OK;
 }
 
-enum exit_code loop_run(int listen_fd, int signals, uint64_t drain_timeout_ms)
+enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
+			uint64_t drain_timeout_ms)
 {
-	listener_fd = listen_fd;
+	for (uint32_t i = 0; i < listeners; i++)
+		listener_fd[i] = listen_fds[i];
+	listener_count = listeners;
 	signal_fd = signals;
 	drain_ms = drain_timeout_ms;
 	enum exit_code r = listener_set_parked(0);

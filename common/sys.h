@@ -62,9 +62,9 @@ static inline long sys_setsockopt(int fd, int level, int optname, const void *op
 }
 
 /* int bind(int fd, const struct sockaddr *addr, socklen_t addrlen); */
-static inline long sys_bind(int fd, const struct k_sockaddr_in *addr)
+static inline long sys_bind(int fd, const union k_sockaddr *addr)
 {
-	return syscall3(__NR_bind, fd, (long)addr, K_SOCKADDR_IN_SIZE);
+	return syscall3(__NR_bind, fd, (long)addr, k_sockaddr_len(addr));
 }
 
 /* int listen(int fd, int backlog); */
@@ -74,7 +74,7 @@ static inline long sys_listen(int fd, int backlog)
 }
 
 /* int getsockname(int fd, struct sockaddr *addr, socklen_t *addrlen); */
-static inline long sys_getsockname(int fd, struct k_sockaddr_in *addr, uint32_t *addrlen)
+static inline long sys_getsockname(int fd, union k_sockaddr *addr, uint32_t *addrlen)
 {
 	return syscall3(__NR_getsockname, fd, (long)addr, (long)addrlen);
 }
@@ -188,6 +188,25 @@ static inline long sys_wait4(int pid, int *status, int options)
 static inline long sys_setpgid(int pid, int pgid)
 {
 	return syscall2(__NR_setpgid, pid, pgid);
+}
+
+/* pid_t getpid(void); cannot fail. */
+static inline long sys_getpid(void)
+{
+	return syscall0(__NR_getpid);
+}
+
+/* int fcntl(int fd, int cmd, ... long arg); */
+static inline long sys_fcntl(int fd, int cmd, long arg)
+{
+	return syscall3(__NR_fcntl, fd, cmd, arg);
+}
+
+/* int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen); */
+static inline long sys_getsockopt(int fd, int level, int optname, void *optval,
+				  uint32_t *optlen)
+{
+	return syscall5(__NR_getsockopt, fd, level, optname, (long)optval, (long)optlen);
 }
 
 /* int kill(pid_t pid, int sig); */

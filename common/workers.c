@@ -4,6 +4,7 @@
 #include <linux/mman.h> /* PROT_*, MAP_* */
 
 #include "common/cli.h"
+#include "common/console.h"
 #include "common/counters.h"
 #include "common/signals.h"
 #include "common/sys.h"
@@ -93,13 +94,16 @@ static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn ser
 }
 
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
-			   worker_main_fn serve, void *ctx)
+			   uint32_t listen_fds, worker_main_fn serve, void *ctx)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (sys_is_error(spawn((int)i, signal_fd, serve, ctx))) {
+	for (uint32_t i = 0; i < n; i++) {
+		long pid = spawn((int)i, signal_fd, serve, ctx);
+		if (sys_is_error(pid)) {
+			console_fail("fork worker", 0, 0, pid);
 			signal_all(i, K_SIGTERM);
 			return EXIT_WORKERS;
 		}
+	}
 	enum exit_code status = EXIT_OK;
 	int stops = 0; /* stop signals received */
 	for (;;) {
@@ -109,8 +113,9 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 			stops++;
 		}
 		if (sig == K_SIGTERM || sig == K_SIGINT) {
-			for (uint32_t i = 0; i < n && !stops; i++)
-				sys_close(listen_fd[i]);
+			for (uint32_t i = 0; i < listen_fds && !stops; i++)
+				if (listen_fd[i] >= 0)
+					sys_close(listen_fd[i]);
 			stops++;
 			signal_all(n, (int)sig); /* a second one stops the workers at once too */
 		}

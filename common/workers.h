@@ -23,12 +23,13 @@ long counters_share(void);
  * a worker that dies is replaced and counted in workers_restarted; SIGTERM and SIGINT
  * are passed to every worker (a graceful stop; a second one stops them at once); SIGHUP
  * too, which ends them as it ends a single process (no reload yet).
- * signal_fd reports SIGTERM, SIGINT, SIGHUP and SIGCHLD (signals.h, blocking). listen_fd[0..n) are
- * the workers' listeners: the parent keeps them for replacements and closes them at the
- * first stop, so that no connection waits on a listener nobody accepts from.
+ * signal_fd reports SIGTERM, SIGINT, SIGHUP and SIGCHLD (signals.h, blocking).
+ * listen_fd[0..listen_fds) are the workers' listeners, -1 for an unused entry: the parent
+ * keeps them for replacements and closes them at the first stop, so that no connection
+ * waits on a listener nobody accepts from.
  * Returns, once every worker has exited after a stop, EXIT_OK if all exited 0, else the
  * first other status; EXIT_WORKERS when a worker cannot be forked at start. */
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
-			   worker_main_fn serve, void *ctx);
+			   uint32_t listen_fds, worker_main_fn serve, void *ctx);
 
 #endif /* APOLLOD_COMMON_WORKERS_H */

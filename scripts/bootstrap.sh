@@ -28,6 +28,7 @@ packages=(
 	python-is-python3 # `python` for the py_binary stub of //bench:reliability
 	clang            # test/fuzz: libFuzzer targets (clang -fsanitize=fuzzer)
 	libclang-rt-dev  # ... and their runtime: libclang_rt.fuzzer, asan, ubsan
+	systemd          # systemd-socket-activate (activation tests), systemd-analyze verify (packaging/)
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include "common/kernel_consts.h"
 #include "test/unit/guarded_buffer.h"
 
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -72,8 +73,10 @@ TEST(CliTest, ParseIpv4Port)
 
 // Runs cli_parse on "apollod" then args into *opts (first filled with junk). Each word, NUL
 // included, ends at a guard page: the parser must not read past a word's terminator, even
-// when comparing it with a longer flag name. Returns cli_parse's result.
-int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct cli_options *opts)
+// when comparing it with a longer flag name. Returns cli_parse's result; when it is 0 and
+// problem is given, *problem receives cli_format_problem's line (made while the words live).
+int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct cli_options *opts,
+		 std::string *problem = nullptr)
 {
 	std::vector<std::unique_ptr<GuardedBuffer>> words;
 	words.push_back(std::make_unique<GuardedBuffer>(std::string("apollod", 8)));
@@ -84,7 +87,15 @@ int ParseGuarded(const std::vector<std::string> &args, unsigned accept, struct c
 		argv.push_back(w->mutable_data());
 	argv.push_back(nullptr);
 	memset(opts, 0xa5, sizeof(*opts));
-	return cli_parse((int)words.size(), argv.data(), accept, opts);
+	int ok = cli_parse((int)words.size(), argv.data(), accept, opts);
+	if (!ok && problem) {
+		char out[CLI_LINE_MAX + 1];
+		memset(out, '#', sizeof(out));
+		size_t n = cli_format_problem(out, CLI_LINE_MAX, opts);
+		EXPECT_EQ(out[n], '#') << "wrote past the returned length";
+		problem->assign(out, n);
+	}
+	return ok;
 }
 
 TEST(CliTest, Parse)
@@ -136,7 +147,8 @@ TEST(CliTest, Parse)
 		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
 		if (!c.ok)
 			continue;
-		EXPECT_EQ(AddressText(opts.listen), c.listen);
+		EXPECT_EQ(AddressText(opts.listen[0].in), c.listen);
+		EXPECT_EQ(opts.listen_count, 1u);
 		EXPECT_EQ(opts.idle_timeout_s, c.idle_s);
 		EXPECT_EQ(opts.help, c.help ? 1 : 0);
 	}
@@ -254,11 +266,14 @@ TEST(CliTest, FormatAnnounce)
 		{"zeros", "apollod", "0.0.0.0:0", "apollod listening on 0.0.0.0:0\n"},
 		{"widest", "apollod", "255.255.255.255:65535",
 		 "apollod listening on 255.255.255.255:65535\n"},
+		{"IPv6 loopback", "apollod", "[::1]:8080", "apollod listening on [::1]:8080\n"},
+		{"widest IPv6", "apollod-min", "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535",
+		 "apollod-min listening on [ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535\n"},
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
-		struct k_sockaddr_in addr;
-		ASSERT_EQ(cli_parse_ipv4_port(c.addr, &addr), 1);
+		union k_sockaddr addr;
+		ASSERT_EQ(cli_parse_addr_port(c.addr, &addr), 1);
 		char out[CLI_ANNOUNCE_MAX + 1];
 		memset(out, '#', sizeof(out));
 		size_t n = cli_format_announce(out, c.name, strlen(c.name), &addr);
@@ -266,6 +281,206 @@ TEST(CliTest, FormatAnnounce)
 		EXPECT_EQ(std::string(out, n), c.line);
 		EXPECT_EQ(out[n], '#') << "wrote past the returned length";
 	}
+}
+
+// --listen's IPv6 form (BEHAVIOUR 13.4): what parses, and the RFC 5952 text it is
+// announced with, checked against the host's inet_pton and inet_ntop.
+TEST(CliTest, ParseAndFormatIpv6)
+{
+	const struct {
+		const char *text;
+		const char *shown; // nullptr: a syntax error
+	} cases[] = {
+		{"[::1]:8080", "[::1]:8080"},
+		{"[::]:0", "[::]:0"},
+		{"[0:0:0:0:0:0:0:1]:1", "[::1]:1"},
+		{"[2001:DB8::1]:80", "[2001:db8::1]:80"},
+		{"[2001:db8:0:0:1:0:0:1]:80", "[2001:db8::1:0:0:1]:80"},
+		{"[2001:0db8:0000:0000:0000:0000:0002:0001]:80", "[2001:db8::2:1]:80"},
+		{"[1:0:0:2:0:0:0:3]:9", "[1:0:0:2::3]:9"},
+		{"[1::]:9", "[1::]:9"},
+		{"[1:2:3:4:5:6:7::]:9", "[1:2:3:4:5:6:7:0]:9"},
+		{"[1:0:2:3:4:5:6:7]:9", "[1:0:2:3:4:5:6:7]:9"},
+		{"[fe80::]:65535", "[fe80::]:65535"},
+		{"[::1]", nullptr},
+		{"::1:80", nullptr},
+		{"[::1]80", nullptr},
+		{"[::1]:", nullptr},
+		{"[::1]:65536", nullptr},
+		{"[::1]:80x", nullptr},
+		{"[]:80", nullptr},
+		{"[:]:80", nullptr},
+		{"[:::]:80", nullptr},
+		{"[1::2::3]:80", nullptr},
+		{"[1:2:3:4:5:6:7:8:9]:80", nullptr},
+		{"[1:2:3:4:5:6:7]:80", nullptr},
+		{"[1:2:3:4::5:6:7:8]:80", nullptr},
+		{"[12345::]:80", nullptr},
+		{"[1:]:80", nullptr},
+		{"[:1::]:80", nullptr},
+		{"[::ffff:1.2.3.4]:80", nullptr},
+		{"[fe80::1%eth0]:80", nullptr},
+		{"[g::]:80", nullptr},
+		{"[::1:80", nullptr},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.text);
+		union k_sockaddr addr;
+		memset(&addr, 0xa5, sizeof(addr));
+		ASSERT_EQ(cli_parse_addr_port(c.text, &addr), c.shown ? 1 : 0);
+		if (!c.shown)
+			continue;
+		EXPECT_EQ(addr.family, K_AF_INET6);
+		EXPECT_EQ(addr.in6.sin6_flowinfo, 0u);
+		EXPECT_EQ(addr.in6.sin6_scope_id, 0u);
+		// The address bytes are what the host's parser makes of the same text.
+		std::string inner(c.text + 1, strchr(c.text, ']') - c.text - 1);
+		struct in6_addr host;
+		ASSERT_EQ(inet_pton(AF_INET6, inner.c_str(), &host), 1);
+		EXPECT_EQ(memcmp(addr.in6.sin6_addr, &host, 16), 0);
+		char out[CLI_ADDR_MAX + 1];
+		memset(out, '#', sizeof(out));
+		size_t n = cli_format_addr(out, &addr);
+		ASSERT_LE(n, (size_t)CLI_ADDR_MAX);
+		EXPECT_EQ(std::string(out, n), c.shown);
+		EXPECT_EQ(out[n], '#');
+		char host_text[INET6_ADDRSTRLEN];
+		ASSERT_NE(inet_ntop(AF_INET6, &host, host_text, sizeof(host_text)), nullptr);
+		std::string shown(out, n);
+		EXPECT_EQ(shown.substr(1, shown.rfind(']') - 1), host_text)
+			<< "RFC 5952 text as glibc writes it";
+	}
+}
+
+// --listen may be given up to CLI_LISTEN_MAX times with CLI_ACCEPT_LISTEN_MANY, once
+// without; the first replaces the default.
+TEST(CliTest, RepeatedListen)
+{
+	const unsigned many = CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY;
+	struct cli_options opts;
+	ASSERT_EQ(ParseGuarded({"--listen", "127.0.0.1:1", "--listen=[::1]:2"}, many, &opts), 1);
+	ASSERT_EQ(opts.listen_count, 2u);
+	char out[CLI_ADDR_MAX];
+	EXPECT_EQ(std::string(out, cli_format_addr(out, &opts.listen[0])), "127.0.0.1:1");
+	EXPECT_EQ(std::string(out, cli_format_addr(out, &opts.listen[1])), "[::1]:2");
+	std::vector<std::string> most;
+	for (int i = 0; i < CLI_LISTEN_MAX; i++)
+		most.insert(most.end(), {"--listen", "127.0.0.1:" + std::to_string(i + 1)});
+	ASSERT_EQ(ParseGuarded(most, many, &opts), 1);
+	EXPECT_EQ(opts.listen_count, (uint32_t)CLI_LISTEN_MAX);
+	most.insert(most.end(), {"--listen", "127.0.0.1:99"});
+	std::string problem;
+	ASSERT_EQ(ParseGuarded(most, many, &opts, &problem), 0);
+	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
+	ASSERT_EQ(ParseGuarded({"--listen", "127.0.0.1:1", "--listen", "127.0.0.1:2"},
+			       CLI_ACCEPT_LISTEN, &opts, &problem),
+		  0);
+	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
+}
+
+// The line naming the word at fault (BEHAVIOUR 3), from the problem cli_parse leaves.
+TEST(CliTest, FormatProblem)
+{
+	const unsigned full = CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_WORKERS;
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		unsigned accept;
+		std::string line;
+	} cases[] = {
+		{"unknown flag", {"--port", "80"}, full, "apollod: unknown flag '--port'\n"},
+		{"positional word", {"127.0.0.1:80"}, full, "apollod: unknown flag '127.0.0.1:80'\n"},
+		{"empty word", {""}, full, "apollod: unknown flag ''\n"},
+		{"flag this tier lacks", {"--workers", "2"}, CLI_ACCEPT_LISTEN,
+		 "apollod: unknown flag '--workers'\n"},
+		{"missing value", {"--listen"}, full, "apollod: --listen needs a value\n"},
+		{"bad value", {"--idle-timeout", "ten"}, full,
+		 "apollod: --idle-timeout: bad value 'ten'\n"},
+		{"bad value after =", {"--workers=0"}, full, "apollod: --workers: bad value '0'\n"},
+		{"empty value", {"--listen="}, full, "apollod: --listen: bad value ''\n"},
+		{"the first of two", {"--bogus", "--listen"}, full,
+		 "apollod: unknown flag '--bogus'\n"},
+		{"word at the limit", {std::string(CLI_WORD_SHOWN, 'w')}, full,
+		 "apollod: unknown flag '" + std::string(CLI_WORD_SHOWN, 'w') + "'\n"},
+		{"longer word cut", {std::string(CLI_WORD_SHOWN + 1, 'w')}, full,
+		 "apollod: unknown flag '" + std::string(CLI_WORD_SHOWN, 'w') + "...'\n"},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		std::string line;
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts, &line), 0);
+		EXPECT_EQ(line, c.line);
+	}
+}
+
+// The usage line and --help rows come from one table: each flag accept turns on appears
+// once in each, in the same order, and every row with a value shows the default that
+// cli_parse starts from.
+TEST(CliTest, UsageAndHelpRows)
+{
+	const unsigned every = ~0u;
+	char usage[CLI_LINE_MAX];
+	std::string line(usage, cli_format_usage(usage, sizeof(usage), "apollod", every));
+	ASSERT_EQ(line.back(), '\n') << "the usage line did not fit CLI_LINE_MAX: " << line;
+	std::string rows;
+	for (unsigned i = 0; i < cli_flag_rows(); i++) {
+		char row[CLI_LINE_MAX];
+		size_t n = cli_format_help_row(row, sizeof(row), i, every);
+		ASSERT_GT(n, 0u);
+		ASSERT_EQ(row[n - 1], '\n') << "row " << i << " did not fit CLI_LINE_MAX";
+		rows.append(row, n);
+	}
+	char past[CLI_LINE_MAX];
+	EXPECT_EQ(cli_format_help_row(past, sizeof(past), cli_flag_rows(), every), 0u);
+	const struct {
+		const char *usage_part;
+		std::string row_end; // how its --help row ends
+	} expected[] = {
+		{"[--listen ADDR:PORT]", "(default 127.0.0.1:8080)\n"},
+		{"[--idle-timeout SECONDS]", "(default " + std::to_string(CLI_DEFAULT_IDLE_S) + ")\n"},
+		{"[--max-connections N]",
+		 "(default " + std::to_string(CLI_MAX_CONNECTIONS) + ")\n"},
+		{"[--workers N|auto]", "(default " + std::to_string(CLI_DEFAULT_WORKERS) + ")\n"},
+		{"[--drain-timeout SECONDS]",
+		 "(default " + std::to_string(CLI_DEFAULT_DRAIN_S) + ")\n"},
+		{"[--help]", "print this help and exit\n"},
+		{"[--version]", "print the version and tier and exit\n"},
+	};
+	size_t usage_at = 0, row_at = 0;
+	for (const auto &e : expected) {
+		SCOPED_TRACE(e.usage_part);
+		size_t u = line.find(e.usage_part);
+		ASSERT_NE(u, std::string::npos) << line;
+		EXPECT_GE(u, usage_at) << "usage order";
+		usage_at = u;
+		std::string flag = std::string(e.usage_part + 1, strcspn(e.usage_part + 1, " ]"));
+		size_t r = rows.find("  " + flag + " ");
+		ASSERT_NE(r, std::string::npos) << rows;
+		EXPECT_GE(r, row_at) << "row order";
+		row_at = r;
+		std::string row = rows.substr(r, rows.find('\n', r) + 1 - r);
+		ASSERT_GE(row.size(), e.row_end.size());
+		EXPECT_EQ(row.substr(row.size() - e.row_end.size()), e.row_end) << row;
+	}
+	// min: only --listen, --help and --version.
+	std::string min(usage, cli_format_usage(usage, sizeof(usage), "apollod-min",
+						 CLI_ACCEPT_LISTEN));
+	EXPECT_EQ(min, "usage: apollod-min [--listen ADDR:PORT] [--help] [--version]\n");
+	char row[CLI_LINE_MAX];
+	EXPECT_EQ(cli_format_help_row(row, sizeof(row), 1, CLI_ACCEPT_LISTEN), 0u)
+		<< "row 1 (--idle-timeout) is not the min tier's";
+}
+
+// A buffer too small is filled, never overrun.
+TEST(CliTest, FormattersStopAtTheBuffer)
+{
+	char out[16 + 1];
+	memset(out, '#', sizeof(out));
+	size_t n = cli_format_usage(out, 16, "apollod", ~0u);
+	EXPECT_EQ(n, 16u);
+	EXPECT_EQ(std::string(out, n), "usage: apollod [");
+	EXPECT_EQ(out[16], '#');
 }
 
 } // namespace

@@ -36,6 +36,19 @@
 	X(offsetof(struct k_sockaddr_in, sin_zero), offsetof(struct sockaddr_in, sin_zero)) \
 	X(sizeof(((struct k_sockaddr_in *)0)->sin_port), sizeof(in_port_t))             \
 	X(sizeof(((struct k_sockaddr_in *)0)->sin_addr), sizeof(struct in_addr))        \
+	X(K_F_SETFD, F_SETFD)                                                           \
+	X(K_FD_CLOEXEC, FD_CLOEXEC)                                                     \
+	X(K_F_GETFL, F_GETFL)                                                           \
+	X(K_F_SETFL, F_SETFL)                                                           \
+	X(K_O_NONBLOCK, O_NONBLOCK)                                                     \
+	X(K_AF_INET6, AF_INET6)                                                         \
+	X(K_IPPROTO_IPV6, IPPROTO_IPV6)                                                 \
+	X(K_IPV6_V6ONLY, IPV6_V6ONLY)                                                   \
+	X(K_SOCKADDR_IN6_SIZE, sizeof(struct sockaddr_in6))                             \
+	X(offsetof(struct k_sockaddr_in6, sin6_port), offsetof(struct sockaddr_in6, sin6_port)) \
+	X(offsetof(struct k_sockaddr_in6, sin6_flowinfo), offsetof(struct sockaddr_in6, sin6_flowinfo)) \
+	X(offsetof(struct k_sockaddr_in6, sin6_addr), offsetof(struct sockaddr_in6, sin6_addr)) \
+	X(offsetof(struct k_sockaddr_in6, sin6_scope_id), offsetof(struct sockaddr_in6, sin6_scope_id)) \
 	X(sizeof(struct k_timespec), sizeof(struct timespec))                           \
 	X(offsetof(struct k_timespec, tv_nsec), offsetof(struct timespec, tv_nsec))     \
 	X(sizeof(struct k_iovec), sizeof(struct iovec))                                 \

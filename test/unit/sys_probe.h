@@ -16,7 +16,7 @@ struct sys_wrappers {
 	long (*write)(int fd, const void *buf, size_t count);
 	long (*close)(int fd);
 	long (*socket)(int domain, int type, int protocol);
-	long (*getsockname)(int fd, struct k_sockaddr_in *addr, uint32_t *addrlen);
+	long (*getsockname)(int fd, union k_sockaddr *addr, uint32_t *addrlen);
 	long (*accept4)(int fd, int flags);
 	long (*send)(int fd, const void *buf, size_t len, int flags);
 	long (*clock_gettime)(int clockid, struct k_timespec *tp);

@@ -40,13 +40,14 @@ bool FdIsOpen(int fd)
 }
 
 // 127.0.0.1:port as the kernel wants it.
-struct k_sockaddr_in Loopback(uint16_t port)
+union k_sockaddr Loopback(uint16_t port)
 {
-	struct k_sockaddr_in a = {};
+	union k_sockaddr any = {};
+	struct k_sockaddr_in &a = any.in;
 	a.sin_family = K_AF_INET;
 	a.sin_port = htons(port);
 	a.sin_addr = htonl(INADDR_LOOPBACK);
-	return a;
+	return any;
 }
 
 TEST(SysTest, ErrorsComeBackAsMinusErrno)
@@ -111,9 +112,10 @@ TEST(SysTest, GetsocknameAgreesWithLibc)
 	struct sockaddr_in libc_addr = {};
 	socklen_t libc_len = sizeof(libc_addr);
 	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&libc_addr, &libc_len), 0);
-	struct k_sockaddr_in ours;
-	uint32_t our_len = sizeof(ours);
-	ASSERT_EQ(sys.getsockname(fd, &ours, &our_len), 0);
+	union k_sockaddr any;
+	uint32_t our_len = sizeof(struct k_sockaddr_in);
+	ASSERT_EQ(sys.getsockname(fd, &any, &our_len), 0);
+	const struct k_sockaddr_in &ours = any.in;
 	EXPECT_EQ(our_len, libc_len);
 	EXPECT_EQ(ours.sin_family, libc_addr.sin_family);
 	EXPECT_NE(ours.sin_port, 0) << "the kernel chose a port";
@@ -156,10 +158,10 @@ TEST(SysTest, Prlimit64AgreesWithLibc)
 
 TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)
 {
-	struct k_sockaddr_in addr = Loopback(0);
+	union k_sockaddr addr = Loopback(0);
 	int fd = -1;
 	ASSERT_EQ(listener_open(&addr, K_SOCK_NONBLOCK, &fd), EXIT_OK);
-	EXPECT_NE(addr.sin_port, 0) << "the kernel's port is written back";
+	EXPECT_NE(addr.in.sin_port, 0) << "the kernel's port is written back";
 	EXPECT_EQ(SocketOption(fd, SO_ACCEPTCONN), 1);
 	EXPECT_EQ(SocketOption(fd, SO_REUSEADDR), 1);
 	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
@@ -167,10 +169,10 @@ TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)
 	struct sockaddr_in libc_addr = {};
 	socklen_t len = sizeof(libc_addr);
 	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&libc_addr, &len), 0);
-	EXPECT_EQ(addr.sin_port, libc_addr.sin_port);
+	EXPECT_EQ(addr.in.sin_port, libc_addr.sin_port);
 
 	// BEHAVIOUR 3: Linux refuses a second SO_REUSEADDR listener on the same address.
-	struct k_sockaddr_in same = addr;
+	union k_sockaddr same = addr;
 	int second = -1;
 	EXPECT_EQ(listener_open(&same, 0, &second), EXIT_BIND);
 	close(fd);
@@ -214,7 +216,7 @@ TEST(ListenerTest, IgnoreSigpipeTurnsTheSignalIntoEpipe)
 	EXPECT_EQ(sys.send(pair[0], "x", 1, 0), -EPIPE) << "send without MSG_NOSIGNAL";
 	close(pair[0]);
 
-	struct k_sockaddr_in addr = Loopback(0);
+	union k_sockaddr addr = Loopback(0);
 	int listener = -1;
 	ASSERT_EQ(listener_open(&addr, 0, &listener), EXIT_OK);
 	int client = socket(AF_INET, SOCK_STREAM, 0);

@@ -4,10 +4,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -31,7 +33,6 @@ std::vector<std::string> g_daemon_launcher;
 std::vector<std::string> g_features;
 
 constexpr char kFeaturesFlag[] = "--features=";
-constexpr char kListeningMarker[] = " listening on 127.0.0.1:";
 constexpr int kStartTimeoutMs = 10000;
 constexpr int kStopGraceMs = 2000;
 constexpr size_t kReadChunk = 65536;
@@ -167,20 +168,28 @@ void SleepMs(int64_t ms)
 
 // ---- Daemon process ----
 
-// Reads the daemon's announcement from fd (kStartTimeoutMs at most). Returns the port, or
-// 0 with *line holding what was read.
-static int ReadAnnouncedPort(int fd, std::string *line)
+// Reads `lines` announcement lines from fd (kStartTimeoutMs at most) into *announced.
+// Returns the first one's port, or 0; *line holds everything read.
+static int ReadAnnouncedPort(int fd, size_t lines, std::string *line,
+			     std::vector<std::string> *announced)
 {
 	int64_t deadline = NowMs() + kStartTimeoutMs;
-	while (line->find('\n') == std::string::npos) {
+	while (static_cast<size_t>(std::count(line->begin(), line->end(), '\n')) < lines) {
 		struct pollfd p = {fd, POLLIN, 0};
 		if (!PollOne(&p, deadline) || !DrainInto(fd, line))
 			break;
 	}
-	size_t at = line->find(kListeningMarker);
-	if (at == std::string::npos || line->find('\n') == std::string::npos)
-		return 0;
-	return atoi(line->c_str() + at + strlen(kListeningMarker));
+	for (size_t at = 0, nl; (nl = line->find('\n', at)) != std::string::npos; at = nl + 1)
+		announced->push_back(line->substr(at, nl - at));
+	return announced->empty() ? 0 : AnnouncedPort(announced->front());
+}
+
+int AnnouncedPort(const std::string &line)
+{
+	size_t colon = line.rfind(':');
+	return line.find(" listening on ") == std::string::npos || colon == std::string::npos
+		       ? 0
+		       : atoi(line.c_str() + colon + 1);
 }
 
 // Waits until something accepts connections on port (kStartTimeoutMs at most).
@@ -203,8 +212,13 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	bool announced = options.stdout_mode == DaemonStdout::kPipe;
 	std::string listen = "127.0.0.1:" + std::to_string(announced ? 0 : options.fixed_port);
 	std::vector<std::string> args = DaemonCommand();
-	args.insert(args.end(), {"--listen", listen});
+	size_t listens = 0; // --listen words in extra_args: one announcement each
+	for (const std::string &a : options.extra_args)
+		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
+	if (listens == 0)
+		args.insert(args.end(), {"--listen", listen});
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+	announced_.clear();
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
 	int out[2];
 	if (pipe2(out, O_CLOEXEC) != 0) {
@@ -241,7 +255,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	}
 	std::string line;
 	if (announced) {
-		port_ = ReadAnnouncedPort(out[0], &line);
+		port_ = ReadAnnouncedPort(out[0], listens ? listens : 1, &line, &announced_);
 		close(out[0]);
 	} else if (WaitUntilListening(options.fixed_port)) {
 		port_ = options.fixed_port;
@@ -257,11 +271,21 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 
 int RecentlyFreePort()
 {
-	Daemon probe;
-	std::string error;
-	if (!probe.Start(DaemonOptions{}, &error))
-		return 0;
-	return probe.port();
+	// A plain socket, not a daemon: the uring tier's listener can outlive its process
+	// for a moment (the ring's requests are torn down asynchronously after exit), and a
+	// bind to the port in that moment fails with EADDRINUSE.
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {};
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof(a);
+	int port = 0;
+	if (fd >= 0 && bind(fd, reinterpret_cast<struct sockaddr *>(&a), sizeof(a)) == 0 &&
+	    listen(fd, 1) == 0 && getsockname(fd, reinterpret_cast<struct sockaddr *>(&a), &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
 }
 
 void Daemon::Stop()
@@ -1097,6 +1121,96 @@ CommandResult RunCommand(const std::vector<std::string> &args, const std::string
 	}
 	result.ran = true;
 	return result;
+}
+
+// What a memfd holds, from the start.
+static std::string MemfdContent(int fd)
+{
+	std::string s;
+	char buf[4096];
+	ssize_t n;
+	for (off_t at = 0; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n)
+		s.append(buf, static_cast<size_t>(n));
+	return s;
+}
+
+// The binary is opened before the switch and run with fexecve, since nobody may not
+// traverse the path to it (bazel-bin lies below /root). With a launcher (qemu), fexecve
+// runs the launcher, and the daemon binary, opened here and left open across exec, is
+// named to it as /proc/self/fd/N.
+CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms)
+{
+	CommandResult result;
+	std::vector<std::string> all = DaemonLauncher();
+	int daemon_fd = -1;
+	if (!all.empty()) {
+		daemon_fd = open(DaemonPath().c_str(), O_RDONLY);
+		all.push_back("/proc/self/fd/" + std::to_string(daemon_fd));
+	} else {
+		all.push_back(DaemonPath());
+	}
+	all.insert(all.end(), args.begin(), args.end());
+	std::vector<char *> argv;
+	for (std::string &a : all)
+		argv.push_back(a.data());
+	argv.push_back(nullptr);
+	int binary = open(all[0].c_str(), O_RDONLY | O_CLOEXEC);
+	int out = memfd_create("daemon-stdout", MFD_CLOEXEC);
+	int err = memfd_create("daemon-stderr", MFD_CLOEXEC);
+	if (binary < 0 || out < 0 || err < 0) {
+		result.problem = std::string("open/memfd_create: ") + strerror(errno);
+		return result;
+	}
+	pid_t pid = fork();
+	if (pid == 0) { // child: async-signal-safe calls only
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+		if (setgroups(0, nullptr) != 0 || setgid(kNobodyId) != 0 || setuid(kNobodyId) != 0)
+			_exit(125);
+		fexecve(binary, argv.data(), environ);
+		_exit(127);
+	}
+	close(binary);
+	if (daemon_fd >= 0)
+		close(daemon_fd);
+	int status = 0;
+	int64_t deadline = NowMs() + timeout_ms;
+	while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
+		if (NowMs() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			result.problem = "killed after " + std::to_string(timeout_ms) + " ms";
+			break;
+		}
+		SleepMs(5);
+	}
+	result.out = MemfdContent(out);
+	result.err = MemfdContent(err);
+	close(out);
+	close(err);
+	if (pid < 0)
+		result.problem = std::string("fork: ") + strerror(errno);
+	else if (result.problem.empty() && WIFEXITED(status)) {
+		result.exit_code = WEXITSTATUS(status);
+		result.ran = result.exit_code != 125 && result.exit_code != 127;
+		if (!result.ran)
+			result.problem = "could not become nobody or exec (exit " +
+					 std::to_string(result.exit_code) + ")";
+	} else if (result.problem.empty()) {
+		result.signalled = true;
+		result.problem = "died of signal " + std::to_string(WTERMSIG(status));
+	}
+	return result;
+}
+
+std::string UsageErrorProblem(const std::string &err, const std::string &problem)
+{
+	if (err.compare(0, problem.size(), problem) != 0)
+		return "want first line '" + problem + "', got '" + err + "'";
+	std::string usage = err.substr(problem.size());
+	if (usage.rfind("usage: ", 0) != 0 || usage.find('\n') != usage.size() - 1)
+		return "want one usage line after it, got '" + usage + "'";
+	return "";
 }
 
 rlim_t RaiseOwnNofileLimit(rlim_t want)

@@ -67,7 +67,9 @@ enum class DaemonStdout {
 };
 
 struct DaemonOptions {
-	std::vector<std::string> extra_args; // after `--listen 127.0.0.1:0`
+	// After `--listen 127.0.0.1:0`, or instead of it when they hold a --listen of their
+	// own (port() is then the first address's, announced() has one line per address).
+	std::vector<std::string> extra_args;
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
 	DaemonStdout stdout_mode = DaemonStdout::kPipe;
 	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
@@ -104,11 +106,17 @@ public:
 
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
+	// The "... listening on ADDR:PORT" lines read at start, without their newline.
+	const std::vector<std::string> &announced() const { return announced_; }
 
 private:
 	pid_t pid_ = -1;
 	int port_ = 0;
+	std::vector<std::string> announced_;
 };
+
+// The port at the end of an announcement line ("apollod listening on [::1]:8080"), or 0.
+int AnnouncedPort(const std::string &line);
 
 // Waits (timeout_ms at most) until daemon holds exactly want descriptors numbered below
 // `below`. Returns the last count seen: want, or what it was when time ran out. Closing is
@@ -156,7 +164,7 @@ private:
 
 // ---- Raw TCP client ----
 
-// A port that was free a moment ago (the kernel's pick for a daemon that then stopped),
+// A port that was free a moment ago (the kernel's pick for a socket that then closed),
 // for tests that must name the port themselves; 0 if none could be found.
 int RecentlyFreePort();
 
@@ -393,6 +401,20 @@ struct CommandResult {
 // and stderr; kills it after timeout_ms.
 CommandResult RunCommand(const std::vector<std::string> &argv, const std::string &stdin_data,
 			 int timeout_ms);
+
+// Returns "" if err is what a refused command line writes (BEHAVIOUR 3): the line naming
+// the word at fault, exactly `problem` (with its newline), then one usage line; else what
+// differs.
+std::string UsageErrorProblem(const std::string &err, const std::string &problem);
+
+// The uid and gid of user and group nobody (Debian).
+constexpr uid_t kNobodyId = 65534;
+
+// Runs the daemon (with its launcher) with args as user and group nobody (no
+// supplementary groups), stdout and stderr captured; kills it after timeout_ms. Root reads
+// and binds anything: failure paths that need an unprivileged daemon (an unreadable file,
+// a port below 1024) run it this way. Needs root (ran is false otherwise).
+CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms);
 
 // Raises this process's soft RLIMIT_NOFILE to at least want (up to the hard limit).
 // Returns the soft limit in effect afterwards.

@@ -22,7 +22,10 @@ STATIC_ASSERT(sizeof(MIN_BODY) - 1 == MIN_BODY_LEN, "Content-Length: 2 matches t
 #define MIN_READ_SIZE 8192
 
 static const char response[] = MIN_RESPONSE;
-static const char usage[] = "usage: apollod-min [--listen ADDR:PORT] [--help]\n";
+#ifndef APOLLOD_TIER_NAME
+#error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
+#endif
+static const struct program min_program = {"apollod-min", APOLLOD_TIER_NAME, CLI_ACCEPT_LISTEN};
 static char request[MIN_READ_SIZE];
 
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
@@ -30,15 +33,15 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	(void)envp;
 	(void)auxv;
 	struct cli_options opts;
-	int done = startup_options(argc, argv, CLI_ACCEPT_LISTEN, LITERAL(usage), &opts);
+	int done = startup_options(argc, argv, &min_program, &opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
 	ignore_sigpipe();
 	int lfd;
-	enum exit_code r = listener_open(&opts.listen, 0, &lfd);
+	enum exit_code r = listener_open(&opts.listen[0], 0, &lfd);
 	if (r != EXIT_OK)
 		return r;
-	listener_announce(LITERAL("apollod-min"), &opts.listen);
+	listener_announce(LITERAL("apollod-min"), &opts.listen[0]);
 	for (;;) {
 		long fd = sys_accept4(lfd, K_SOCK_CLOEXEC);
 		if (sys_is_error(fd)) {

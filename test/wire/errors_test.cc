@@ -1,0 +1,164 @@
+// Fatal start-up errors over the wire (every tier, BEHAVIOUR 3 "Errors"): each one ends
+// with one stderr line naming the step, the address or path and the reason, with the exit
+// code of exit_codes.h and nothing announced; and --version, --help.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+constexpr int kExitBind = 3;
+constexpr int kExitRootRead = 10;
+constexpr int kRunTimeoutMs = 5000;
+// TEST-NET-1 (RFC 5737): assigned to no host, so no interface here has it.
+const char kNonLocalAddress[] = "192.0.2.1";
+
+// Runs the daemon binary with args.
+CommandResult RunDaemon(const std::vector<std::string> &args)
+{
+	std::vector<std::string> argv = DaemonCommand();
+	argv.insert(argv.end(), args.begin(), args.end());
+	return RunCommand(argv, "", kRunTimeoutMs);
+}
+
+TEST(ErrorsTest, BusyPortNamesBindAddressAndReason)
+{
+	Daemon first;
+	START_DAEMON(first, DaemonOptions{});
+	std::string addr = "127.0.0.1:" + std::to_string(first.port());
+	CommandResult r = RunDaemon({"--listen", addr});
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, kExitBind);
+	EXPECT_EQ(r.out, "") << "nothing announced";
+	EXPECT_EQ(r.err, "apollod: bind " + addr + ": address already in use\n");
+	EXPECT_EQ(LivenessProblem(first.port()), "") << "the first daemon still serves";
+}
+
+TEST(ErrorsTest, NonLocalAddressNamesBindAddressAndReason)
+{
+	std::string addr = std::string(kNonLocalAddress) + ":8080";
+	CommandResult r = RunDaemon({"--listen", addr});
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, kExitBind);
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(r.err, "apollod: bind " + addr + ": cannot assign requested address\n");
+}
+
+// The first port an unprivileged process may bind (ip(7)), or -1 if unknown.
+int UnprivilegedPortStart()
+{
+	std::ifstream in("/proc/sys/net/ipv4/ip_unprivileged_port_start");
+	int start = -1;
+	in >> start;
+	return in ? start : -1;
+}
+
+// A port below 1024 as user nobody: bind refuses it with EACCES, which root would not
+// see (the suite runs as root), so the harness drops to nobody for the daemon.
+TEST(ErrorsTest, LowPortAsUnprivilegedUserNamesBindAndReason)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to start the daemon as nobody";
+	int start = UnprivilegedPortStart();
+	if (start <= 1)
+		GTEST_SKIP() << "ip_unprivileged_port_start is " << start
+			     << ": every port is open to every user here";
+	std::string addr = "127.0.0.1:" + std::to_string(start - 1);
+	CommandResult r = RunDaemonAsNobody({"--listen", addr}, kRunTimeoutMs);
+	ASSERT_TRUE(r.ran) << r.problem << "; stderr '" << r.err << "'";
+	EXPECT_EQ(r.exit_code, kExitBind);
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(r.err, "apollod: bind " + addr + ": permission denied\n");
+}
+
+// A --root directory nobody may open: the line names --root, the path and the reason.
+TEST(ErrorsTest, UnreadableRootNamesPathAndReason)
+{
+	REQUIRE_FEATURE("files");
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to start the daemon as nobody";
+	char dir[] = "/tmp/apollod-errors-XXXXXX"; // not TEST_TMPDIR: below /root, mode 0700
+	ASSERT_NE(mkdtemp(dir), nullptr) << strerror(errno);
+	ASSERT_EQ(chmod(dir, 0700), 0) << strerror(errno); // owned by root: closed to nobody
+	CommandResult r =
+		RunDaemonAsNobody({"--listen", "127.0.0.1:0", "--root", dir}, kRunTimeoutMs);
+	rmdir(dir);
+	ASSERT_TRUE(r.ran) << r.problem << "; stderr '" << r.err << "'";
+	EXPECT_EQ(r.exit_code, kExitRootRead);
+	EXPECT_EQ(r.out, "") << "the port was announced";
+	EXPECT_EQ(r.err, "apollod: --root " + std::string(dir) +
+				 ": cannot open directory: permission denied\n");
+}
+
+TEST(ErrorsTest, BadFlagNamesTheWord)
+{
+	CommandResult r = RunDaemon({"--listen", "127.0.0.1:0", "--lisen", "127.0.0.1:0"});
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, 64);
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: unknown flag '--lisen'\n"), "");
+}
+
+// The name the tier's binary gives itself.
+std::string ProgramName()
+{
+	return HasFeature("min") ? "apollod-min" : "apollod";
+}
+
+TEST(ErrorsTest, VersionPrintsVersionAndTier)
+{
+	CommandResult r = RunDaemon({"--version"});
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, 0);
+	EXPECT_EQ(r.err, "");
+	std::smatch m;
+	ASSERT_TRUE(std::regex_match(r.out, m,
+				     std::regex(ProgramName() +
+						" ([0-9]+\\.[0-9]+\\.[0-9]+) \\(tier ([a-z0-9-]+)\\)\n")))
+		<< r.out;
+	// The tier named is the one whose features the suite was given.
+	EXPECT_EQ(m[2] == "min", HasFeature("min")) << r.out;
+	EXPECT_EQ(m[2] == "uring", HasFeature("uring") || HasFeature("uring_emulated")) << r.out;
+}
+
+// --help: the usage line, then one row per flag of the usage line, in the same order;
+// every flag that takes a value shows its default.
+TEST(ErrorsTest, HelpListsEveryFlagWithItsDefault)
+{
+	CommandResult r = RunDaemon({"--help"});
+	ASSERT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.exit_code, 0);
+	EXPECT_EQ(r.err, "");
+	std::vector<std::string> lines;
+	for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1)
+		lines.push_back(r.out.substr(at, nl - at));
+	ASSERT_GE(lines.size(), 2u) << r.out;
+	ASSERT_EQ(lines[0].rfind("usage: " + ProgramName() + " ", 0), 0u) << r.out;
+	std::regex usage_flag("\\[(--[a-z-]+)( [^\\]]+)?\\]");
+	size_t row = 1;
+	for (std::sregex_iterator it(lines[0].begin(), lines[0].end(), usage_flag), end;
+	     it != end; ++it, ++row) {
+		std::string flag = (*it)[1];
+		SCOPED_TRACE(flag);
+		ASSERT_LT(row, lines.size()) << "no row for it";
+		EXPECT_EQ(lines[row].rfind("  " + flag + " ", 0), 0u) << lines[row];
+		bool takes_value = (*it)[2].matched;
+		EXPECT_EQ(lines[row].find(" (default ") != std::string::npos, takes_value)
+			<< lines[row];
+	}
+	EXPECT_EQ(row, lines.size()) << "a row for a flag the usage line lacks";
+	EXPECT_NE(r.out.find("  --listen ADDR:PORT"), std::string::npos);
+	EXPECT_NE(r.out.find("(default 127.0.0.1:8080)"), std::string::npos);
+}
+
+} // namespace
+} // namespace wire
