@@ -38,11 +38,14 @@ def _tier_srcs(features):
         srcs = srcs + ["//common:deadline_srcs"]
     return srcs
 
-def _tier_defines(features):
-    """The APOLLOD_VARIANT_* macros common/config.h reads."""
+def _tier_defines(name, features):
+    """The APOLLOD_VARIANT_* macros common/config.h reads, and the tier's name
+    (common/build_info.h)."""
     if "min" in features:
         return {}
     return {
+        # copts are split like a shell's words: the escaped quotes make it a C string.
+        "APOLLOD_TIER_NAME": '\\"%s\\"' % name,
         "APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1",
         "APOLLOD_VARIANT_URING": "1" if "uring" in features else "0",
     }
@@ -79,7 +82,7 @@ def apollod_tier(name):
         srcs = _tier_srcs(features) + ["//common:hdrs"],
         copts = DAEMON_COPTS + [
             "-D%s=%s" % (k, v)
-            for k, v in sorted(_tier_defines(features).items())
+            for k, v in sorted(_tier_defines(name, features).items())
         ],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],

@@ -177,8 +177,10 @@ static inline void count_if(uint8_t id)
 
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
- * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7). */
-static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
+ * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
+ * format is the /metrics form the request asked for. */
+static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
+			     enum metrics_format format)
 {
 	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
@@ -193,7 +195,7 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 		if (!a->head_only && a->file->size)
 			conn_push(fd, c, a->file->body, a->file->size);
 	} else if (a->kind == ANSWER_METRICS) {
-		struct rendered_response r = build_metrics(conn_scratch[fd], a->form);
+		struct rendered_response r = build_metrics(conn_scratch[fd], a->form, format);
 		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);
 	} else {
 		const struct static_response *sr = &static_responses[a->form][a->response];
@@ -246,7 +248,11 @@ static void conn_answer_pending(int fd, struct conn *c)
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
 			break;
-		conn_take_answer(fd, c, &a);
+		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
+		if (a.kind == ANSWER_METRICS)
+			format = metrics_format_wanted(&req.line, buf + c->in_start + req.line.line_len,
+						       req.headers.block_len);
+		conn_take_answer(fd, c, &a, format);
 	}
 	if (c->in_start == c->in_end) {
 		c->in_start = c->in_end = 0;
