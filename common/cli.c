@@ -131,6 +131,39 @@ static int parse_number_flag(int argc, char **argv, int *i, unsigned accept,
 	return 0;
 }
 
+/* The flags that take a path (a non-empty word), and where each one goes. */
+struct path_flag {
+	const char *flag;
+	unsigned accept; /* CLI_ACCEPT_* bit that turns it on */
+	size_t offset;   /* of its const char * in struct cli_options */
+};
+#define PATH_FLAG_COUNT 2
+static const struct path_flag path_flags[PATH_FLAG_COUNT] = {
+	{"--root", CLI_ACCEPT_ROOT, __builtin_offsetof(struct cli_options, root)},
+	{"--access-log", CLI_ACCEPT_ACCESS_LOG, __builtin_offsetof(struct cli_options, access_log)},
+};
+
+/* Tries argv[*i] against the path flags `accept` turns on. Returns 1 when it was one with
+ * a value (stored in opts), 0 when it was none of them, -1 when its value is missing or
+ * empty. */
+static int parse_path_flag(int argc, char **argv, int *i, unsigned accept,
+			   struct cli_options *opts)
+{
+	for (int f = 0; f < PATH_FLAG_COUNT; f++) {
+		int matched;
+		if (!(accept & path_flags[f].accept))
+			continue;
+		const char *v = flag_value(argc, argv, i, path_flags[f].flag, &matched);
+		if (!matched)
+			continue;
+		if (!v || !*v)
+			return -1;
+		*(const char **)((char *)opts + path_flags[f].offset) = v;
+		return 1;
+	}
+	return 0;
+}
+
 /* Fills opts with every default. */
 static void set_defaults(struct cli_options *opts)
 {
@@ -148,6 +181,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->max_connections = CLI_MAX_CONNECTIONS;
 	opts->help = 0;
 	opts->root = 0;
+	opts->access_log = 0;
 }
 
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
@@ -169,15 +203,11 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 				continue;
 			}
 		}
-		if (accept & CLI_ACCEPT_ROOT) {
-			v = flag_value(argc, argv, &i, "--root", &matched);
-			if (matched) {
-				if (!v || !*v)
-					return 0;
-				opts->root = v;
-				continue;
-			}
-		}
+		int path = parse_path_flag(argc, argv, &i, accept, opts);
+		if (path == 1)
+			continue;
+		if (path < 0)
+			return 0;
 		int number = parse_number_flag(argc, argv, &i, accept, opts);
 		if (number != 1)
 			return 0;

@@ -34,6 +34,7 @@ struct cli_options {
 	uint32_t workers;            /* 1..CLI_WORKERS_MAX, or CLI_WORKERS_AUTO */
 	uint8_t help;                /* --help was given */
 	const char *root;            /* --root DIR, or NULL */
+	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
 };
 
 /* Which flags a tier accepts. */
@@ -43,6 +44,7 @@ struct cli_options {
 #define CLI_ACCEPT_MAX_CONNECTIONS 0x8
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
+#define CLI_ACCEPT_ACCESS_LOG 0x40    /* --access-log */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */

@@ -1,6 +1,7 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
+#include "common/access_log.h"
 #include "common/cli.h"
 #include "common/conn.h"
 #include "common/console.h"
@@ -20,7 +21,7 @@
 static const char usage[] =
 	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--header-timeout SECONDS]"
 	" [--send-timeout SECONDS] [--max-connections N] [--root DIR] [--workers N|auto]"
-	" [--drain-timeout SECONDS] [--help]\n";
+	" [--drain-timeout SECONDS] [--access-log PATH|-] [--help]\n";
 
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
@@ -76,8 +77,10 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
-	return loop_run(plan->listen_fd[index], (int)signal_fd,
-			(uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+	enum exit_code r = loop_run(plan->listen_fd[index], (int)signal_fd,
+				    (uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+	access_log_flush(); /* the last iteration's lines */
+	return r;
 }
 
 /* The one line a stop ends with (BEHAVIOUR 11). Returns code. */
@@ -111,11 +114,14 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	int done = startup_options(argc, argv,
 				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 					   CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS |
-					   CLI_ACCEPT_DRAIN_TIMEOUT,
+					   CLI_ACCEPT_DRAIN_TIMEOUT | CLI_ACCEPT_ACCESS_LOG,
 				   LITERAL(usage), &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+	enum exit_code logged = access_log_open(plan.opts.access_log, auxv);
+	if (logged != EXIT_OK) /* before the socket, like --root */
+		return logged;
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
 		enum exit_code loaded = file_cache_load(plan.opts.root);

@@ -84,6 +84,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_workers_restarted_total", "counter",                                       \
 	  "Serving processes the supervisor replaced after they died.")                       \
 	S("apollod_workers_restarted_total", C_workers_restarted)                             \
+	F("apollod_log_lines_dropped_total", "counter",                                       \
+	  "Access-log lines dropped because the log could not take them.")                    \
+	S("apollod_log_lines_dropped_total", C_log_lines_dropped)                             \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)

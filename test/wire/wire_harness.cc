@@ -759,6 +759,7 @@ const std::vector<std::string> kSlowClientCounterNames = {
 	"connections_evicted", "responses_408",
 };
 const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
+const std::vector<std::string> kAccessLogCounterNames = {"log_lines_dropped"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -775,6 +776,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("workers"))
 		names.insert(names.end(), kWorkersCounterNames.begin(),
 			     kWorkersCounterNames.end());
+	if (HasFeature("routes")) // every routed tier has the access log
+		names.insert(names.end(), kAccessLogCounterNames.begin(),
+			     kAccessLogCounterNames.end());
 	return names;
 }
 
