@@ -38,14 +38,17 @@ def _tier_srcs(features):
         srcs = srcs + ["//common:deadline_srcs"]
     return srcs
 
-def _tier_defines(features):
-    """The APOLLOD_VARIANT_* macros common/config.h reads."""
+def _tier_defines(name, features):
+    """The APOLLOD_VARIANT_* macros common/config.h reads, and the tier's name
+    (common/build_info.h)."""
+    # copts are split like a shell's words: the escaped quotes make it a C string.
+    name_define = {"APOLLOD_TIER_NAME": '\\"%s\\"' % name}
     if "min" in features:
-        return {}
-    return {
+        return name_define
+    return dict(name_define, **{
         "APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1",
         "APOLLOD_VARIANT_URING": "1" if "uring" in features else "0",
-    }
+    })
 
 def _wire_features(features):
     """What the over-the-wire suite tests (test/wire/README.md): the tier's features,
@@ -79,10 +82,8 @@ def apollod_tier(name):
         srcs = _tier_srcs(features) + ["//common:hdrs"],
         copts = DAEMON_COPTS + [
             "-D%s=%s" % (k, v)
-            for k, v in sorted(_tier_defines(features).items())
-        # copts are split like a Bourne shell would: the single quotes keep the double
-        # ones, so the macro is a string literal.
-        ] + ["'-DAPOLLOD_TIER_NAME=\"%s\"'" % name],
+            for k, v in sorted(_tier_defines(name, features).items())
+        ],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
     )

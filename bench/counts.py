@@ -10,7 +10,8 @@ Callgrind counts guest instructions only: kernel time is not in the figure (sysc
 counted separately). Any server: an apollod tier or a peer (servers.PEERS).
 
 Usage (bench/BUILD wraps it as //bench:counts):
-  counts.py BINARY [--requests N] [--short] [--strace]   BINARY: a tier, or a peer name
+  counts.py BINARY [--requests N] [--short] [--strace] [--access-log PATH]
+  BINARY: a tier, or a peer name
 """
 
 import argparse
@@ -31,12 +32,12 @@ REQUESTS = {"wrk": None, "short": servers.SHORT_REQUEST}
 
 
 def run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
-                 signal_child=False):
+                 signal_child=False, tier_args=()):
     """Starts binary (a tier, or the peer kind when kind is in servers.PEERS) under
     wrapper, sends requests `GET /` one after another, each answered with a 200, then
     stops it with SIGTERM (sent to the wrapper's child if signal_child). The protocol of
     every per-request instrument: callgrind and strace here, the qemu trace of
-    compare/aarch64_section.py."""
+    compare/aarch64_section.py. tier_args: more flags for a tier (--access-log FILE)."""
     if kind in servers.PEERS:
         # A fresh config directory per run: nginx creates (and chowns) its temp dirs once.
         tree = servers.ServingTree(sizes=[], prefix="apollod-%s-" % kind).__enter__()
@@ -44,7 +45,8 @@ def run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
                                     bound_s=WRAPPED_START_BOUND_S, keep_root=True)
     else:
         tree = None
-        server = servers.start_tier(kind, binary, wrapper, bound_s=WRAPPED_START_BOUND_S)
+        server = servers.start_tier(kind, binary, wrapper, bound_s=WRAPPED_START_BOUND_S,
+                                    extra_args=tier_args)
     try:
         waiter = servers.only_child(server.pid) if signal_child else server.pid
         servers.wait_idle(waiter, WRAPPED_START_BOUND_S)
@@ -69,14 +71,14 @@ def parse_callgrind_totals(text):
     raise ValueError("no summary or totals line in callgrind output")
 
 
-def callgrind_total(kind, binary, requests, workdir, request=None):
+def callgrind_total(kind, binary, requests, workdir, request=None, tier_args=()):
     """Total user-space instructions (callgrind's Ir) of one run with requests requests,
     over every process of the server (valgrind follows fork: h2o forks a helper; each
     process writes its own file, %p in the name)."""
     stem = os.path.join(workdir, "callgrind.%s.%d" % (kind, requests))
     wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + stem + ".%p.out",
                "--log-file=" + stem + ".log"]
-    run_wrapped(kind, binary, wrapper, requests, workdir, request)
+    run_wrapped(kind, binary, wrapper, requests, workdir, request, tier_args=tier_args)
     outputs = glob.glob(stem + ".*.out")
     if not outputs:
         raise RuntimeError("callgrind wrote nothing; see " + stem + ".log")
@@ -87,12 +89,14 @@ def callgrind_total(kind, binary, requests, workdir, request=None):
     return total
 
 
-def instructions_per_request(kind, binary, requests=DEFAULT_REQUESTS, request="wrk"):
+def instructions_per_request(kind, binary, requests=DEFAULT_REQUESTS, request="wrk",
+                             tier_args=()):
     """(Ir with requests requests - Ir with none) / requests, from callgrind. request:
-    a key of REQUESTS."""
+    a key of REQUESTS; tier_args: see run_wrapped."""
     with tempfile.TemporaryDirectory(prefix="apollod-callgrind-") as workdir:
-        loaded = callgrind_total(kind, binary, requests, workdir, REQUESTS[request])
-        idle = callgrind_total(kind, binary, 0, workdir)
+        loaded = callgrind_total(kind, binary, requests, workdir, REQUESTS[request],
+                                 tier_args)
+        idle = callgrind_total(kind, binary, 0, workdir, tier_args=tier_args)
     return (loaded - idle) / requests
 
 
@@ -109,21 +113,21 @@ def parse_strace_summary(text):
     return calls
 
 
-def strace_calls(kind, binary, requests, workdir):
+def strace_calls(kind, binary, requests, workdir, tier_args=()):
     """{syscall: calls} over one run (every thread and child: -f) with requests requests."""
     out = os.path.join(workdir, "strace.%s.%d.txt" % (kind, requests))
     run_wrapped(kind, binary, ["strace", "-f", "-c", "-o", out], requests, workdir,
-                 signal_child=True)
+                 signal_child=True, tier_args=tier_args)
     with open(out) as f:
         return parse_strace_summary(f.read())
 
 
-def syscalls_per_request(kind, binary, requests=DEFAULT_REQUESTS):
+def syscalls_per_request(kind, binary, requests=DEFAULT_REQUESTS, tier_args=()):
     """Returns (total syscalls per request, {syscall: calls per request}), the start-up
     only run subtracted. Syscalls that net to zero are left out."""
     with tempfile.TemporaryDirectory(prefix="apollod-strace-") as workdir:
-        loaded = strace_calls(kind, binary, requests, workdir)
-        idle = strace_calls(kind, binary, 0, workdir)
+        loaded = strace_calls(kind, binary, requests, workdir, tier_args)
+        idle = strace_calls(kind, binary, 0, workdir, tier_args)
     per = {}
     for name in sorted(set(loaded) | set(idle)):
         net = (loaded.get(name, 0) - idle.get(name, 0)) / requests
@@ -139,16 +143,19 @@ def main():
     ap.add_argument("--requests", type=int, default=DEFAULT_REQUESTS)
     ap.add_argument("--short", action="store_true", help="the shorter request (Host: x)")
     ap.add_argument("--strace", action="store_true", help="also syscalls per request")
+    ap.add_argument("--access-log", metavar="PATH", help="a tier: with --access-log PATH")
     args = ap.parse_args()
+    tier_args = ["--access-log", args.access_log] if args.access_log else []
     if args.binary in servers.PEERS:
         kind, binary = args.binary, servers.PEER_BINARIES[args.binary]
     else:
         kind, binary = "tier", os.path.abspath(args.binary)
     request = "short" if args.short else "wrk"
     print("instructions per request (callgrind, %s request): %.1f"
-          % (request, instructions_per_request(kind, binary, args.requests, request)))
+          % (request, instructions_per_request(kind, binary, args.requests, request,
+                                               tier_args)))
     if args.strace:
-        total, by_name = syscalls_per_request(kind, binary, args.requests)
+        total, by_name = syscalls_per_request(kind, binary, args.requests, tier_args)
         print("syscalls per request (strace -f -c): %.2f  %s" % (total, ", ".join(
             "%s %.2g" % kv for kv in by_name.items())))
 

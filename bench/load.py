@@ -11,6 +11,8 @@ time is read from /proc/PID/stat (its whole process tree) and, for apollod, its
 
 --pin puts every server on CPU 0 and wrk on CPU 1 (taskset); --quick runs every server
 at once within a scenario (1 s each): rough figures, for the table's shape test.
+--access-log runs only keep-alive c=64, with each logging server's access log off and
+then on (to a file), and prints what logging costs (access_log_cost).
 
 Connection-per-request load on loopback leaves one TIME_WAIT socket per request on the
 server side; a long run fills the ephemeral port space and the TIME_WAIT table
@@ -19,7 +21,7 @@ run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit
 
 Usage as a program (bench/BUILD wraps it as //bench:load):
   load.py (--manifest M | NAME=BINARY...) [--quick] [--pin] [--duration S] [--rounds N]
-          [--json OUT] [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
+          [--json OUT] [--access-log] [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
 """
 
 import argparse
@@ -69,6 +71,12 @@ SCENARIOS = [
      "headers": CLOSE, "file": 4 * KIB},
 ]
 FAMILIES = ["close", "keep-alive", "pipelined", "files"]
+
+# The access log's cost: keep-alive c=64 again, every server logging each request to a
+# file (measure_logged). Not in SCENARIOS: it needs servers started with their logs on.
+LOGGED_SCENARIO = {"name": "keep-alive c=64, access log on (to a file)",
+                   "family": "keep-alive", "connections": 64, "headers": []}
+LOGGED_PEERS = ["nginx"]  # the peer that logs in that row (access_log to a file)
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WRK_SCRIPT = os.path.join(BENCH_DIR, "wrk_report.lua")
@@ -261,6 +269,50 @@ def measure(tiers, peers, duration_s, rounds=1, scenarios=SCENARIOS, log=None,
     return {"scenarios": results, "peak_rss_kib": rss}
 
 
+def measure_logged(tiers, peers, duration_s, rounds=1, log=None, parallel=False):
+    """LOGGED_SCENARIO against the tiers that have --access-log (the routed ones: those
+    that serve files) and the LOGGED_PEERS, each logging to a file of its own in a fresh
+    tree. Arguments as measure's. Returns {"scenarios": run_scenarios' dict}."""
+    logging_tiers = [t for t in tiers if t[2]]
+    logging_peers = [p for p in peers if p[0] in LOGGED_PEERS]
+    with servers.ServingTree(prefix="apollod-logged-") as tree:
+        running = servers.start_all(logging_tiers, logging_peers, tree, access_logs=True)
+        try:
+            results = run_scenarios(running, [LOGGED_SCENARIO], duration_s, rounds,
+                                    log=log, parallel=parallel)
+        finally:
+            servers.stop_all(running)
+    return {"scenarios": results}
+
+
+def access_log_cost(tiers, peers, duration_s, rounds, log=None):
+    """keep-alive c=64 with every logging server's log off (measure), then on
+    (measure_logged), `rounds` times each, alternating. Prints per server req/s, server
+    CPU µs per request and syscalls per request, off and on, and the difference."""
+    plain = next(s for s in SCENARIOS if s["name"] == "keep-alive c=64")
+    tiers = [t for t in tiers if t[2]]  # the tiers with --access-log
+    peers = [p for p in peers if p[0] in LOGGED_PEERS]
+    runs = {"off": [], "on": []}
+    for _ in range(rounds):
+        runs["off"].append(measure(tiers, peers, duration_s, 1, [plain], log)["scenarios"][
+            plain["name"]])
+        runs["on"].append(measure_logged(tiers, peers, duration_s, 1, log)["scenarios"][
+            LOGGED_SCENARIO["name"]])
+    print("%-11s %12s %12s %14s %14s %8s %10s %10s" % (
+        "server", "req/s off", "req/s on", "CPU us/req off", "CPU us/req on", "delta",
+        "sys/req off", "sys/req on"))
+    for name in [t[0] for t in tiers] + [p[0] for p in peers]:
+        off = _median([r[name]["cpu_us_per_request"] for r in runs["off"]])
+        on = _median([r[name]["cpu_us_per_request"] for r in runs["on"]])
+        sys_off = [r[name]["syscalls_per_request"] for r in runs["off"]]
+        sys_on = [r[name]["syscalls_per_request"] for r in runs["on"]]
+        print("%-11s %12.0f %12.0f %14.2f %14.2f %+8.2f %10s %10s" % (
+            name, _median([r[name]["rps"] for r in runs["off"]]),
+            _median([r[name]["rps"] for r in runs["on"]]), off, on, on - off,
+            "%.2f" % _median(sys_off) if None not in sys_off else "-",
+            "%.2f" % _median(sys_on) if None not in sys_on else "-"))
+
+
 def parse_tier_args(pairs):
     """NAME=BINARY strings -> [(name, binary)]."""
     return [tuple(p.split("=", 1)) for p in pairs]
@@ -273,6 +325,8 @@ def main():
     ap.add_argument("--duration", type=int, help="seconds per wrk run")
     ap.add_argument("--rounds", type=int, help="repetitions of the whole set")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--access-log", action="store_true",
+                    help="only keep-alive c=64, logs off then on: what the access log costs")
     args = ap.parse_args()
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
@@ -281,6 +335,10 @@ def main():
         tiers += tier_manifest.serving(tier_manifest.load(args.manifest))
     if not tiers:
         ap.error("no tier: give --manifest or NAME=BINARY")
+    if args.access_log:
+        access_log_cost(tiers, tier_manifest.peers(args), duration, rounds,
+                        log=lambda m: print(m, file=sys.stderr))
+        return
     data = measure(tiers, tier_manifest.peers(args), duration, rounds, pin=args.pin,
                    parallel=args.quick, log=lambda m: print(m, file=sys.stderr))
     for name, per_server in data["scenarios"].items():

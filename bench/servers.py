@@ -193,13 +193,16 @@ def peer_answer_note(name, binary):
             "lighttpd": "fixed answer (mod_magnet, lua)"}[name]
 
 
-def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=1):
+def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=1,
+                    access_log=None):
     """Writes the peer's config into workdir (which must be world-readable for h2o and
     lighttpd, see public_tempdir) for 127.0.0.1:port serving the tree at root. Returns
     the argv that runs the peer in the foreground. h2o and lighttpd switch to nobody
     once listening unless keep_root (under valgrind: callgrind writes its output file
     at exit, which nobody may not). workers > 1 (nginx only): a master process and that
-    many worker processes instead of the one serving process."""
+    many worker processes instead of the one serving process. access_log (nginx only): a
+    file for nginx's access log in its default form (combined format, one write per
+    request) instead of none."""
     fixed = peer_answers_fixed(name, binary)
     fields = {"dir": workdir, "host": LOOPBACK, "port": port, "root": root,
               "answer": ANSWER, "files": FILES_DIR}
@@ -214,6 +217,8 @@ def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=
         if workers > 1:
             text = text.replace("master_process off;\nworker_processes 1;",
                                 "master_process on;\nworker_processes %d;" % workers)
+        if access_log:
+            text = text.replace("access_log off;", "access_log %s;" % access_log)
         argv = [binary, "-p", workdir + "/", "-e", os.path.join(workdir, "error.log"),
                 "-c", path]
     elif name == "h2o":
@@ -442,14 +447,15 @@ def _wait_listening(proc, port, deadline):
 
 
 def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
-               attempts=3, keep_root=False, workers=1):
+               attempts=3, keep_root=False, workers=1, access_log=None):
     """Starts peer name (PEERS) with a config generated in workdir, serving the tree at
     root (under wrapper if given). Returns a Server. A peer cannot listen on port 0 and
     tell the port, so it gets free_port()'s; if that was taken meanwhile, it retries on a
-    new one. keep_root, workers: see write_peer_conf."""
+    new one. keep_root, workers, access_log: see write_peer_conf."""
     for _ in range(attempts):
         port = free_port()
-        argv = write_peer_conf(name, binary, workdir, port, root, keep_root, workers)
+        argv = write_peer_conf(name, binary, workdir, port, root, keep_root, workers,
+                               access_log)
         proc = subprocess.Popen(list(wrapper) + argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL,
                                 stderr=open(os.path.join(workdir, name + ".stderr"), "ab"))
@@ -460,15 +466,18 @@ def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
     raise RuntimeError("%s did not start; see %s" % (name, workdir))
 
 
-def start_all(tiers, peers, tree, wrapper=()):
+def start_all(tiers, peers, tree, wrapper=(), access_logs=False):
     """Starts every tier ((name, binary, serves_files) triples; with --root tree.root when
     it serves files) and every peer ((name, binary) pairs, each with its own config
-    directory under tree.workdir). Returns the Servers in that order. On failure stops
-    the ones already started."""
+    directory under tree.workdir). access_logs: each server logs every request to a file
+    of its own under tree.workdir (tiers: --access-log; nginx only among the peers).
+    Returns the Servers in that order. On failure stops the ones already started."""
     servers = []
     try:
         for name, binary, serves_files in tiers:
             extra = ["--root", tree.root] if serves_files else []
+            if access_logs:
+                extra += ["--access-log", os.path.join(tree.workdir, name + ".access.log")]
             server = start_tier(name, binary, wrapper, extra_args=extra)
             server.serves_files = serves_files
             servers.append(server)
@@ -476,7 +485,9 @@ def start_all(tiers, peers, tree, wrapper=()):
             workdir = os.path.join(tree.workdir, name)
             os.makedirs(workdir, exist_ok=True)
             os.chmod(workdir, 0o755)
-            servers.append(start_peer(name, binary, workdir, tree.root, wrapper))
+            log_path = os.path.join(workdir, "access.log") if access_logs else None
+            servers.append(start_peer(name, binary, workdir, tree.root, wrapper,
+                                      access_log=log_path))
     except Exception:
         stop_all(servers)
         raise

@@ -204,6 +204,8 @@ static const struct flag_row flag_rows[] = {
 	 FLAG_SWITCH, 0, 0, FIELD(dotfiles)},
 	{"--max-files", "N", "--root loads at most N files and directories", 0, CLI_ACCEPT_ROOT,
 	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
+	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
+	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -307,6 +309,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->root = 0;
 	opts->dotfiles = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
+	opts->access_log = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;

@@ -44,6 +44,7 @@ struct cli_options {
 	const char *root;            /* --root DIR, or NULL */
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
+	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
 	/* After cli_parse returned 0: what was wrong (cli_format_problem says it). */
 	uint8_t problem;             /* CLI_PROBLEM_* */
 	const char *problem_word;    /* the word at fault (argv[i]) */
@@ -64,6 +65,7 @@ struct cli_options {
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
 #define CLI_ACCEPT_LISTEN_MANY 0x40   /* --listen up to CLI_LISTEN_MAX times, not once */
+#define CLI_ACCEPT_ACCESS_LOG 0x80    /* --access-log */
 /* --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into

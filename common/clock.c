@@ -19,6 +19,8 @@ static vdso_clock_gettime_fn vdso_clock_gettime;
 
 #define MS_PER_S 1000u
 #define NS_PER_MS 1000000u
+#define US_PER_S 1000000u
+#define NS_PER_US 1000u
 
 static void *vdso_lookup(const unsigned char *base, const char *name, uint64_t name_size)
 {
@@ -62,12 +64,25 @@ int clock_init(const uint64_t *auxv)
 	return vdso_clock_gettime != 0;
 }
 
+void clock_read(int clockid, struct k_timespec *ts)
+{
+	ts->tv_sec = ts->tv_nsec = 0;
+	if (vdso_clock_gettime)
+		vdso_clock_gettime(clockid, ts);
+	else
+		sys_clock_gettime(clockid, ts);
+}
+
 uint64_t clock_now_ms(void)
 {
-	struct k_timespec ts = {0, 0};
-	if (vdso_clock_gettime)
-		vdso_clock_gettime(K_CLOCK_MONOTONIC, &ts);
-	else
-		sys_clock_gettime(K_CLOCK_MONOTONIC, &ts);
+	struct k_timespec ts;
+	clock_read(K_CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * MS_PER_S + (uint64_t)ts.tv_nsec / NS_PER_MS;
+}
+
+uint64_t clock_now_us(void)
+{
+	struct k_timespec ts;
+	clock_read(K_CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * US_PER_S + (uint64_t)ts.tv_nsec / NS_PER_US;
 }

@@ -1,4 +1,4 @@
-/* Monotonic milliseconds without a syscall: clock_gettime through the vDSO that the
+/* Monotonic milliseconds (and the other clocks) without a syscall: clock_gettime through the vDSO that the
  * kernel maps into every process (its address is AT_SYSINFO_EHDR in the auxiliary
  * vector), with the raw syscall as the fallback when there is no vDSO. */
 #ifndef APOLLOD_COMMON_CLOCK_H
@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "common/kernel_consts.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -17,6 +18,13 @@ int clock_init(const uint64_t *auxv);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t clock_now_ms(void);
+
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t clock_now_us(void);
+
+/* Reads clock clockid (K_CLOCK_*) into *ts through the vDSO when clock_init found it,
+ * else by the raw syscall. */
+void clock_read(int clockid, struct k_timespec *ts);
 
 APOLLOD_EXTERN_C_END
 

@@ -8,6 +8,7 @@
  * request's way through the files. */
 #include "common/conn.h"
 
+#include "common/access_log.h"
 #include "common/counters.h"
 #include "common/http_request.h"
 #include "common/idle.h"
@@ -179,9 +180,13 @@ static inline void count_if(uint8_t id)
 
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
- * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7). */
-static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
+ * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
+ * format is the /metrics form the request asked for; request_line the request line
+ * without CRLF (len 0 when it could not be parsed), for the access log. */
+static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
+			     enum metrics_format format, struct text_span request_line)
 {
+	uint64_t body; /* the response body's length, for the access log */
 	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
 	counter_add((enum counter_id)a->status_counter, 1);
@@ -192,20 +197,25 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the mapping itself */
 		conn_push(fd, c, a->file->head[a->form], a->file->head_len[a->form]);
-		if (!a->head_only && a->file->size)
-			conn_push(fd, c, a->file->body, a->file->size);
+		body = a->head_only ? 0 : a->file->size;
+		if (body)
+			conn_push(fd, c, a->file->body, body);
 	} else if (a->kind == ANSWER_REDIRECT) {
 		uint32_t head_len;
 		size_t n = render_redirect(conn_scratch[fd], a->target, a->path_len,
 					   a->target_len, a->form, &head_len);
 		conn_push(fd, c, conn_scratch[fd], a->head_only ? head_len : n);
+		body = a->head_only ? 0 : n - head_len;
 	} else if (a->kind == ANSWER_METRICS) {
-		struct rendered_response r = build_metrics(conn_scratch[fd], a->form);
+		struct rendered_response r = build_metrics(conn_scratch[fd], a->form, format);
 		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);
+		body = a->head_only ? 0 : r.total_len - r.head_len;
 	} else {
 		const struct static_response *sr = &static_responses[a->form][a->response];
 		conn_push(fd, c, sr->bytes, a->head_only ? sr->head_len : sr->total_len);
+		body = a->head_only ? 0 : sr->total_len - sr->head_len;
 	}
+	access_log_request(fd, request_line, a->status_counter, body);
 }
 
 /* Discards the previous request's body bytes that are in the buffer. Returns the bytes
@@ -253,7 +263,14 @@ static void conn_answer_pending(int fd, struct conn *c)
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
 			break;
-		conn_take_answer(fd, c, &a);
+		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
+		if (a.kind == ANSWER_METRICS)
+			format = metrics_format_wanted(&req.line, buf + c->in_start + req.line.line_len,
+						       req.headers.block_len);
+		struct text_span line = {buf + c->in_start, 0};
+		if (r == PARSE_COMPLETE)
+			line.len = req.line.line_len - 2; /* without CRLF */
+		conn_take_answer(fd, c, &a, format, line);
 	}
 	if (c->in_start == c->in_end) {
 		c->in_start = c->in_end = 0;
@@ -342,6 +359,7 @@ static int conn_read(int fd, struct conn *c, int *progressed)
 		counter_add(C_bytes_read, (uint64_t)n);
 		c->in_end += (uint32_t)n;
 		*progressed = 1;
+		access_log_arrival(fd);
 	} else if (n == 0) {
 		c->flags |= CONN_F_PEER_EOF;
 	} else if (n == IO_PENDING) {
@@ -402,6 +420,7 @@ void conn_open(int fd)
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
 	conn_enter(fd, c, CONN_P_WAITING);
+	access_log_connection(fd);
 	conn_service(fd, c);
 }
 
@@ -437,6 +456,8 @@ static void conn_answer_timeout(int fd, struct conn *c)
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
 	conn_push(fd, c, r->bytes, r->total_len);
+	struct text_span no_request = {0, 0};
+	access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);
 }

@@ -26,8 +26,8 @@ APOLLOD_EXTERN_C_BEGIN
  * (timeouts is their sum); connections_evicted: connections waiting between requests
  * closed to make room for a new one; responses_408: head deadlines answered.
  * workers_restarted: serving processes the supervisor replaced after they died
- * (--workers N > 1).
- * responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 12). */
+ * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 12).
+ * log_lines_dropped: access-log lines the log could not take (access_log.h). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -54,7 +54,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(connections_evicted)  \
 	X(responses_408)        \
 	X(workers_restarted)    \
-	X(responses_301)
+	X(responses_301)        \
+	X(log_lines_dropped)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

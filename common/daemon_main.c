@@ -1,6 +1,7 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
+#include "common/access_log.h"
 #include "common/activation.h"
 #include "common/cli.h"
 #include "common/conn.h"
@@ -26,7 +27,8 @@
 static const struct program routed = {
 	"apollod", APOLLOD_TIER_NAME,
 	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
-		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT,
+		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
+		CLI_ACCEPT_ACCESS_LOG,
 };
 
 #define MS_PER_S 1000u
@@ -91,8 +93,10 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
-	return loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
-			(uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
+				    (uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+	access_log_flush(); /* the last iteration's lines */
+	return r;
 }
 
 /* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
@@ -171,6 +175,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return EXIT_USAGE;
 	}
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+	enum exit_code logged = access_log_open(plan.opts.access_log, auxv);
+	if (logged != EXIT_OK) /* before the socket, like --root */
+		return logged;
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
 		enum exit_code loaded = file_cache_load(

@@ -19,6 +19,8 @@ enum exit_code {
 	EXIT_STOP_AGAIN = 13, /* graceful stop: a second SIGTERM or SIGINT ended it at once */
 	EXIT_WORKERS = 14,   /* --workers: the supervisor could not share the counters,
 			      * create its signal descriptor or fork */
+	EXIT_ACCESS_LOG = 15, /* --access-log: the file could not be opened, or stdout made
+			       * non-blocking */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 

@@ -7,6 +7,7 @@
  * share of one wait per batch of ready connections. */
 #include "common/loop.h"
 
+#include "common/access_log.h"
 #include "common/conn.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
@@ -202,6 +203,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		int fd;
 		while ((fd = idle_next_expired()) != IDLE_NONE)
 			conn_expire(fd);
+		access_log_flush(); /* this iteration's lines, in one write */
 		/* A closed connection freed a descriptor; a timeout may mean one did elsewhere. */
 		if (r == EXIT_OK && listener_parked && (conn_slots_freed() || n == 0))
 			r = listener_set_parked(0);

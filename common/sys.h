@@ -149,6 +149,24 @@ static inline long sys_openat(int dirfd, const char *path, int flags)
 	return syscall4(__NR_openat, dirfd, (long)path, flags, 0);
 }
 
+/* int openat(int dirfd, const char *pathname, int flags, mode_t mode); with O_CREAT. */
+static inline long sys_openat_mode(int dirfd, const char *path, int flags, unsigned mode)
+{
+	return syscall4(__NR_openat, dirfd, (long)path, flags, mode);
+}
+
+/* int fcntl(int fd, int cmd, long arg): the F_GETFL/F_SETFL/F_SETFD forms. */
+static inline long sys_fcntl(int fd, int cmd, long arg)
+{
+	return syscall3(__NR_fcntl, fd, cmd, arg);
+}
+
+/* int getpeername(int fd, struct sockaddr *addr, socklen_t *addrlen); */
+static inline long sys_getpeername(int fd, void *addr, uint32_t *addrlen)
+{
+	return syscall3(__NR_getpeername, fd, (long)addr, (long)addrlen);
+}
+
 /* ssize_t getdents64(int fd, void *dirp, size_t count); */
 static inline long sys_getdents64(int fd, void *dirp, size_t count)
 {
@@ -196,11 +214,6 @@ static inline long sys_getpid(void)
 	return syscall0(__NR_getpid);
 }
 
-/* int fcntl(int fd, int cmd, ... long arg); */
-static inline long sys_fcntl(int fd, int cmd, long arg)
-{
-	return syscall3(__NR_fcntl, fd, cmd, arg);
-}
 
 /* int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen); */
 static inline long sys_getsockopt(int fd, int level, int optname, void *optval,

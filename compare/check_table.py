@@ -44,7 +44,10 @@ def wants_value(key, column, result, declared_peers):
     tier = column in result["tiers"]
     files_row = any(key.endswith("/" + s["name"]) and "file" in s for s in load.SCENARIOS)
     if not tier:
-        return key in declared_peers
+        return column in declared_peers.get(key, ())
+    if (key.endswith("/" + load.LOGGED_SCENARIO["name"])
+            and column not in result["details"]["access_log_tiers"]):
+        return False
     if files_row and column not in result["details"]["files_served_by"]:
         return False
     if key.startswith("syscalls/"):  # from /metrics: the routed tiers only
@@ -56,7 +59,9 @@ def wants_value(key, column, result, declared_peers):
 
 def check_rows(result, rows, markdown, declared):
     columns = result["columns"]
-    declared_peers = {key for key, _, _, peers_have, _ in declared if peers_have}
+    # row key -> the peers that have it
+    declared_peers = {key: (table.PEERS if peers_have is True else peers_have)
+                      for key, _, _, peers_have, _ in declared if peers_have}
     check([row["key"] for row in rows] == [d[0] for d in declared],
           "rows in the declared order")
     for row in rows:
@@ -78,7 +83,7 @@ def check_rows(result, rows, markdown, declared):
                   % (key, column, value))
             if key.startswith("cpu/"):
                 check(value > 0, "%s / %s: the server used CPU" % (key, column))
-            if "ratio_to_nginx" in row and key in declared_peers:
+            if "ratio_to_nginx" in row and "nginx" in declared_peers.get(key, ()):
                 for base in ("nginx", "best_peer"):
                     r = row["ratio_to_" + base].get(column)
                     check(is_number(r) and r > 0, "%s / %s ratio to %s > 0 (%r)"

@@ -55,20 +55,21 @@ STATIC_ROWS = [
 ]
 
 
-def load_rows(scenarios):
+def load_rows(scenarios, peers=True):
     """Per scenario: (key, label, unit, the peers have it, better). Requests/s, p99,
     server CPU per request (with its user / system split) and, for the routed tiers,
-    syscalls per request from the daemon's counters."""
+    syscalls per request from the daemon's counters. peers: True (every peer has the
+    figures) or the names of the peers that do."""
     rows = []
     for s in scenarios:
         name = s["name"]
-        rows.append(("rps/" + name, "requests/s, %s" % name, "req/s", True, HIGHER))
+        rows.append(("rps/" + name, "requests/s, %s" % name, "req/s", peers, HIGHER))
         if s.get("latency", True):
-            rows.append(("p99/" + name, "p99 latency, %s" % name, "us", True, LOWER))
+            rows.append(("p99/" + name, "p99 latency, %s" % name, "us", peers, LOWER))
         rows += [
-            ("cpu/" + name, "server CPU µs per request, %s" % name, "us", True, LOWER),
+            ("cpu/" + name, "server CPU µs per request, %s" % name, "us", peers, LOWER),
             ("cpu_split/" + name, "user / system µs per request, %s" % name, "split",
-             True, None),
+             peers, None),
             ("syscalls/" + name, "syscalls per request (daemon counters), %s" % name,
              "count", False, LOWER),
         ]
@@ -85,7 +86,7 @@ def measured_rows(scenarios):
          "the same, shorter request (`Host: x`)", "count", False, LOWER),
         ("syscalls_per_request", "syscalls per request (strace -f -c)", "count", True,
          LOWER),
-    ] + load_rows(scenarios) + [
+    ] + load_rows(scenarios) + load_rows([load.LOGGED_SCENARIO], load.LOGGED_PEERS) + [
         ("success_share", "lowest success share over the load scenarios", "share", True,
          HIGHER),
         ("first_response_us", "exec to first response, median (hyperfine)", "us", True,
@@ -172,8 +173,8 @@ def build_rows(declared, values, columns, section):
         key, label, unit, peers_have_it = declared_row[:4]
         better = declared_row[4] if len(declared_row) > 4 else None
         row_values = {c: values.get(key, {}).get(c) for c in columns}
-        if not peers_have_it:
-            for peer in PEERS:
+        for peer in PEERS:
+            if not (peers_have_it is True or (peers_have_it and peer in peers_have_it)):
                 row_values[peer] = None
         row = {"key": key, "label": label, "unit": unit, "section": section,
                "better": better, "values": row_values}
@@ -240,6 +241,11 @@ def collect(args):
                                   parallel=quick)
             details["wrk_pinned"] = {}
             load_values(loaded, pinned, details["wrk_pinned"], wrk_text, "pinned")
+        log("load with the access log on: %s" % load.LOGGED_SCENARIO["name"])
+        logged = load.measure_logged(serving, peers, duration, rounds, log=log,
+                                     parallel=quick)
+        load_values(logged, values, details["wrk"], wrk_text, "access log on")
+        details["access_log_tiers"] = [name for name, _, files in serving if files]
         log("workers: full with --workers 1 and 2, nginx with 1 and 2 worker processes")
         full = dict(tier_manifest.binaries(tiers))["full"]
         worker_results, distribution = workers.measure(
@@ -341,6 +347,11 @@ def render_markdown(result):
         "Instructions and syscalls per request: wrk's request (`GET /`, `Host`, "
         "`Connection: close`), N sequential connections minus a start-up-only run "
         "(bench/counts.py); the shorter request sends `Host: x`.",
+        "Access log on: the same keep-alive c=64 load on fresh servers that log every "
+        "request to a file: the tiers with `--access-log FILE` (%s; one write per loop "
+        "iteration), nginx with `access_log FILE` (combined format, its default: one write "
+        "per request); the other peers do not take part. What logging costs is the row's "
+        "difference to the `keep-alive c=64` row." % ", ".join(d["access_log_tiers"]),
     ]
     if d["quick"]:
         lines.append("--quick run: short measurements, figures are rough.")

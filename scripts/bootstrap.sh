@@ -29,6 +29,7 @@ packages=(
 	clang            # test/fuzz: libFuzzer targets (clang -fsanitize=fuzzer)
 	libclang-rt-dev  # ... and their runtime: libclang_rt.fuzzer, asan, ubsan
 	systemd          # systemd-socket-activate (activation tests), systemd-analyze verify (packaging/)
+	prometheus       # promtool (checks the /metrics exposition) and a real server that scrapes it
 )
 
 missing=()
@@ -45,11 +46,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Debian's nginx, h2o and lighttpd packages may start a service on port 80 when installed
+# Debian's nginx, h2o, lighttpd and prometheus packages may start a service on port 80 when installed
 # (where an init system runs). apollod's benchmarks start their own copies on free
 # loopback ports with generated configs, so a system service only competes for the CPUs
 # and the port: stop it and keep it from starting at boot.
-for service in nginx h2o lighttpd; do
+for service in nginx h2o lighttpd prometheus; do
 	if [ -x "/etc/init.d/$service" ]; then
 		"/etc/init.d/$service" stop >/dev/null 2>&1 || true
 		update-rc.d "$service" disable >/dev/null 2>&1 || true

@@ -253,6 +253,51 @@ TEST(CliTest, RootAndDotfiles)
 	EXPECT_EQ(opts.max_files, 1u);
 }
 
+// The path flags (BEHAVIOUR 2): --root and --access-log, off by default, a non-empty
+// word each, only with their accept bit.
+TEST(CliTest, PathFlags)
+{
+	const unsigned both = CLI_ACCEPT_LISTEN | CLI_ACCEPT_ROOT | CLI_ACCEPT_ACCESS_LOG;
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		unsigned accept;
+		bool ok;
+		const char *root = nullptr, *access_log = nullptr; // when ok
+	} cases[] = {
+		{"defaults: both off", {}, both, true},
+		{"--access-log FILE", {"--access-log", "/var/log/a.log"}, both, true, nullptr,
+		 "/var/log/a.log"},
+		{"--access-log -", {"--access-log", "-"}, both, true, nullptr, "-"},
+		{"--access-log=FILE and --root", {"--access-log=a.log", "--root", "/srv"}, both, true,
+		 "/srv", "a.log"},
+		{"last wins", {"--access-log", "a", "--access-log", "b"}, both, true, nullptr, "b"},
+		{"--access-log empty", {"--access-log="}, both, false},
+		{"--access-log missing value", {"--access-log"}, both, false},
+		{"--root empty", {"--root", ""}, both, false},
+		{"no --access-log without its bit", {"--access-log", "a"},
+		 CLI_ACCEPT_LISTEN | CLI_ACCEPT_ROOT, false},
+		{"--access-log with a suffix", {"--access-logs", "a"}, both, false},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		// ParseGuarded's words are gone once it returns: the paths point into them.
+		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
+		if (!c.ok)
+			continue;
+		std::vector<std::string> words = {"apollod"};
+		words.insert(words.end(), c.args.begin(), c.args.end());
+		std::vector<char *> argv;
+		for (std::string &w : words)
+			argv.push_back(w.data());
+		ASSERT_EQ(cli_parse((int)argv.size(), argv.data(), c.accept, &opts), 1);
+		EXPECT_EQ(opts.root ? std::string(opts.root) : "<none>", c.root ? c.root : "<none>");
+		EXPECT_EQ(opts.access_log ? std::string(opts.access_log) : "<none>",
+			  c.access_log ? c.access_log : "<none>");
+	}
+}
+
 TEST(CliTest, FormatAnnounce)
 {
 	const struct {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/counters.h"
+#include "common/http_request.h"
 #include "common/metrics.h"
 #include "common/responses.h"
 #include "common/routes.h"
@@ -121,7 +122,7 @@ void ExpectMetricsResponseInForm(const std::string &expected_body, enum conn_for
 				 const char *connection)
 {
 	GuardedBuffer out(METRICS_BUFFER_SIZE);
-	struct rendered_response r = build_metrics(out.mutable_data(), form);
+	struct rendered_response r = build_metrics(out.mutable_data(), form, METRICS_PLAIN);
 	ASSERT_GE(r.bytes, out.data());
 	ASSERT_LE(r.head_len, r.total_len);
 	ASSERT_LE(r.bytes + r.total_len, out.data() + out.size());
@@ -213,6 +214,78 @@ TEST(MetricsTest, AllZero)
 TEST(MetricsTest, FitsItsBufferWithEveryCounterAtMax)
 {
 	ExpectMetricsResponse(SetCountersAndExpectBody([](int) { return UINT64_MAX; }));
+}
+
+// The Prometheus form with every counter at its largest still fits its buffer (which ends
+// at a guard page), and every sample line of it carries the value it names.
+TEST(MetricsTest, PrometheusFormFitsItsBufferWithEveryCounterAtMax)
+{
+	for (int id = 0; id < COUNTER_COUNT; id++)
+		apollod_counters.value[id] = UINT64_MAX;
+	apollod_counters.value[C_connections_closed] = 0; // open connections: UINT64_MAX too
+	for (const auto &f : kForms) {
+		SCOPED_TRACE(f.connection);
+		GuardedBuffer out(METRICS_BUFFER_SIZE);
+		struct rendered_response r =
+			build_metrics(out.mutable_data(), f.form, METRICS_PROMETHEUS);
+		ASSERT_LE(r.bytes + r.total_len, out.data() + out.size());
+		std::string head(r.bytes, r.head_len);
+		std::string body(r.bytes + r.head_len, r.total_len - r.head_len);
+		ExpectWellFormed(head, body.size(), f.connection);
+		EXPECT_NE(body.find("apollod_open_connections 18446744073709551615\n"),
+			  std::string::npos) << body;
+		EXPECT_NE(body.find("# TYPE apollod_responses_total counter\n"), std::string::npos);
+		EXPECT_EQ(body.back(), '\n');
+	}
+}
+
+// Which /metrics requests get the Prometheus form: one row per rule of BEHAVIOUR 7.
+TEST(MetricsTest, FormWantedByQueryOrAccept)
+{
+	const struct {
+		const char *label;
+		const char *head;
+		enum metrics_format want;
+	} cases[] = {
+		{"no Accept", "GET /metrics HTTP/1.1\r\n\r\n", METRICS_PLAIN},
+		{"*/*", "GET /metrics HTTP/1.1\r\nAccept: */*\r\n\r\n", METRICS_PLAIN},
+		{"text/plain without version", "GET /metrics HTTP/1.1\r\nAccept: text/plain\r\n\r\n",
+		 METRICS_PLAIN},
+		{"text/plain, other version",
+		 "GET /metrics HTTP/1.1\r\nAccept: text/plain;version=1.0.0\r\n\r\n", METRICS_PLAIN},
+		{"0.0.4", "GET /metrics HTTP/1.1\r\nAccept: text/plain;version=0.0.4\r\n\r\n",
+		 METRICS_PROMETHEUS},
+		{"0.0.4 with spaces, case and q",
+		 "GET /metrics HTTP/1.1\r\naccept: Text/Plain ; q=0.5 ; Version=0.0.4\r\n\r\n",
+		 METRICS_PROMETHEUS},
+		{"openmetrics",
+		 "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n",
+		 METRICS_PROMETHEUS},
+		{"Prometheus 2.42's own Accept",
+		 "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0,"
+		 "application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,"
+		 "*/*;q=0.1\r\n\r\n",
+		 METRICS_PROMETHEUS},
+		{"second Accept line", "GET /metrics HTTP/1.1\r\nAccept: text/html\r\n"
+		 "Accept: text/plain; version=0.0.4\r\n\r\n", METRICS_PROMETHEUS},
+		{"a longer type", "GET /metrics HTTP/1.1\r\nAccept: text/plainx;version=0.0.4\r\n\r\n",
+		 METRICS_PLAIN},
+		{"query", "GET /metrics?format=prometheus HTTP/1.1\r\n\r\n", METRICS_PROMETHEUS},
+		{"query, second parameter", "GET /metrics?a=1&format=prometheus HTTP/1.1\r\n\r\n",
+		 METRICS_PROMETHEUS},
+		{"query, other value", "GET /metrics?format=prometheusx HTTP/1.1\r\n\r\n", METRICS_PLAIN},
+		{"query, other name", "GET /metrics?xformat=prometheus HTTP/1.1\r\n\r\n", METRICS_PLAIN},
+		{"empty query", "GET /metrics? HTTP/1.1\r\n\r\n", METRICS_PLAIN},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		GuardedBuffer in{std::string(c.head)};
+		struct http_request req;
+		ASSERT_EQ(parse_request(in.data(), in.size(), &req), PARSE_COMPLETE);
+		EXPECT_EQ(metrics_format_wanted(&req.line, in.data() + req.line.line_len,
+						req.headers.block_len),
+			  c.want);
+	}
 }
 
 TEST(RoutesTest, MatchIsExactOnThePath)

@@ -785,6 +785,7 @@ const std::vector<std::string> kSlowClientCounterNames = {
 const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
 // The 301 of --root's /dir (BEHAVIOUR 10.4); counted in every routed tier.
 const std::vector<std::string> kRedirectCounterNames = {"responses_301"};
+const std::vector<std::string> kAccessLogCounterNames = {"log_lines_dropped"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -804,6 +805,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kRedirectCounterNames.begin(),
 			     kRedirectCounterNames.end());
+	if (HasFeature("routes")) // every routed tier has the access log
+		names.insert(names.end(), kAccessLogCounterNames.begin(),
+			     kAccessLogCounterNames.end());
 	return names;
 }
 
