@@ -4,15 +4,17 @@
 # /proc/PID/stat over the same window. Prints requests/s, syscalls per request and server
 # CPU microseconds per request. Loopback only; bounded by wrk's duration.
 #
-# Usage: bench/uring_focus.sh BINARY [C] [DURATION] [PIPELINE_DEPTH]
+# Usage: [PORT=N] bench/uring_focus.sh BINARY [C] [DURATION] [PIPELINE_DEPTH]
 #   PIPELINE_DEPTH > 1 uses bench/wrk_pipeline.lua (that many GET / per write).
+#   PORT: the loopback port (default: derived from the shell's pid); bench/uring_ab.py
+#   passes one the kernel just handed out.
 set -eu
 bin=$1
 conns=${2:-64}
 duration=${3:-5}
 depth=${4:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-port=$((20000 + $$ % 20000))
+port=${PORT:-$((20000 + $$ % 20000))}
 "$bin" --listen 127.0.0.1:$port >/dev/null 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
