@@ -42,8 +42,9 @@ struct conn_io {
  * whatever happens, and a cancel that finds nothing has nothing to do. No connection token
  * has this value (its low half is a descriptor below CONN_SLOTS). */
 #define URING_IGNORE_TOKEN 0xfffffffffffffffdull
-STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN && URING_IGNORE_TOKEN != LISTENER_TOKEN,
-	      "a dropped failure must not pass for the signal poll's or the listener's report");
+STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
+		      URING_IGNORE_TOKEN - LISTENER_TOKEN_BASE >= LISTENERS_MAX,
+	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
 #ifndef URING_RECV_POLL_FIRST /* a measurement switch: 0 tries every recv at once */
 #define URING_RECV_POLL_FIRST 1
