@@ -199,64 +199,11 @@ TEST(CliTest, DeadlineAndTableFlags)
 	}
 }
 
-// --root and --dotfiles (BEHAVIOUR 2, 10.2): --dotfiles is a word without a value, and
-// only a tier that takes --root knows it.
-TEST(CliTest, RootAndDotfiles)
+// The --root flags and --access-log (BEHAVIOUR 2, 10.2, 14): --root and --access-log take
+// a non-empty word, --dotfiles none, --max-files a number; each only with its accept bit.
+TEST(CliTest, RootAndAccessLogFlags)
 {
-	const struct {
-		const char *label;
-		std::vector<std::string> args;
-		unsigned accept;
-		bool ok;
-		const char *root = nullptr; // when ok
-		uint8_t dotfiles = 0;
-	} cases[] = {
-		{"neither", {}, CLI_ACCEPT_ROOT, true, nullptr, 0},
-		{"--root only", {"--root", "/srv"}, CLI_ACCEPT_ROOT, true, "/srv", 0},
-		{"--root and --dotfiles", {"--root=/srv", "--dotfiles"}, CLI_ACCEPT_ROOT, true, "/srv",
-		 1},
-		{"--dotfiles first", {"--dotfiles", "--root", "d"}, CLI_ACCEPT_ROOT, true, "d", 1},
-		{"--dotfiles with a value", {"--dotfiles=yes"}, CLI_ACCEPT_ROOT, false},
-		{"--dotfiles prefix", {"--dotfile"}, CLI_ACCEPT_ROOT, false},
-		{"--dotfiles longer", {"--dotfilesx"}, CLI_ACCEPT_ROOT, false},
-		{"tier without --root", {"--dotfiles"}, CLI_ACCEPT_LISTEN, false},
-		{"--max-files 0", {"--max-files", "0"}, CLI_ACCEPT_ROOT, false},
-		{"--max-files over its bound", {"--max-files", "16777217"}, CLI_ACCEPT_ROOT, false},
-		{"--max-files not a number", {"--max-files", "many"}, CLI_ACCEPT_ROOT, false},
-		{"--max-files without --root's tier", {"--max-files", "5"}, CLI_ACCEPT_LISTEN, false},
-	};
-	for (const auto &c : cases) {
-		SCOPED_TRACE(c.label);
-		struct cli_options opts;
-		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
-		if (!c.ok)
-			continue;
-		// opts.root pointed into ParseGuarded's words, gone now: parse again over words
-		// that live on.
-		std::vector<std::string> words = {"apollod"};
-		words.insert(words.end(), c.args.begin(), c.args.end());
-		std::vector<char *> argv;
-		for (std::string &w : words)
-			argv.push_back(&w[0]);
-		ASSERT_EQ(cli_parse((int)argv.size(), argv.data(), c.accept, &opts), 1);
-		if (c.root)
-			EXPECT_STREQ(opts.root, c.root);
-		else
-			EXPECT_EQ(opts.root, nullptr);
-		EXPECT_EQ(opts.dotfiles, c.dotfiles);
-		EXPECT_EQ(opts.max_files, CLI_DEFAULT_MAX_FILES);
-	}
-	struct cli_options opts;
-	ASSERT_EQ(ParseGuarded({"--max-files", "16777216"}, CLI_ACCEPT_ROOT, &opts), 1);
-	EXPECT_EQ(opts.max_files, CLI_MAX_FILES_MAX);
-	ASSERT_EQ(ParseGuarded({"--max-files=1"}, CLI_ACCEPT_ROOT, &opts), 1);
-	EXPECT_EQ(opts.max_files, 1u);
-}
-
-// The path flags (BEHAVIOUR 2): --root and --access-log, off by default, a non-empty
-// word each, only with their accept bit.
-TEST(CliTest, PathFlags)
-{
+	const unsigned root = CLI_ACCEPT_ROOT;
 	const unsigned both = CLI_ACCEPT_LISTEN | CLI_ACCEPT_ROOT | CLI_ACCEPT_ACCESS_LOG;
 	const struct {
 		const char *label;
@@ -264,8 +211,20 @@ TEST(CliTest, PathFlags)
 		unsigned accept;
 		bool ok;
 		const char *root = nullptr, *access_log = nullptr; // when ok
+		uint8_t dotfiles = 0;
 	} cases[] = {
-		{"defaults: both off", {}, both, true},
+		{"neither", {}, both, true},
+		{"--root only", {"--root", "/srv"}, root, true, "/srv"},
+		{"--root and --dotfiles", {"--root=/srv", "--dotfiles"}, root, true, "/srv", nullptr, 1},
+		{"--dotfiles first", {"--dotfiles", "--root", "d"}, root, true, "d", nullptr, 1},
+		{"--dotfiles with a value", {"--dotfiles=yes"}, root, false},
+		{"--dotfiles prefix", {"--dotfile"}, root, false},
+		{"--dotfiles longer", {"--dotfilesx"}, root, false},
+		{"tier without --root", {"--dotfiles"}, CLI_ACCEPT_LISTEN, false},
+		{"--max-files 0", {"--max-files", "0"}, root, false},
+		{"--max-files over its bound", {"--max-files", "16777217"}, root, false},
+		{"--max-files not a number", {"--max-files", "many"}, root, false},
+		{"--max-files without --root's tier", {"--max-files", "5"}, CLI_ACCEPT_LISTEN, false},
 		{"--access-log FILE", {"--access-log", "/var/log/a.log"}, both, true, nullptr,
 		 "/var/log/a.log"},
 		{"--access-log -", {"--access-log", "-"}, both, true, nullptr, "-"},
@@ -282,10 +241,11 @@ TEST(CliTest, PathFlags)
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
 		struct cli_options opts;
-		// ParseGuarded's words are gone once it returns: the paths point into them.
 		ASSERT_EQ(ParseGuarded(c.args, c.accept, &opts), c.ok ? 1 : 0);
 		if (!c.ok)
 			continue;
+		// The paths pointed into ParseGuarded's words, gone now: parse again over words
+		// that live on.
 		std::vector<std::string> words = {"apollod"};
 		words.insert(words.end(), c.args.begin(), c.args.end());
 		std::vector<char *> argv;
@@ -295,7 +255,14 @@ TEST(CliTest, PathFlags)
 		EXPECT_EQ(opts.root ? std::string(opts.root) : "<none>", c.root ? c.root : "<none>");
 		EXPECT_EQ(opts.access_log ? std::string(opts.access_log) : "<none>",
 			  c.access_log ? c.access_log : "<none>");
+		EXPECT_EQ(opts.dotfiles, c.dotfiles);
+		EXPECT_EQ(opts.max_files, CLI_DEFAULT_MAX_FILES);
 	}
+	struct cli_options opts;
+	ASSERT_EQ(ParseGuarded({"--max-files", "16777216"}, root, &opts), 1);
+	EXPECT_EQ(opts.max_files, CLI_MAX_FILES_MAX);
+	ASSERT_EQ(ParseGuarded({"--max-files=1"}, root, &opts), 1);
+	EXPECT_EQ(opts.max_files, 1u);
 }
 
 TEST(CliTest, FormatAnnounce)
