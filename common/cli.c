@@ -152,6 +152,21 @@ static void set_defaults(struct cli_options *opts)
 	opts->root = 0;
 	opts->dotfiles = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
+	opts->header_count = 0;
+}
+
+/* Tries argv[*i] as --header (repeatable). Returns 1 when it was one and was kept, 0 when
+ * it was not one, -1 when its value is missing or one too many was given. */
+static int parse_header_flag(int argc, char **argv, int *i, struct cli_options *opts)
+{
+	int matched;
+	const char *v = flag_value(argc, argv, i, "--header", &matched);
+	if (!matched)
+		return 0;
+	if (!v || opts->header_count == CLI_HEADERS_MAX)
+		return -1;
+	opts->headers[opts->header_count++] = v;
+	return 1;
 }
 
 /* Returns 1 when arg is exactly the flag word (one that takes no value). */
@@ -190,6 +205,13 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 				opts->root = v;
 				continue;
 			}
+		}
+		if (accept & CLI_ACCEPT_HEADER) {
+			int header = parse_header_flag(argc, argv, &i, opts);
+			if (header < 0)
+				return 0;
+			if (header)
+				continue;
 		}
 		int number = parse_number_flag(argc, argv, &i, accept, opts);
 		if (number != 1)

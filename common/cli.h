@@ -24,6 +24,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 #define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
 #define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
+#define CLI_HEADERS_MAX 32               /* --header given at most this often */
 
 /* What the command line asked for. */
 struct cli_options {
@@ -38,6 +39,8 @@ struct cli_options {
 	const char *root;            /* --root DIR, or NULL */
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
+	uint32_t header_count;       /* --header words in headers[], in order */
+	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
 };
 
 /* Which flags a tier accepts. */
@@ -47,6 +50,7 @@ struct cli_options {
 #define CLI_ACCEPT_MAX_CONNECTIONS 0x8
 #define CLI_ACCEPT_WORKERS 0x10       /* --workers */
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
+#define CLI_ACCEPT_HEADER 0x40        /* --header 'Name: value', repeatable */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */

@@ -1,4 +1,4 @@
-/* vDSO lookup and the monotonic clock (see clock.h).
+/* vDSO lookup, the monotonic clock and the wall clock's seconds (see clock.h).
  *
  * The vDSO is a complete ELF shared object in memory, section headers included, so the
  * lookup walks SHT_DYNSYM and its linked string table instead of the hash tables. A
@@ -62,12 +62,25 @@ int clock_init(const uint64_t *auxv)
 	return vdso_clock_gettime != 0;
 }
 
-uint64_t clock_now_ms(void)
+/* Reads clock `id` through the vDSO when clock_init found it, else the syscall. */
+static struct k_timespec clock_read(int id)
 {
 	struct k_timespec ts = {0, 0};
 	if (vdso_clock_gettime)
-		vdso_clock_gettime(K_CLOCK_MONOTONIC, &ts);
+		vdso_clock_gettime(id, &ts);
 	else
-		sys_clock_gettime(K_CLOCK_MONOTONIC, &ts);
+		sys_clock_gettime(id, &ts);
+	return ts;
+}
+
+uint64_t clock_now_ms(void)
+{
+	struct k_timespec ts = clock_read(K_CLOCK_MONOTONIC);
 	return (uint64_t)ts.tv_sec * MS_PER_S + (uint64_t)ts.tv_nsec / NS_PER_MS;
+}
+
+uint64_t clock_now_unix_s(void)
+{
+	struct k_timespec ts = clock_read(K_CLOCK_REALTIME);
+	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 0;
 }

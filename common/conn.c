@@ -9,6 +9,8 @@
 #include "common/conn.h"
 
 #include "common/counters.h"
+#include "common/date_field.h"
+#include "common/extra_fields.h"
 #include "common/http_request.h"
 #include "common/idle.h"
 #include "common/metrics.h"
@@ -22,8 +24,9 @@
  * deadline (armed when the linger starts, not moved by what it discards). */
 #define LINGER_MAX (256u * 1024u)
 
-/* Entries one response can take in the queue: a file response is its head and its body. */
-#define RESPONSE_IOV_MAX 2
+/* Entries one response can take in the queue: its head up to the Date field, the Date
+ * tail (date_field.h), the --header block when there is one (extra_fields.h), its body. */
+#define RESPONSE_IOV_MAX 4
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
@@ -80,6 +83,9 @@ static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
 static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
+/* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
+ * queued (a short send) is never rewritten under it by the next second's render. */
+static char conn_date[CONN_SLOTS][DATE_TAIL_LEN];
 static file_lookup_fn find_file;
 static int slots_freed;   /* a connection closed since conn_slots_freed() last asked */
 static uint32_t open_max; /* --max-connections */
@@ -171,6 +177,24 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 	iov->iov_len = len;
 }
 
+/* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
+ * line and the --header block (which brings its own empty line) spliced before its empty
+ * line, then body_len bytes at body; the caller checked there is room for
+ * RESPONSE_IOV_MAX entries. */
+static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
+			       const char *body, uint64_t body_len)
+{
+	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
+	if (extra_fields_len) {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
+		conn_push(fd, c, extra_fields_block, extra_fields_len);
+	} else {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN);
+	}
+	if (body_len)
+		conn_push(fd, c, body, body_len);
+}
+
 static inline void count_if(uint8_t id)
 {
 	if (id != ANSWER_NO_COUNTER)
@@ -190,22 +214,31 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a)
 	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
-	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the mapping itself */
-		conn_push(fd, c, a->file->head[a->form], a->file->head_len[a->form]);
-		if (!a->head_only && a->file->size)
-			conn_push(fd, c, a->file->body, a->file->size);
-	} else if (a->kind == ANSWER_REDIRECT) {
-		uint32_t head_len;
-		size_t n = render_redirect(conn_scratch[fd], a->target, a->path_len,
-					   a->target_len, a->form, &head_len);
-		conn_push(fd, c, conn_scratch[fd], a->head_only ? head_len : n);
+	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the snapshot itself */
+		const struct cached_file *f = a->file;
+		conn_push_response(fd, c, f->head[a->form], f->head_len[a->form], f->body,
+				   a->head_only ? 0 : f->size);
+		return;
+	}
+	const char *bytes;
+	uint32_t head_len, total_len;
+	if (a->kind == ANSWER_REDIRECT) {
+		bytes = conn_scratch[fd];
+		total_len = (uint32_t)render_redirect(conn_scratch[fd], a->target, a->path_len,
+						      a->target_len, a->form, &head_len);
 	} else if (a->kind == ANSWER_METRICS) {
 		struct rendered_response r = build_metrics(conn_scratch[fd], a->form);
-		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);
+		bytes = r.bytes;
+		head_len = r.head_len;
+		total_len = r.total_len;
 	} else {
 		const struct static_response *sr = &static_responses[a->form][a->response];
-		conn_push(fd, c, sr->bytes, a->head_only ? sr->head_len : sr->total_len);
+		bytes = sr->bytes;
+		head_len = sr->head_len;
+		total_len = sr->total_len;
 	}
+	conn_push_response(fd, c, bytes, head_len, bytes + head_len,
+			   a->head_only ? 0 : total_len - head_len);
 }
 
 /* Discards the previous request's body bytes that are in the buffer. Returns the bytes
@@ -226,6 +259,8 @@ static uint32_t conn_skip_body(struct conn *c)
 static void conn_answer_pending(int fd, struct conn *c)
 {
 	char *buf = conn_buffer[fd];
+	if (c->out_count == 0) /* nothing queued still points at the slot's tail */
+		date_tail_copy(conn_date[fd]);
 	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
 	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
 		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
@@ -436,7 +471,9 @@ static void conn_answer_timeout(int fd, struct conn *c)
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
-	conn_push(fd, c, r->bytes, r->total_len);
+	date_tail_copy(conn_date[fd]);
+	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
+			   r->total_len - r->head_len);
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);
 }

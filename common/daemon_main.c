@@ -2,11 +2,13 @@
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
 #include "common/cli.h"
+#include "common/clock.h"
 #include "common/conn.h"
 #include "common/console.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/exit_codes.h"
+#include "common/extra_fields.h"
 #include "common/file_cache.h"
 #include "common/idle.h"
 #include "common/listener.h"
@@ -20,7 +22,7 @@
 static const char usage[] =
 	"usage: apollod [--listen ADDR:PORT] [--idle-timeout SECONDS] [--header-timeout SECONDS]"
 	" [--send-timeout SECONDS] [--max-connections N] [--root DIR [--dotfiles] [--max-files N]] [--workers N|auto]"
-	" [--drain-timeout SECONDS] [--help]\n";
+	" [--drain-timeout SECONDS] [--header 'NAME: VALUE']... [--help]\n";
 
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
@@ -74,6 +76,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		return opened;
 	uint64_t deadline_ms[IDLE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
+	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
 	return loop_run(plan->listen_fd[index], (int)signal_fd,
@@ -103,6 +106,23 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 	return workers_run(n, (int)signal_fd, plan->listen_fd, serve, plan);
 }
 
+/* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
+ * EXIT_USAGE after one stderr line naming the refused word and why. */
+static enum exit_code setup_extra_fields(const struct cli_options *opts)
+{
+	uint32_t bad = 0;
+	enum extra_field_problem p = extra_fields_setup(opts->headers, opts->header_count, &bad);
+	if (p == EXTRA_OK)
+		return EXIT_OK;
+	const char *word = opts->headers[bad], *why = extra_field_reasons[p];
+	write_stderr(LITERAL("apollod: --header '"));
+	write_stderr(word, cstr_len(word));
+	write_stderr(LITERAL("': "));
+	write_stderr(why, cstr_len(why));
+	write_stderr(LITERAL("\n"));
+	return EXIT_USAGE;
+}
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	(void)envp;
@@ -111,10 +131,12 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	int done = startup_options(argc, argv,
 				   CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 					   CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS |
-					   CLI_ACCEPT_DRAIN_TIMEOUT,
+					   CLI_ACCEPT_DRAIN_TIMEOUT | CLI_ACCEPT_HEADER,
 				   LITERAL(usage), &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
+	if (setup_extra_fields(&plan.opts) != EXIT_OK)
+		return EXIT_USAGE;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	set_descriptor_limit();
 	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */

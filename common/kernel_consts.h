@@ -27,6 +27,7 @@
 /* The bit of signal sig in a kernel sigset_t (signals count from 1). */
 #define K_SIGBIT(sig) (1ull << ((sig) - 1))
 #define K_SIG_IGN 1
+#define K_CLOCK_REALTIME 0
 #define K_CLOCK_MONOTONIC 1
 #define K_RLIMIT_NOFILE 7
 #define K_STDOUT 1
