@@ -180,10 +180,13 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 /* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
  * line and the --header block (which brings its own empty line) spliced before its empty
  * line, then body_len bytes at body; the caller checked there is room for
- * RESPONSE_IOV_MAX entries. */
+ * RESPONSE_IOV_MAX entries. The slot's Date copy is refreshed only when nothing queued
+ * points at it: once per batch of responses. */
 static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
 			       const char *body, uint64_t body_len)
 {
+	if (c->out_count == 0)
+		date_tail_copy(conn_date[fd]);
 	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
 	if (extra_fields_len) {
 		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
@@ -259,8 +262,6 @@ static uint32_t conn_skip_body(struct conn *c)
 static void conn_answer_pending(int fd, struct conn *c)
 {
 	char *buf = conn_buffer[fd];
-	if (c->out_count == 0) /* nothing queued still points at the slot's tail */
-		date_tail_copy(conn_date[fd]);
 	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
 	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
 		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
@@ -471,7 +472,6 @@ static void conn_answer_timeout(int fd, struct conn *c)
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
-	date_tail_copy(conn_date[fd]);
 	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
 			   r->total_len - r->head_len);
 	c->phase = CONN_P_ANSWERED;
