@@ -170,6 +170,7 @@ enum flag_kind {
 	FLAG_NUMBER,  /* a whole number 1..max (or "auto"): a uint32_t */
 	FLAG_ADDRESS, /* ADDR:PORT: the struct k_sockaddr_in */
 	FLAG_PATH,    /* a non-empty word: a const char * */
+	FLAG_HEADER,  /* a word kept for extra_fields.h to check: appended to headers[] */
 };
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new
@@ -206,6 +207,8 @@ static const struct flag_row flag_rows[] = {
 	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
 	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
+	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
+	 "none", CLI_ACCEPT_HEADER, FLAG_HEADER, 0, 0, FIELD(headers)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -239,6 +242,9 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 		return 1;
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
+	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
+		opts->headers[opts->header_count++] = v;
+		return 1;
 	default: /* FLAG_PATH */
 		if (!*v)
 			return 0;
@@ -267,8 +273,10 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 		const char *v = flag_value(argc, argv, i, r->flag, &matched);
 		if (!matched)
 			continue;
-		int full = r->kind == FLAG_ADDRESS &&
-			   opts->listen_count == (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1);
+		int full = (r->kind == FLAG_ADDRESS &&
+			    opts->listen_count ==
+				    (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1)) ||
+			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX);
 		if (!full && store_value(r, v, opts))
 			return 1;
 		opts->problem = full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
@@ -310,6 +318,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->dotfiles = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
 	opts->access_log = 0;
+	opts->header_count = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;

@@ -24,6 +24,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 #define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
 #define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
+#define CLI_HEADERS_MAX 32               /* --header given at most this often */
 
 #define CLI_LISTEN_MAX 8          /* --listen addresses */
 
@@ -49,6 +50,8 @@ struct cli_options {
 	uint8_t problem;             /* CLI_PROBLEM_* */
 	const char *problem_word;    /* the word at fault (argv[i]) */
 	const char *problem_flag;    /* the flag it is the value of, or NULL */
+	uint32_t header_count;       /* --header words in headers[], in order */
+	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
 };
 
 /* Why cli_parse refused the command line. */
@@ -66,6 +69,7 @@ struct cli_options {
 #define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
 #define CLI_ACCEPT_LISTEN_MANY 0x40   /* --listen up to CLI_LISTEN_MAX times, not once */
 #define CLI_ACCEPT_ACCESS_LOG 0x80    /* --access-log */
+#define CLI_ACCEPT_HEADER 0x100       /* --header 'Name: value', repeatable */
 /* --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into

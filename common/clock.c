@@ -1,4 +1,4 @@
-/* vDSO lookup and the monotonic clock (see clock.h).
+/* vDSO lookup, the monotonic clock and the wall clock's seconds (see clock.h).
  *
  * The vDSO is a complete ELF shared object in memory, section headers included, so the
  * lookup walks SHT_DYNSYM and its linked string table instead of the hash tables. A
@@ -85,4 +85,11 @@ uint64_t clock_now_us(void)
 	struct k_timespec ts;
 	clock_read(K_CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * US_PER_S + (uint64_t)ts.tv_nsec / NS_PER_US;
+}
+
+uint64_t clock_now_unix_s(void)
+{
+	struct k_timespec ts;
+	clock_read(K_CLOCK_REALTIME, &ts);
+	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 0;
 }

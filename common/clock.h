@@ -1,4 +1,4 @@
-/* Monotonic milliseconds (and the other clocks) without a syscall: clock_gettime through the vDSO that the
+/* Monotonic milliseconds and wall-clock seconds without a syscall: clock_gettime through the vDSO that the
  * kernel maps into every process (its address is AT_SYSINFO_EHDR in the auxiliary
  * vector), with the raw syscall as the fallback when there is no vDSO. */
 #ifndef APOLLOD_COMMON_CLOCK_H
@@ -25,6 +25,9 @@ uint64_t clock_now_us(void);
 /* Reads clock clockid (K_CLOCK_*) into *ts through the vDSO when clock_init found it,
  * else by the raw syscall. */
 void clock_read(int clockid, struct k_timespec *ts);
+/* CLOCK_REALTIME in whole seconds since the Unix epoch (0 for a clock set before 1970),
+ * through the same vDSO entry: the Date field's source (date_field.h). */
+uint64_t clock_now_unix_s(void);
 
 APOLLOD_EXTERN_C_END
 

@@ -10,6 +10,8 @@
 
 #include "common/access_log.h"
 #include "common/counters.h"
+#include "common/date_field.h"
+#include "common/extra_fields.h"
 #include "common/http_request.h"
 #include "common/idle.h"
 #include "common/metrics.h"
@@ -23,8 +25,9 @@
  * deadline (armed when the linger starts, not moved by what it discards). */
 #define LINGER_MAX (256u * 1024u)
 
-/* Entries one response can take in the queue: a file response is its head and its body. */
-#define RESPONSE_IOV_MAX 2
+/* Entries one response can take in the queue: its head up to the Date field, the Date
+ * tail (date_field.h), the --header block when there is one (extra_fields.h), its body. */
+#define RESPONSE_IOV_MAX 4
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
@@ -81,6 +84,9 @@ static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
 static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
 static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
+/* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
+ * queued (a short send) is never rewritten under it by the next second's render. */
+static char conn_date[CONN_SLOTS][DATE_TAIL_LEN];
 static file_lookup_fn find_file;
 static int slots_freed;   /* a connection closed since conn_slots_freed() last asked */
 static uint32_t open_max; /* --max-connections */
@@ -172,6 +178,27 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 	iov->iov_len = len;
 }
 
+/* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
+ * line and the --header block (which brings its own empty line) spliced before its empty
+ * line, then body_len bytes at body; the caller checked there is room for
+ * RESPONSE_IOV_MAX entries. The slot's Date copy is refreshed only when nothing queued
+ * points at it: once per batch of responses. */
+static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
+			       const char *body, uint64_t body_len)
+{
+	if (c->out_count == 0)
+		date_tail_copy(conn_date[fd]);
+	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
+	if (extra_fields_len) {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
+		conn_push(fd, c, extra_fields_block, extra_fields_len);
+	} else {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN);
+	}
+	if (body_len)
+		conn_push(fd, c, body, body_len);
+}
+
 static inline void count_if(uint8_t id)
 {
 	if (id != ANSWER_NO_COUNTER)
@@ -186,7 +213,6 @@ static inline void count_if(uint8_t id)
 static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 			     enum metrics_format format, struct text_span request_line)
 {
-	uint64_t body; /* the response body's length, for the access log */
 	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
 	counter_add((enum counter_id)a->status_counter, 1);
@@ -195,26 +221,33 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
-	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the mapping itself */
-		conn_push(fd, c, a->file->head[a->form], a->file->head_len[a->form]);
-		body = a->head_only ? 0 : a->file->size;
-		if (body)
-			conn_push(fd, c, a->file->body, body);
-	} else if (a->kind == ANSWER_REDIRECT) {
-		uint32_t head_len;
-		size_t n = render_redirect(conn_scratch[fd], a->target, a->path_len,
-					   a->target_len, a->form, &head_len);
-		conn_push(fd, c, conn_scratch[fd], a->head_only ? head_len : n);
-		body = a->head_only ? 0 : n - head_len;
+	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the snapshot itself */
+		const struct cached_file *f = a->file;
+		uint64_t file_body = a->head_only ? 0 : f->size; /* logged as sent */
+		conn_push_response(fd, c, f->head[a->form], f->head_len[a->form], f->body,
+				   file_body);
+		access_log_request(fd, request_line, a->status_counter, file_body);
+		return;
+	}
+	const char *bytes;
+	uint32_t head_len, total_len;
+	if (a->kind == ANSWER_REDIRECT) {
+		bytes = conn_scratch[fd];
+		total_len = (uint32_t)render_redirect(conn_scratch[fd], a->target, a->path_len,
+						      a->target_len, a->form, &head_len);
 	} else if (a->kind == ANSWER_METRICS) {
 		struct rendered_response r = build_metrics(conn_scratch[fd], a->form, format);
-		conn_push(fd, c, r.bytes, a->head_only ? r.head_len : r.total_len);
-		body = a->head_only ? 0 : r.total_len - r.head_len;
+		bytes = r.bytes;
+		head_len = r.head_len;
+		total_len = r.total_len;
 	} else {
 		const struct static_response *sr = &static_responses[a->form][a->response];
-		conn_push(fd, c, sr->bytes, a->head_only ? sr->head_len : sr->total_len);
-		body = a->head_only ? 0 : sr->total_len - sr->head_len;
+		bytes = sr->bytes;
+		head_len = sr->head_len;
+		total_len = sr->total_len;
 	}
+	uint32_t body = a->head_only ? 0 : total_len - head_len;
+	conn_push_response(fd, c, bytes, head_len, bytes + head_len, body);
 	access_log_request(fd, request_line, a->status_counter, body);
 }
 
@@ -455,7 +488,8 @@ static void conn_answer_timeout(int fd, struct conn *c)
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
-	conn_push(fd, c, r->bytes, r->total_len);
+	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
+			   r->total_len - r->head_len);
 	struct text_span no_request = {0, 0};
 	access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
 	c->phase = CONN_P_ANSWERED;

@@ -4,11 +4,13 @@
 #include "common/access_log.h"
 #include "common/activation.h"
 #include "common/cli.h"
+#include "common/clock.h"
 #include "common/conn.h"
 #include "common/console.h"
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/exit_codes.h"
+#include "common/extra_fields.h"
 #include "common/file_cache.h"
 #include "common/idle.h"
 #include "common/listener.h"
@@ -28,7 +30,7 @@ static const struct program routed = {
 	"apollod", APOLLOD_TIER_NAME,
 	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
-		CLI_ACCEPT_ACCESS_LOG,
+		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER,
 };
 
 #define MS_PER_S 1000u
@@ -91,6 +93,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		return opened;
 	uint64_t deadline_ms[IDLE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
+	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
@@ -162,6 +165,23 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 			   (plan->passed ? 1 : n) * CLI_LISTEN_MAX, serve, plan);
 }
 
+/* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
+ * EXIT_USAGE after one stderr line naming the refused word and why. */
+static enum exit_code setup_extra_fields(const struct cli_options *opts)
+{
+	uint32_t bad = 0;
+	enum extra_field_problem p = extra_fields_setup(opts->headers, opts->header_count, &bad);
+	if (p == EXTRA_OK)
+		return EXIT_OK;
+	const char *word = opts->headers[bad], *why = extra_field_reasons[p];
+	write_stderr(LITERAL("apollod: --header '"));
+	write_stderr(word, cstr_len(word));
+	write_stderr(LITERAL("': "));
+	write_stderr(why, cstr_len(why));
+	write_stderr(LITERAL("\n"));
+	return EXIT_USAGE;
+}
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	static struct serve_plan plan; /* outlives the fork: the workers read it */
@@ -169,6 +189,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	int done = startup_options(argc, argv, &routed, &plan.opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
+	if (setup_extra_fields(&plan.opts) != EXIT_OK)
+		return EXIT_USAGE;
 	plan.passed = activation_count(envp, sys_getpid(), CLI_LISTEN_MAX);
 	if (plan.passed < 0) {
 		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));

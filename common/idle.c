@@ -10,7 +10,7 @@ struct idle_state idle_state;
 
 void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS])
 {
-	clock_init(auxv);
+	(void)auxv; /* daemon_main found the vDSO clock already (clock_init) */
 	for (int k = 0; k < IDLE_KINDS; k++)
 		deadline_init(&idle_state.queue[k], timeout_ms[k]);
 	for (int s = 0; s < IDLE_SLOTS; s++)

@@ -6,8 +6,8 @@
  * FIFO (deadline.h) that stays sorted by itself; a slot sits in at most one of them. The
  * loop waits until the earliest of the three heads. Monotonic time comes from the vDSO
  * (clock.h), read once per loop iteration. Without deadlines (the nodeadline tier) every
- * call below is an empty inline that the compiler removes, and neither the queues nor the
- * clock is linked: the way the Linux kernel's coding style stubs out a configuration
+ * call below is an empty inline that the compiler removes, and the queues are not linked
+ * (the clock is: the Date field reads it, date_field.h): the way the Linux kernel's coding style stubs out a configuration
  * (section 21, conditional compilation).
  *
  * A slot is the connection's descriptor, 0 <= slot < DEADLINE_SLOTS. */
@@ -50,8 +50,9 @@ struct idle_state {
 };
 extern struct idle_state idle_state;
 
-/* Finds the vDSO clock through auxv (may be NULL), empties the queues and sets the length
- * of each kind's deadlines, timeout_ms[kind] (milliseconds, > 0). Reads the clock once. */
+/* Expects clock_init to have run (daemon_main). auxv is unused (kept for the stub's
+ * shape). Empties the queues and sets the length of each kind's deadlines,
+ * timeout_ms[kind] (milliseconds, > 0). Reads the clock once. */
 void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS]);
 
 /* Reads the clock: once per loop iteration, after the wait. */

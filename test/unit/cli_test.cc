@@ -265,6 +265,26 @@ TEST(CliTest, RootAndAccessLogFlags)
 	EXPECT_EQ(opts.max_files, 1u);
 }
 
+// --header is repeatable, kept in order and unchecked (extra_fields.h checks the words);
+// a missing value, one word too many, or a tier without it is a usage error.
+TEST(CliTest, HeaderRepeats)
+{
+	struct cli_options opts;
+	ASSERT_EQ(ParseGuarded({"--header", "A: 1", "--header=B: 2"}, CLI_ACCEPT_HEADER, &opts), 1);
+	EXPECT_EQ(opts.header_count, 2u);
+	ASSERT_EQ(ParseGuarded({}, CLI_ACCEPT_HEADER, &opts), 1);
+	EXPECT_EQ(opts.header_count, 0u);
+	EXPECT_EQ(ParseGuarded({"--header"}, CLI_ACCEPT_HEADER, &opts), 0);
+	EXPECT_EQ(ParseGuarded({"--header", "A: 1"}, CLI_ACCEPT_LISTEN, &opts), 0);
+	std::vector<std::string> many;
+	for (int i = 0; i <= CLI_HEADERS_MAX; i++)
+		many.insert(many.end(), {"--header", "X: " + std::to_string(i)});
+	EXPECT_EQ(ParseGuarded(many, CLI_ACCEPT_HEADER, &opts), 0);
+	many.resize(many.size() - 2);
+	ASSERT_EQ(ParseGuarded(many, CLI_ACCEPT_HEADER, &opts), 1);
+	EXPECT_EQ(opts.header_count, static_cast<uint32_t>(CLI_HEADERS_MAX));
+}
+
 TEST(CliTest, FormatAnnounce)
 {
 	const struct {

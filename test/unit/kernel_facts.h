@@ -24,7 +24,7 @@
 	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \
 	X(K_WNOHANG, WNOHANG)                                                           \
 	X(K_SIG_IGN, SIG_IGN)                                                           \
-	X(K_CLOCK_REALTIME, CLOCK_REALTIME)                                            \
+	X(K_CLOCK_REALTIME, CLOCK_REALTIME)                                             \
 	X(K_CLOCK_MONOTONIC, CLOCK_MONOTONIC)                                           \
 	X(K_RLIMIT_NOFILE, RLIMIT_NOFILE)                                               \
 	X(K_STDOUT, STDOUT_FILENO)                                                      \

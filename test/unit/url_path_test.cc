@@ -52,8 +52,9 @@ TEST(UrlPathTest, Decode)
 		url_path_outcome got = url_path_decode(in.data(), row.in.size(),
 						       out.mutable_data(), row.cap, &len);
 		EXPECT_EQ(got, row.outcome);
-		if (row.outcome == URL_PATH_OK)
+		if (row.outcome == URL_PATH_OK) {
 			EXPECT_EQ(std::string(out.data(), len), row.out);
+		}
 	}
 }
 

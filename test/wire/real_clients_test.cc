@@ -89,8 +89,9 @@ TEST_F(RealClientTest, CurlHeadMatchesGetHead)
 	REQUIRE_FEATURE("routes");
 	for (const char *target : {"/", "/health", "/nope"}) {
 		SCOPED_TRACE(target);
-		std::string head = Curl({"-I"}, target);
-		HttpResponse get = ParseResponse(Curl({"-i"}, target));
+		// curl's output is not filtered: the two Dates may be a second apart
+		std::string head = WithoutDates(Curl({"-I"}, target));
+		HttpResponse get = ParseResponse(WithoutDates(Curl({"-i"}, target)));
 		ASSERT_TRUE(get.parsed) << get.error;
 		EXPECT_EQ(head, get.head);
 	}

@@ -124,7 +124,7 @@ TEST_P(SnapshotTest, ClientsOnlyEverSeeTheStartUpBytes)
 	ASSERT_TRUE(GetParam().apply(file)) << "changing the file: " << strerror(errno);
 	Received rest = ReadUntilClose(fd, kTimeoutMs);
 	close(fd);
-	got += rest.bytes;
+	got = WithoutDates(got) + rest.bytes; // the first read holds the whole head
 	EXPECT_TRUE(rest.eof) << "no EOF after the response in flight";
 	EXPECT_TRUE(got == expected) << "in flight: got " << got.size() << " bytes, want "
 				     << expected.size();

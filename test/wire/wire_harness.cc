@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <time.h>
@@ -403,6 +404,94 @@ bool SendAll(int fd, const std::string &data)
 	return true;
 }
 
+bool IsImfFixdate(const std::string &s)
+{
+	struct tm t = {};
+	const char *end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &t);
+	if (s.size() != 29 || end != s.c_str() + s.size())
+		return false;
+	time_t back = timegm(&t); // normalises: a 31 Feb or a wrong weekday would differ
+	struct tm again = {};
+	char out[64];
+	gmtime_r(&back, &again);
+	size_t n = strftime(out, sizeof(out), "%a, %d %b %Y %H:%M:%S GMT", &again);
+	return std::string(out, n) == s;
+}
+
+// "\r\nDate: " + IMF-fixdate + "\r\n": the line the filter takes out (from "Date").
+constexpr char kDateLead[] = "\r\nDate: ";
+constexpr size_t kDateLeadLen = sizeof(kDateLead) - 1;
+constexpr size_t kDateLineLen = kDateLeadLen + 29 + 2;
+static_assert(kDateLineLen == 2 + kDateLineBytes, "the CRLF before the line, then the line");
+
+// Moves r->pending to r->bytes, dropping every well-formed Date line (see Received) and
+// holding back a tail that may still become one (all of it at the end of the stream).
+static void StripDates(Received *r, bool end)
+{
+	std::string &in = r->pending;
+	size_t at = 0;
+	for (;;) {
+		size_t p = in.find(kDateLead, at);
+		if (p == std::string::npos || p + kDateLineLen > in.size())
+			break;
+		std::string date = in.substr(p + kDateLeadLen, 29);
+		bool ok = IsImfFixdate(date) && in.compare(p + kDateLineLen - 2, 2, "\r\n") == 0;
+		r->bytes.append(in, at, p + 2 - at); // through the CRLF before the field
+		at = p + 2;
+		if (ok) {
+			at = p + kDateLineLen;
+			r->dates++;
+		}
+	}
+	size_t keep = in.size(); // the earliest CRLF that a Date line may still follow
+	for (size_t q = in.size() > at + kDateLineLen ? in.size() - kDateLineLen : at;
+	     !end && q < in.size(); q++) {
+		size_t n = std::min(in.size() - q, kDateLeadLen);
+		// a CRLF right after a CRLF ends a head: no field follows it
+		bool ends_head = q >= 2 ? in.compare(q - 2, 2, "\r\n") == 0
+					: q == 0 && r->bytes.size() >= 2 &&
+						  r->bytes.compare(r->bytes.size() - 2, 2, "\r\n") == 0;
+		if (!ends_head && in.compare(q, n, kDateLead, n) == 0) {
+			keep = q;
+			break;
+		}
+	}
+	r->bytes.append(in, at, keep - at);
+	in.erase(0, keep);
+}
+
+SmallSite::SmallSite(const std::string &text)
+{
+	char name[] = "/tmp/apollod-site-XXXXXX";
+	if (mkdtemp(name) == nullptr || chmod(name, 0755) != 0) {
+		ADD_FAILURE() << "mkdtemp: " << strerror(errno);
+		return;
+	}
+	path_ = name;
+	std::ofstream(path_ + "/f.txt") << text;
+	if (mkdir((path_ + "/sub").c_str(), 0755) != 0)
+		ADD_FAILURE() << "mkdir: " << strerror(errno);
+}
+
+SmallSite::~SmallSite()
+{
+	if (path_.empty())
+		return;
+	unlink((path_ + "/f.txt").c_str());
+	rmdir((path_ + "/sub").c_str());
+	rmdir(path_.c_str());
+}
+
+std::string WithoutDates(const std::string &raw, size_t *dates)
+{
+	Received r;
+	r.pending = raw;
+	StripDates(&r, true);
+	if (dates)
+		*dates = r.dates;
+	return r.bytes;
+}
+
 // Reads once from fd into r. Returns false when the stream ended (EOF or reset) or an
 // unexpected error occurred; true for data or "try again".
 static bool ReadOnce(int fd, Received *r)
@@ -410,16 +499,17 @@ static bool ReadOnce(int fd, Received *r)
 	static thread_local char buf[kReadChunk];
 	ssize_t n = recv(fd, buf, sizeof(buf), 0);
 	if (n > 0) {
-		r->bytes.append(buf, static_cast<size_t>(n));
+		r->pending.append(buf, static_cast<size_t>(n));
+		StripDates(r, false);
 		return true;
 	}
-	if (n == 0) {
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n == 0)
 		r->eof = true;
-		return false;
-	}
-	if (errno == EINTR || errno == EAGAIN)
-		return true;
-	r->reset = true; // ECONNRESET, or anything else that ends the stream
+	else
+		r->reset = true; // ECONNRESET, or anything else that ends the stream
+	StripDates(r, true);
 	return false;
 }
 

@@ -183,7 +183,23 @@ struct Received {
 	bool timed_out = false; // neither happened within the time limit
 	bool shut_write = false; // the client shut its write side after its request: a
 				 // keep-alive answer may then end with the daemon closing
+	size_t dates = 0;        // Date fields checked (IMF-fixdate) and taken out of bytes
+	std::string pending;     // read, held back: it may be the start of a Date line
 };
+
+// Every read of the harness (Received, Client) passes through a filter that checks each
+// `Date: ` field line the daemon sends (the last field of every head, BEHAVIOUR 15) is
+// an IMF-fixdate and takes it out, so byte-exact expectations stay free of the clock;
+// Received::dates counts them. date_test.cc checks Date itself on raw bytes.
+// True if s (29 bytes) is an IMF-fixdate (RFC 9110 5.6.7) naming a real instant.
+bool IsImfFixdate(const std::string &s);
+
+// The bytes one Date field line takes on the wire: "Date: " + IMF-fixdate + CRLF.
+constexpr size_t kDateLineBytes = 37;
+
+// raw, read by a test's own loop, through the same filter: every complete, well-formed
+// Date line taken out. *dates, if given, receives how many.
+std::string WithoutDates(const std::string &raw, size_t *dates = nullptr);
 
 // Reads until EOF, a reset, or timeout_ms without completion (total, not per read).
 Received ReadUntilClose(int fd, int timeout_ms = 5000);
@@ -386,6 +402,21 @@ void CheckRawCase(int port, const RawCase &c);
 
 // Names a parametrized RawCase test by its label.
 std::string RawCaseName(const testing::TestParamInfo<RawCase> &info);
+
+// A fresh /tmp/apollod-site-XXXXXX (mode 0755) holding f.txt (text) and an empty sub/,
+// for --root: removed with them when the object goes. path() is "" when creation failed
+// (the test has failed non-fatally then).
+class SmallSite {
+public:
+	explicit SmallSite(const std::string &text);
+	~SmallSite();
+	SmallSite(const SmallSite &) = delete;
+	SmallSite &operator=(const SmallSite &) = delete;
+	const std::string &path() const { return path_; }
+
+private:
+	std::string path_;
+};
 
 // ---- Child programs ----
 
