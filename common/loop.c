@@ -94,11 +94,12 @@ static enum exit_code loop_signals(void)
 	}
 }
 
-/* With a stop under way: EXIT_OK once every connection has finished, EXIT_DRAIN_TIMEOUT
+/* With a stop under way: EXIT_OK once every connection has finished (and the backend
+ * can accept nothing more behind the loop's back), EXIT_DRAIN_TIMEOUT
  * when time is up, else -1 with *timeout_ms capped by the time left. */
 static int loop_stop_status(int *timeout_ms)
 {
-	if (conn_open_count() == 0)
+	if (conn_open_count() == 0 && backend_accepts_settled())
 		return EXIT_OK;
 	uint64_t now = stop_clock_ms();
 	if (now >= stop_by_ms)

@@ -214,7 +214,9 @@ void CloseLoad(int port, int64_t stop_at_ms, LoadResult *result)
 			result->ok++;
 		else
 			result->Fail("close client: got " + std::to_string(r.bytes.size()) +
-				     " bytes, reset " + std::to_string(r.reset) + ": " + r.bytes);
+				     " bytes, eof " + std::to_string(r.eof) + ", reset " +
+				     std::to_string(r.reset) + ", timed out " +
+				     std::to_string(r.timed_out) + ": " + r.bytes);
 	}
 }
 
