@@ -5,11 +5,9 @@
 #include "common/span.h"
 #include "common/sys.h"
 
-#define MAX_DIGITS_PID 10
 STATIC_ASSERT(K_SOCK_NONBLOCK == K_O_NONBLOCK, "socket(2) and fcntl(2) agree on the flag");
 
-/* The value of variable `name` (with its '=', name_len bytes) in envp, or NULL. */
-static const char *env_value(char *const *envp, const char *name, size_t name_len)
+const char *env_value(char *const *envp, const char *name, size_t name_len)
 {
 	for (; envp && *envp; envp++)
 		if (cstr_len(*envp) >= name_len && span_eq(*envp, name, name_len))
@@ -17,24 +15,23 @@ static const char *env_value(char *const *envp, const char *name, size_t name_le
 	return 0;
 }
 
-/* s as a decimal number of 1..MAX_DIGITS_PID digits and nothing else, or -1. */
-static long decimal(const char *s)
+long env_decimal(const char *s)
 {
 	long v = 0;
 	int n = 0;
 	for (; *s >= '0' && *s <= '9'; s++, n++)
-		if (n < MAX_DIGITS_PID)
+		if (n < ENV_DECIMAL_DIGITS_MAX)
 			v = v * 10 + (*s - '0');
-	return n == 0 || n > MAX_DIGITS_PID || *s ? -1 : v;
+	return n == 0 || n > ENV_DECIMAL_DIGITS_MAX || *s ? -1 : v;
 }
 
 int activation_count(char *const *envp, long pid, uint32_t max)
 {
 	const char *listen_pid = env_value(envp, LITERAL("LISTEN_PID="));
 	const char *listen_fds = env_value(envp, LITERAL("LISTEN_FDS="));
-	if (!listen_pid || decimal(listen_pid) != pid || !listen_fds)
+	if (!listen_pid || env_decimal(listen_pid) != pid || !listen_fds)
 		return 0;
-	long n = decimal(listen_fds);
+	long n = env_decimal(listen_fds);
 	return n >= 1 && n <= (long)max ? (int)n : -1;
 }
 

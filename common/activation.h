@@ -5,6 +5,7 @@
 #ifndef APOLLOD_COMMON_ACTIVATION_H
 #define APOLLOD_COMMON_ACTIVATION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/exit_codes.h"
@@ -14,6 +15,15 @@
 APOLLOD_EXTERN_C_BEGIN
 
 #define ACTIVATION_FIRST_FD 3 /* SD_LISTEN_FDS_START */
+
+#define ENV_DECIMAL_DIGITS_MAX 10 /* a pid or a descriptor count: below 2^32 */
+
+/* The value of variable `name` (with its '=', name_len bytes) in envp (NULL-terminated
+ * "NAME=value" words), or NULL. Pure. */
+const char *env_value(char *const *envp, const char *name, size_t name_len);
+
+/* s as a decimal number of 1..ENV_DECIMAL_DIGITS_MAX digits and nothing else, or -1. */
+long env_decimal(const char *s);
 
 /* How many sockets envp (NULL-terminated "NAME=value" words) passes to process pid: N
  * (1..max) when LISTEN_PID is pid in decimal and LISTEN_FDS is N; 0 when there is no

@@ -17,6 +17,11 @@ enum exit_code backend_open(void)
 	return EXIT_OK;
 }
 
+int backend_accepts_settled(void)
+{
+	return 1; /* accept4 is called by the loop: nothing is accepted behind its back */
+}
+
 long backend_watch_listener(uint32_t index, int fd, int on)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN_OF(index)};

@@ -176,6 +176,7 @@ static long uring_arm_accept(uint32_t i)
 	if (!sqe)
 		return -ENOMEM;
 	uring.accept_armed |= (uint8_t)(1u << i);
+	uring.accept_live |= (uint8_t)(1u << i);
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
 	sqe->accept_flags = K_SOCK_CLOEXEC;
 	return 0;
@@ -218,6 +219,11 @@ static long uring_arm_signals(void)
 	return 0;
 }
 
+int backend_accepts_settled(void)
+{
+	return !uring.accept_live && uring.accept_head == uring.accept_tail;
+}
+
 long backend_watch_signals(int fd)
 {
 	uring.signal_fd = fd;
@@ -239,8 +245,10 @@ static int uring_take_accept(const struct io_uring_cqe *cqe)
 {
 	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
 		return -1;
-	if (!(cqe->flags & IORING_CQE_F_MORE)) /* ended: re-armed when the queue is drained */
+	if (!(cqe->flags & IORING_CQE_F_MORE)) { /* ended: re-armed when the queue is drained */
 		uring.accept_armed &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
+		uring.accept_live &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
+	}
 	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
 		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
 	return 0;

@@ -55,6 +55,7 @@ enum conn_phase {
 #define CONN_F_CLOSE_AFTER 0x01 /* close once the queue is sent: parse nothing more */
 #define CONN_F_PEER_EOF 0x02    /* a read returned 0: no more input will come */
 #define CONN_F_LINGER 0x04      /* on close, unread input may remain: linger first */
+#define CONN_F_ANSWERED 0x08    /* a response was queued: not a fresh connection any more */
 
 /* One slot: 64 bytes, one cache line. */
 struct conn {
@@ -219,6 +220,7 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	c->in_start += a->consumed;
 	c->skip = a->skip;
 	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
+	c->flags |= CONN_F_ANSWERED;
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the snapshot itself */
@@ -462,8 +464,11 @@ void conn_stop(void)
 	stopping = 1;
 	for (int fd = 0; fd < CONN_SLOTS; fd++) {
 		struct conn *c = &conn_table[fd];
-		if (c->state == CONN_OPEN && c->out_count == 0)
-			conn_close(fd, c); /* nothing in flight: waiting, or mid-head */
+		/* Nothing in flight: waiting, or mid-head. A fresh connection keeps its
+		 * chance: its client sent, or is sending, a first request it expects an
+		 * answer to (a reload hands the listener over under load: BEHAVIOUR 11). */
+		if (c->state == CONN_OPEN && c->out_count == 0 && (c->flags & CONN_F_ANSWERED))
+			conn_close(fd, c);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "common/idle.h"
 #include "common/listener.h"
 #include "common/loop.h"
+#include "common/reload.h"
 #include "common/signals.h"
 #include "common/span.h"
 #include "common/start.h"
@@ -36,6 +37,7 @@ static const struct program routed = {
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
 STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
+STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
 
 /* Sets the soft RLIMIT_NOFILE to the descriptors the table indexes (CONN_SLOTS), or the
  * hard limit if that is lower (BEHAVIOUR 4): under Debian's soft 1024 the table would
@@ -70,7 +72,15 @@ struct serve_plan {
 	 * or with socket activation the passed ones, the same in every row */
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
+	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
 };
+
+/* Whether every worker serves the same sockets (passed by a service manager), rather than
+ * its own SO_REUSEPORT socket per address. */
+static int plan_shared(const struct serve_plan *plan)
+{
+	return plan->passed && plan->groups == 1;
+}
 
 /* Serving process `index`: its own backend, deadlines, connection table and signal
  * descriptor, then the loop on its listener. Returns the loop's exit code. */
@@ -80,10 +90,13 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	uint32_t workers = plan->opts.workers; /* resolved: 1..CLI_WORKERS_MAX */
 	uint32_t addresses = plan->opts.listen_count;
 	for (uint32_t i = 0; i < workers && workers > 1; i++)
-		for (uint32_t a = 0; a < addresses && i != index && !plan->passed; a++)
+		for (uint32_t a = 0; a < addresses && i != index && !plan_shared(plan); a++)
 			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
 							   * hold the others' listeners */
-	long signal_fd = signals_watch(SIGNALS_STOP, 1);
+	/* A single process reloads itself; a worker leaves that to its supervisor, which
+	 * passes on reload_handed_over's SIGIO. */
+	long signal_fd = signals_watch(
+		SIGNALS_STOP | (workers > 1 ? K_SIGBIT(K_SIGIO) : RELOAD_SIGNALS), 1);
 	if (sys_is_error(signal_fd)) {
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_EPOLL_CREATE;
@@ -96,9 +109,31 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
+	if (workers == 1)
+		reload_ready(); /* about to serve: the old image may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
 				    (uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
 	access_log_flush(); /* the last iteration's lines */
+	return r;
+}
+
+/* BEHAVIOUR 13.5, 14: serves the passed sockets, in plan->groups equal groups (a reload
+ * of --workers N passes worker i's sockets as group i; a service manager passes one group
+ * for all); their addresses replace opts.listen. Returns EXIT_OK or EXIT_LISTEN
+ * (reported). */
+static enum exit_code take_passed(struct serve_plan *plan)
+{
+	static union k_sockaddr addrs[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	static int fds[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	uint32_t per_group = (uint32_t)(plan->passed / plan->groups);
+	enum exit_code r = activation_take((uint32_t)plan->passed, BACKEND_LISTENER_FLAGS, addrs,
+					   fds);
+	plan->opts.listen_count = per_group;
+	for (uint32_t a = 0; a < per_group; a++)
+		plan->opts.listen[a] = addrs[a];
+	for (uint32_t i = 0; i < plan->opts.workers && r == EXIT_OK; i++)
+		for (uint32_t a = 0; a < per_group; a++)
+			plan->listen_fd[i][a] = fds[(plan->groups > 1 ? i * per_group : 0) + a];
 	return r;
 }
 
@@ -113,15 +148,8 @@ static enum exit_code open_listeners(struct serve_plan *plan)
 	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
 		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
 			plan->listen_fd[i][a] = -1;
-	if (plan->passed) { /* BEHAVIOUR 13.5: serve what the service manager opened */
-		plan->opts.listen_count = (uint32_t)plan->passed;
-		enum exit_code r = activation_take(plan->opts.listen_count, BACKEND_LISTENER_FLAGS,
-						   plan->opts.listen, group);
-		for (uint32_t i = 0; i < workers && r == EXIT_OK; i++)
-			for (uint32_t a = 0; a < plan->opts.listen_count; a++)
-				plan->listen_fd[i][a] = group[a];
-		return r;
-	}
+	if (plan->passed)
+		return take_passed(plan);
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
 		union k_sockaddr *addr = &plan->opts.listen[a];
 		enum exit_code r =
@@ -155,14 +183,36 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 		console_fail("mmap shared counters", 0, 0, r);
 		return EXIT_WORKERS;
 	}
-	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGHUP), 0);
+	long signal_fd = signals_watch(SIGNALS_STOP | RELOAD_SIGNALS, 0);
 	if (sys_is_error(signal_fd)) {
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_WORKERS;
 	}
-	/* Passed sockets are one set for all: the supervisor holds them once. */
-	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0],
-			   (plan->passed ? 1 : n) * CLI_LISTEN_MAX, serve, plan);
+	reload_ready(); /* the workers start at once: the old group may stop accepting */
+	/* Sockets a service manager passed are one set for all: the supervisor holds them
+	 * once. Otherwise row i is worker i's, and a reload passes row after row. */
+	uint32_t rows = plan_shared(plan) ? 1 : n;
+	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
+			   rows, serve, plan);
+}
+
+/* Reads LISTEN_FDS (and a reload's RELOAD_ENV_GROUPS) into plan->passed and
+ * plan->groups; with groups from a reload, they are the worker count. Returns EXIT_OK, or
+ * EXIT_USAGE after one line. */
+static enum exit_code passed_sockets(char **envp, struct serve_plan *plan)
+{
+	plan->groups = reload_listen_groups(CLI_WORKERS_MAX);
+	if (plan->groups > 0)
+		plan->passed = activation_count(envp, sys_getpid(),
+						CLI_LISTEN_MAX * (uint32_t)plan->groups);
+	if (plan->groups < 0 || plan->passed < 0 || plan->passed % plan->groups ||
+	    plan->passed / plan->groups > CLI_LISTEN_MAX) {
+		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));
+		return EXIT_USAGE;
+	}
+	if (plan->passed && plan->groups > 1)
+		plan->opts.workers = (uint32_t)plan->groups; /* the old group's count */
+	return EXIT_OK;
 }
 
 /* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
@@ -191,11 +241,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return done;
 	if (setup_extra_fields(&plan.opts) != EXIT_OK)
 		return EXIT_USAGE;
-	plan.passed = activation_count(envp, sys_getpid(), CLI_LISTEN_MAX);
-	if (plan.passed < 0) {
-		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));
+	reload_setup(argv, envp);
+	if (passed_sockets(envp, &plan) != EXIT_OK)
 		return EXIT_USAGE;
-	}
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
 	enum exit_code logged = access_log_open(plan.opts.access_log, auxv);
 	if (logged != EXIT_OK) /* before the socket, like --root */
@@ -219,5 +267,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return r;
 	for (uint32_t a = 0; a < plan.opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan.opts.listen[a]);
-	return say_stopped(workers > 1 ? supervise(workers, &plan) : serve(&plan, 0));
+	enum exit_code code = workers > 1 ? supervise(workers, &plan) : serve(&plan, 0);
+	reload_handed_over();
+	return say_stopped(code);
 }

@@ -77,6 +77,12 @@ enum exit_code backend_open(void);
  * Level-triggered: the loop may leave connections in the backlog. Returns 0 or -errno. */
 long backend_watch_listener(uint32_t index, int fd, int on);
 
+/* After every listener was unwatched: whether nothing accepted can still turn up (a
+ * completion backend: every multishot accept has posted its final CQE and the accepted
+ * descriptors were all taken). A stop waits for this before it ends, so that no accepted
+ * connection is closed unanswered at exit. Readiness backend: always 1. */
+int backend_accepts_settled(void);
+
 /* Watches the signal descriptor (signals.h), reported with SIGNAL_TOKEN until it is
  * closed. Returns 0 or -errno. */
 long backend_watch_signals(int fd);

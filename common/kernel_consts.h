@@ -21,6 +21,7 @@
 #define K_SIGPIPE 13
 #define K_SIGTERM 15
 #define K_SIGCHLD 17
+#define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
 #define K_SIG_BLOCK 0
 #define K_SIG_UNBLOCK 1
 #define K_WNOHANG 1
@@ -51,6 +52,10 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_F_GETFL 3
 #define K_F_SETFL 4
 #define K_O_NONBLOCK 04000
+#define K_F_SETOWN 8
+#define K_F_DUPFD_CLOEXEC 1030
+#define K_O_ASYNC 020000 /* FASYNC */
+#define K_O_CLOEXEC 02000000
 
 /* IPv6 (include/uapi/linux/in6.h, linux/socket.h, linux/in.h). */
 #define K_AF_INET6 10

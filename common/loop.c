@@ -12,6 +12,7 @@
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/idle.h"
+#include "common/reload.h"
 #include "common/signals.h"
 
 /* With the listener parked and nothing else to wake the loop, retry accept this often. */
@@ -35,6 +36,8 @@ static uint64_t stop_clock_ms(void)
 	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
+static enum exit_code accept_taken(void);
+
 /* The first stop signal: no new connections (the listeners are closed; with --workers
  * the others' copies keep them open), and connections without a response in flight
  * close. */
@@ -48,9 +51,24 @@ static void loop_begin_stop(void)
 			backend_watch_listener(i, listener_fd[i], 0);
 		counter_add(C_syscalls_total, 1);
 		sys_close(listener_fd[i]);
+		listener_fd[i] = -1;
 	}
 	listener_parked = 0;    /* nothing to unpark any more */
+	reload_abandon();       /* a stop is a stop: a new image half-started goes too */
 	conn_stop();
+	accept_taken();
+}
+
+/* SIGIO with no reload of ours under way: the image we replaced has exited
+ * (reload_handed_over). Watching every listener anew makes the backend look at its queue
+ * again. A failure leaves them parked: the park retry watches them again. */
+static void loop_rearm_listeners(void)
+{
+	for (uint32_t i = 0; i < listener_count; i++)
+		backend_watch_listener(i, listener_fd[i], 0);
+	for (uint32_t i = 0; i < listener_count; i++)
+		if (sys_is_error(backend_watch_listener(i, listener_fd[i], 1)))
+			listener_parked = 1;
 }
 
 /* Reads every pending signal. Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
@@ -61,6 +79,14 @@ static enum exit_code loop_signals(void)
 		long sig = signals_next(signal_fd);
 		if (sig <= 0) /* none left; a read error leaves the signal pending */
 			return EXIT_OK;
+		if (sig == K_SIGHUP && !stop_by_ms) /* BEHAVIOUR 17 */
+			reload_begin(listener_fd, listener_count, 1);
+		enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
+										: RELOAD_PENDING;
+		if (reload == RELOAD_READY && !stop_by_ms)
+			loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
+		if (sig == K_SIGIO && reload == RELOAD_IDLE && !stop_by_ms && !listener_parked)
+			loop_rearm_listeners();
 		if (sig != K_SIGTERM && sig != K_SIGINT)
 			continue;
 		if (stop_by_ms)
@@ -69,11 +95,12 @@ static enum exit_code loop_signals(void)
 	}
 }
 
-/* With a stop under way: EXIT_OK once every connection has finished, EXIT_DRAIN_TIMEOUT
+/* With a stop under way: EXIT_OK once every connection has finished (and the backend
+ * can accept nothing more behind the loop's back), EXIT_DRAIN_TIMEOUT
  * when time is up, else -1 with *timeout_ms capped by the time left. */
 static int loop_stop_status(int *timeout_ms)
 {
-	if (conn_open_count() == 0)
+	if (conn_open_count() == 0 && backend_accepts_settled())
 		return EXIT_OK;
 	uint64_t now = stop_clock_ms();
 	if (now >= stop_by_ms)
@@ -149,6 +176,21 @@ static enum exit_code accept_ready(int index)
 	}
 }
 
+/* During a stop: serves the connections the backend accepted before it stopped
+ * accepting (a completion backend's multishot accept may have taken some that are still
+ * queued, or whose completions arrive after the cancel; closing them unanswered would fail
+ * requests a reload promised to keep). backend_accept(-1) gives those, and only those: a
+ * readiness backend's accept4 on -1 fails with EBADF, the end. Returns EXIT_OK. */
+static enum exit_code accept_taken(void)
+{
+	long fd;
+	while (!conn_table_full() && !sys_is_error(fd = backend_accept(-1))) {
+		counter_add(C_connections_accepted, 1);
+		conn_open((int)fd);
+	}
+	return EXIT_OK;
+}
+
 /* Waits for the next reports: until the earliest deadline of any kind, no longer than
  * PARK_RETRY_MS while the listener is parked, and no longer than a stop may last.
  * Returns the count or -errno; with a stop under way, *done is its exit code once it is
@@ -169,8 +211,10 @@ static enum exit_code loop_dispatch(const backend_event *e)
 {
 	uint64_t token = backend_event_token(e);
 	int listener = listener_of_token(token);
+	if (listener >= 0 && stop_by_ms)
+		return accept_taken();
 	if (listener >= 0)
-		return stop_by_ms ? EXIT_OK : accept_ready(listener);
+		return accept_ready(listener);
 	if (token == SIGNAL_TOKEN)
 		return loop_signals();
 	conn_event(token, e);

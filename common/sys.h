@@ -196,6 +196,25 @@ static inline long sys_fork(void)
 	return syscall5(__NR_clone, K_SIGCHLD, 0, 0, 0, 0);
 }
 
+/* int pipe2(int pipefd[2], int flags); */
+static inline long sys_pipe2(int fds[2], int flags)
+{
+	return syscall2(__NR_pipe2, (long)fds, flags);
+}
+
+/* int dup3(int oldfd, int newfd, int flags); (aarch64 has no dup2; old == new is EINVAL) */
+static inline long sys_dup3(int oldfd, int newfd, int flags)
+{
+	return syscall3(__NR_dup3, oldfd, newfd, flags);
+}
+
+/* int execve(const char *path, char *const argv[], char *const envp[]); returns only on
+ * failure (-errno). */
+static inline long sys_execve(const char *path, char *const *argv, char *const *envp)
+{
+	return syscall3(__NR_execve, (long)path, (long)argv, (long)envp);
+}
+
 /* pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *rusage); */
 static inline long sys_wait4(int pid, int *status, int options)
 {

@@ -6,6 +6,7 @@
 #include "common/cli.h"
 #include "common/console.h"
 #include "common/counters.h"
+#include "common/reload.h"
 #include "common/signals.h"
 #include "common/sys.h"
 
@@ -46,8 +47,10 @@ static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 	if (pid == 0) {
 		sys_close(signal_fd); /* the worker reads its own signals */
 		sys_setpgid(0, 0);
-		/* SIGHUP keeps its default action in a worker, as in a single process: the
-		 * supervisor passes it on (there is no reload yet). */
+		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP sent to a worker directly
+		 * is ignored. Ignoring cannot fail for SIGHUP with a valid struct. */
+		struct k_sigaction ignore = {.handler = K_SIG_IGN};
+		sys_rt_sigaction(K_SIGHUP, &ignore, 0);
 		uint64_t hup = K_SIGBIT(K_SIGHUP);
 		sys_rt_sigprocmask(K_SIG_UNBLOCK, &hup, 0);
 		sys_exit_group(serve(ctx, (uint32_t)i));
@@ -73,6 +76,8 @@ static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn ser
 	int wstatus;
 	long pid;
 	while ((pid = sys_wait4(-1, &wstatus, K_WNOHANG)) > 0) {
+		if (reload_reaped(pid, wstatus))
+			continue; /* the reload's child: reload_poll reports it */
 		for (uint32_t i = 0; i < n; i++) {
 			if (worker_pid[i] != pid)
 				continue;
@@ -93,8 +98,34 @@ static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn ser
 	return live;
 }
 
+/* Closes the supervisor's copies of the listeners (at the first stop). */
+static void close_listeners(const int *listen_fd, uint32_t listen_fds)
+{
+	for (uint32_t i = 0; i < listen_fds; i++)
+		if (listen_fd[i] >= 0)
+			sys_close(listen_fd[i]);
+}
+
+/* What sig asks of the supervisor: 1 for a graceful stop (SIGTERM, SIGINT, or a reload
+ * whose new group is ready), 0 for nothing more. A HUP starts a reload with the
+ * listeners; SIGIO and SIGCHLD may finish one. */
+static int supervisor_signal(long sig, uint32_t n, const int *listen_fd, uint32_t listen_fds,
+			     uint32_t groups)
+{
+	if (sig == K_SIGHUP)
+		reload_begin(listen_fd, listen_fds, groups);
+	enum reload_state reload = RELOAD_PENDING;
+	if (sig == K_SIGIO || sig == K_SIGCHLD)
+		reload = reload_poll();
+	if (sig == K_SIGIO && reload == RELOAD_IDLE)
+		signal_all(n, K_SIGIO); /* from the group we replaced: re-arm (reload.h) */
+	if (reload == RELOAD_READY)
+		return 1;
+	return sig == K_SIGTERM || sig == K_SIGINT;
+}
+
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
-			   uint32_t listen_fds, worker_main_fn serve, void *ctx)
+			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		long pid = spawn((int)i, signal_fd, serve, ctx);
@@ -105,19 +136,18 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 		}
 	}
 	enum exit_code status = EXIT_OK;
-	int stops = 0; /* stop signals received */
+	int stops = 0; /* stop signals received (a ready reload counts as one) */
 	for (;;) {
 		long sig = signals_next(signal_fd);
-		if (sig == K_SIGHUP) { /* ends every worker, then the supervisor (status 129) */
-			signal_all(n, K_SIGHUP);
+		if (sig == K_SIGHUP && stops)
+			sig = 0; /* stopping: no reload any more */
+		if (supervisor_signal(sig, n, listen_fd, listen_fds, groups)) {
+			if (!stops)
+				close_listeners(listen_fd, listen_fds);
+			reload_abandon(); /* after a ready one: nothing under way */
 			stops++;
-		}
-		if (sig == K_SIGTERM || sig == K_SIGINT) {
-			for (uint32_t i = 0; i < listen_fds && !stops; i++)
-				if (listen_fd[i] >= 0)
-					sys_close(listen_fd[i]);
-			stops++;
-			signal_all(n, (int)sig); /* a second one stops the workers at once too */
+			/* a second one stops the workers at once too */
+			signal_all(n, sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
 		}
 		uint32_t live = reap(n, stops > 0, signal_fd, serve, ctx, &status);
 		if (live == 0)

@@ -20,6 +20,7 @@
 	X(K_SIGPIPE, SIGPIPE)                                                           \
 	X(K_SIGTERM, SIGTERM)                                                           \
 	X(K_SIGCHLD, SIGCHLD)                                                           \
+	X(K_SIGIO, SIGIO)                                                               \
 	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
 	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \
 	X(K_WNOHANG, WNOHANG)                                                           \
@@ -42,6 +43,10 @@
 	X(K_F_GETFL, F_GETFL)                                                           \
 	X(K_F_SETFL, F_SETFL)                                                           \
 	X(K_O_NONBLOCK, O_NONBLOCK)                                                     \
+	X(K_F_SETOWN, F_SETOWN)                                                         \
+	X(K_F_DUPFD_CLOEXEC, F_DUPFD_CLOEXEC)                                           \
+	X(K_O_ASYNC, O_ASYNC)                                                           \
+	X(K_O_CLOEXEC, O_CLOEXEC)                                                       \
 	X(K_AF_INET6, AF_INET6)                                                         \
 	X(K_IPPROTO_IPV6, IPPROTO_IPV6)                                                 \
 	X(K_IPV6_V6ONLY, IPV6_V6ONLY)                                                   \

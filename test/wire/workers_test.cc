@@ -198,23 +198,6 @@ TEST(WorkersTest, KilledWorkerIsReplaced)
 	EXPECT_EQ(FetchMetrics(daemon.port())["workers_restarted"], 1u);
 }
 
-// SIGHUP (no reload yet) ends the workers as it ends a single process, and then the
-// supervisor: nothing is left serving the port.
-TEST(WorkersTest, SighupEndsWorkersAndSupervisor)
-{
-	REQUIRE_FEATURE("workers");
-	Daemon daemon;
-	std::vector<pid_t> workers;
-	START_TWO_WORKERS(daemon, workers);
-	ASSERT_EQ(kill(daemon.pid(), SIGHUP), 0);
-	int status = 0;
-	ASSERT_TRUE(daemon.WaitExit(5000, &status)) << "the supervisor outlived SIGHUP";
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 129);
-	for (pid_t w : workers)
-		EXPECT_NE(kill(w, 0), 0) << "worker " << w << " still runs";
-}
-
 // A directory with one file of `size` bytes, removed with the object.
 class BigFileRoot {
 public:
