@@ -21,6 +21,7 @@
 #define K_SIGPIPE 13
 #define K_SIGTERM 15
 #define K_SIGCHLD 17
+#define K_CLONE_VFORK 0x4000 /* clone: the caller waits for the child's execve or exit */
 #define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
 #define K_SIG_BLOCK 0
 #define K_SIG_UNBLOCK 1

@@ -151,7 +151,11 @@ enum reload_state reload_begin(const int *fds, uint32_t count, uint32_t groups)
 		console_fail("reload: pipe", 0, 0, r);
 		return RELOAD_IDLE;
 	}
-	long pid = sys_fork();
+	/* CLONE_VFORK: this process waits (microseconds) until the child has exec'd, so it
+	 * closes no connection while the child still holds a copy of its descriptor: a
+	 * socket closed in that window would really close, input and all, only at the
+	 * child's execve, and a client could read a reset instead of its answer. */
+	long pid = sys_fork_until_exec();
 	if (pid == 0)
 		child_exec(passed, n, groups, pipe_fds[1]);
 	sys_close(pipe_fds[1]); /* the child's copy alone: its exit ends the input */

@@ -196,6 +196,14 @@ static inline long sys_fork(void)
 	return syscall5(__NR_clone, K_SIGCHLD, 0, 0, 0, 0);
 }
 
+/* fork with CLONE_VFORK: the child gets its own copy of memory as with fork, and the
+ * caller is suspended until the child calls execve or exits (clone(2)). Returns as
+ * sys_fork. */
+static inline long sys_fork_until_exec(void)
+{
+	return syscall5(__NR_clone, K_CLONE_VFORK | K_SIGCHLD, 0, 0, 0, 0);
+}
+
 /* int pipe2(int pipefd[2], int flags); */
 static inline long sys_pipe2(int fds[2], int flags)
 {

@@ -2,6 +2,7 @@
 // out itself must equal what glibc says (STYLE 3: a table of our own is checked).
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>

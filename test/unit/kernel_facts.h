@@ -20,6 +20,7 @@
 	X(K_SIGPIPE, SIGPIPE)                                                           \
 	X(K_SIGTERM, SIGTERM)                                                           \
 	X(K_SIGCHLD, SIGCHLD)                                                           \
+	X(K_CLONE_VFORK, CLONE_VFORK)                                                   \
 	X(K_SIGIO, SIGIO)                                                               \
 	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
 	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \
