@@ -64,6 +64,15 @@ static inline uint64_t unix_from_civil(const struct civil_time *t)
 	return days * SECONDS_PER_DAY + t->hour * 3600u + t->minute * 60u + t->second;
 }
 
+/* Writes n's last `width` decimal digits at out, zero-padded (the dates' fixed-width
+ * fields). Returns out + width. */
+static inline char *put_zero_padded(char *out, uint32_t n, int width)
+{
+	for (int i = width - 1; i >= 0; i--, n /= 10u)
+		out[i] = (char)('0' + n % 10u);
+	return out + width;
+}
+
 /* English three-letter names, as IMF-fixdate and the Common Log Format both use them. */
 static const char civil_weekday_names[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 static const char civil_month_names[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",

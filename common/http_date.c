@@ -14,22 +14,15 @@
 #define DATE_NAME_LEN 3
 STATIC_ASSERT(DATE_AT_SECOND + 2 + sizeof(" GMT") - 1 == HTTP_DATE_LEN, "field offsets");
 
-/* Writes n's last `width` decimal digits at out, zero-padded. */
-static void put_digits(char *out, uint32_t n, int width)
-{
-	for (int i = width - 1; i >= 0; i--, n /= 10u)
-		out[i] = (char)('0' + n % 10u);
-}
-
 void http_date_render(char *out, uint64_t unix_seconds)
 {
 	struct civil_time t = civil_from_unix(unix_seconds);
 	copy_span(out, LITERAL(HTTP_DATE_EXAMPLE)); /* the punctuation and " GMT" */
 	copy_span(out, civil_weekday_names[t.weekday], DATE_NAME_LEN);
-	put_digits(out + DATE_AT_DAY, t.day, 2);
+	put_zero_padded(out + DATE_AT_DAY, t.day, 2);
 	copy_span(out + DATE_AT_MONTH, civil_month_names[t.month - 1], DATE_NAME_LEN);
-	put_digits(out + DATE_AT_YEAR, t.year, 4);
-	put_digits(out + DATE_AT_HOUR, t.hour, 2);
-	put_digits(out + DATE_AT_MINUTE, t.minute, 2);
-	put_digits(out + DATE_AT_SECOND, t.second, 2);
+	put_zero_padded(out + DATE_AT_YEAR, t.year, 4);
+	put_zero_padded(out + DATE_AT_HOUR, t.hour, 2);
+	put_zero_padded(out + DATE_AT_MINUTE, t.minute, 2);
+	put_zero_padded(out + DATE_AT_SECOND, t.second, 2);
 }
