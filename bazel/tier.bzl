@@ -104,7 +104,7 @@ def apollod_tier(name):
         data = [
             ":" + binary,
             "//test/wire:conformance_cases",
-            "//test/wire:seccomp_no_uring",
+            "//test/wire:seccomp_refuse",
         ],
         deps = ["//test/wire:wire_suite"],
     )

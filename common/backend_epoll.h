@@ -11,6 +11,11 @@ typedef struct epoll_event backend_event;
 /* The listener is non-blocking: the loop accepts until EAGAIN. */
 #define BACKEND_LISTENER_FLAGS K_SOCK_NONBLOCK
 
+/* The calls a fatal serving-loop error names on stderr (loop.c, BEHAVIOUR 13.1). */
+#define BACKEND_WAIT_STEP "epoll_wait"
+#define BACKEND_WATCH_STEP "epoll_ctl"
+#define BACKEND_ACCEPT_STEP "accept4"
+
 /* A connection's transport handle (event_backend.h). */
 struct conn_io {
 	uint64_t token;  /* reported with this connection's events */

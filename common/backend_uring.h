@@ -25,6 +25,11 @@ STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE
  * poll, Linux 5.7) and a completion never carries -EAGAIN. */
 #define BACKEND_LISTENER_FLAGS 0
 
+/* The calls a fatal serving-loop error names on stderr (loop.c, BEHAVIOUR 13.1). */
+#define BACKEND_WAIT_STEP "io_uring_enter"
+#define BACKEND_WATCH_STEP "io_uring submit"
+#define BACKEND_ACCEPT_STEP "io_uring accept"
+
 /* A connection's transport handle (event_backend.h): at most one operation (recv or
  * send) is in flight per connection, because the connection code waits for each. */
 struct conn_io {

@@ -50,13 +50,22 @@ int startup_options(int argc, char **argv, const struct program *prog,
 	return STARTUP_CONTINUE;
 }
 
-/* Reports the failed step of opening a listener on addr (console_fail) and returns
- * code. */
+/* Reports the failed step on addr (console_fail) and returns code. */
 static enum exit_code listener_failed(const char *step, const union k_sockaddr *addr,
 				      long err, enum exit_code code)
 {
 	char text[CLI_ADDR_MAX];
 	console_fail(step, text, cli_format_addr(text, addr), err);
+	return code;
+}
+
+enum exit_code listener_fd_failed(const char *step, int fd, long err, enum exit_code code)
+{
+	union k_sockaddr addr;
+	uint32_t addr_len = sizeof addr;
+	if (fd >= 0 && !sys_is_error(sys_getsockname(fd, &addr, &addr_len)))
+		return listener_failed(step, &addr, err, code);
+	console_fail(step, 0, 0, err);
 	return code;
 }
 

@@ -42,6 +42,12 @@ int startup_options(int argc, char **argv, const struct program *prog,
  * that names it, the address and the reason (console_fail). */
 enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd);
 
+/* Reports a fatal error of `step` (a call) with err (-errno) on listener fd: one line
+ * "apollod: <step> <fd's bound address>: <reason>" (console_fail), or without the address
+ * when fd is -1 or has none. Returns code. Used on the way out, so its getsockname is not
+ * counted among the serving path's syscalls. */
+enum exit_code listener_fd_failed(const char *step, int fd, long err, enum exit_code code);
+
 /* n listeners (sock_flags as for listener_open) on one address and port with
  * SO_REUSEPORT, one per worker:
  * the kernel spreads incoming connections over them by a hash of the connection's

@@ -12,6 +12,7 @@
 #include "common/counters.h"
 #include "common/event_backend.h"
 #include "common/idle.h"
+#include "common/listener.h"
 #include "common/reload.h"
 #include "common/signals.h"
 
@@ -111,12 +112,15 @@ static int loop_stop_status(int *timeout_ms)
 	return -1;
 }
 
-/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK or EXIT_EPOLL. */
+/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK, or EXIT_EPOLL after
+ * the line that says which listener and why. */
 static enum exit_code listener_set_parked(int park)
 {
-	for (uint32_t i = 0; i < listener_count; i++)
-		if (sys_is_error(backend_watch_listener(i, listener_fd[i], !park)))
-			return EXIT_EPOLL;
+	for (uint32_t i = 0; i < listener_count; i++) {
+		long r = backend_watch_listener(i, listener_fd[i], !park);
+		if (sys_is_error(r))
+			return listener_fd_failed(BACKEND_WATCH_STEP, listener_fd[i], r, EXIT_EPOLL);
+	}
 	listener_parked = park;
 	conn_slots_freed(); /* only a close after this point can make room */
 	return EXIT_OK;
@@ -149,7 +153,7 @@ static int accept_error_is_transient(long err)
  * longest between requests, only once a connection is known to be there (accepted, or
  * promised by the report that started this batch); with nothing to evict the listener is
  * parked (every listener: a slot freed serves any of them). Returns EXIT_OK, or
- * EXIT_ACCEPT / EXIT_EPOLL. */
+ * EXIT_ACCEPT / EXIT_EPOLL after the line that says which listener and why. */
 static enum exit_code accept_ready(int index)
 {
 	for (int first = 1;; first = 0) {
@@ -172,7 +176,8 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);
 		if (!accept_error_is_transient(fd))
-			return EXIT_ACCEPT;
+			return listener_fd_failed(BACKEND_ACCEPT_STEP, listener_fd[index], fd,
+						  EXIT_ACCEPT);
 	}
 }
 
@@ -230,8 +235,9 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 	signal_fd = signals;
 	drain_ms = drain_timeout_ms;
 	enum exit_code r = listener_set_parked(0);
-	if (r == EXIT_OK && sys_is_error(backend_watch_signals(signal_fd)))
-		r = EXIT_EPOLL;
+	long w = r == EXIT_OK ? backend_watch_signals(signal_fd) : 0;
+	if (sys_is_error(w))
+		r = listener_fd_failed("watch signalfd", -1, w, EXIT_EPOLL);
 	while (r == EXIT_OK) {
 		int done;
 		long n = loop_wait(&done);
@@ -240,7 +246,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
-			return EXIT_EPOLL;
+			return listener_fd_failed(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
 		idle_tick();
 		for (long i = 0; i < n && r == EXIT_OK; i++)
 			r = loop_dispatch(&events[i]);

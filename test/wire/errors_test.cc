@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/wire/wire_harness.h"
@@ -106,6 +108,73 @@ TEST(ErrorsTest, BadFlagNamesTheWord)
 	EXPECT_EQ(r.exit_code, 64);
 	EXPECT_EQ(r.out, "");
 	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: unknown flag '--lisen'\n"), "");
+}
+
+// The serving loop's fatal errors (BEHAVIOUR 13.1), which a healthy kernel never gives,
+// made so by a seccomp filter around the daemon (seccomp_refuse.c, x86_64 numbers only).
+constexpr int kExitAccept = 5;
+constexpr int kExitEpoll = 8;
+constexpr int kRetryMs = 20;
+
+// Runs the daemon on a free port under `seccomp_refuse syscall EINVAL` and, once it
+// accepts connections, connects once (what a refused accept4 needs to be tried). Returns
+// what the daemon printed and how it ended; *addr is its address.
+CommandResult RunRefusing(const std::string &syscall, std::string *addr)
+{
+	int port = RecentlyFreePort();
+	*addr = "127.0.0.1:" + std::to_string(port);
+	std::vector<std::string> argv = {RunfilePath("test/wire/seccomp_refuse"), syscall,
+					 "EINVAL"};
+	std::vector<std::string> daemon = DaemonCommand();
+	argv.insert(argv.end(), daemon.begin(), daemon.end());
+	argv.insert(argv.end(), {"--listen", *addr});
+	CommandResult r;
+	std::atomic<bool> ended{false};
+	std::thread runner([&] {
+		r = RunCommand(argv, "", kRunTimeoutMs);
+		ended = true;
+	});
+	// Until one connect succeeds or the daemon has ended (a refused wait ends it unasked).
+	for (int tries = 0; tries < kRunTimeoutMs / kRetryMs && !ended; tries++) {
+		int fd = ConnectLoopback(port, kRetryMs);
+		if (fd >= 0) {
+			close(fd);
+			break;
+		}
+		usleep(kRetryMs * 1000);
+	}
+	runner.join();
+	return r;
+}
+
+TEST(ErrorsTest, FatalAcceptNamesListenerAndReason)
+{
+#ifndef __x86_64__
+	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
+#endif
+	if (HasFeature("uring"))
+		GTEST_SKIP() << "the ring accepts: no accept4 syscall to refuse";
+	std::string addr;
+	CommandResult r = RunRefusing("accept4", &addr);
+	ASSERT_TRUE(r.ran) << r.problem << "; stderr '" << r.err << "'";
+	EXPECT_EQ(r.exit_code, kExitAccept);
+	EXPECT_EQ(r.err, "apollod: accept4 " + addr + ": invalid argument\n");
+}
+
+TEST(ErrorsTest, FatalWaitNamesTheCallAndReason)
+{
+#ifndef __x86_64__
+	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
+#endif
+	if (HasFeature("min"))
+		GTEST_SKIP() << "min blocks in accept4: it has no wait";
+	bool ring = HasFeature("uring");
+	std::string addr;
+	CommandResult r = RunRefusing(ring ? "io_uring_enter" : "epoll_wait", &addr);
+	ASSERT_TRUE(r.ran) << r.problem << "; stderr '" << r.err << "'";
+	EXPECT_EQ(r.exit_code, kExitEpoll);
+	EXPECT_EQ(r.err, std::string("apollod: ") + (ring ? "io_uring_enter" : "epoll_wait") +
+				 ": invalid argument\n");
 }
 
 // The name the tier's binary gives itself.

@@ -149,8 +149,8 @@ TEST_P(UringRefusedTest, Exits11WithOneLine)
 {
 	REQUIRE_FEATURE("uring");
 	const RefusedCase &c = GetParam();
-	CommandResult r = RunCommand({RunfilePath("test/wire/seccomp_no_uring"), c.errno_name, DaemonPath(), "--listen",
-				      "127.0.0.1:0"},
+	CommandResult r = RunCommand({RunfilePath("test/wire/seccomp_refuse"), "io_uring_setup",
+				      c.errno_name, DaemonPath(), "--listen", "127.0.0.1:0"},
 				     "", kRunTimeoutMs);
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, kExitUring) << r.err;
