@@ -21,7 +21,8 @@ run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit
 
 Usage as a program (bench/BUILD wraps it as //bench:load):
   load.py (--manifest M | NAME=BINARY...) [--quick] [--pin] [--duration S] [--rounds N]
-          [--json OUT] [--access-log] [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
+          [--json OUT] [--access-log [--log-dir DIR]] [--nginx PATH] [--h2o PATH]
+          [--lighttpd PATH]
 """
 
 import argparse
@@ -269,14 +270,17 @@ def measure(tiers, peers, duration_s, rounds=1, scenarios=SCENARIOS, log=None,
     return {"scenarios": results, "peak_rss_kib": rss}
 
 
-def measure_logged(tiers, peers, duration_s, rounds=1, log=None, parallel=False):
+def measure_logged(tiers, peers, duration_s, rounds=1, log=None, parallel=False,
+                   log_dir=None):
     """LOGGED_SCENARIO against the tiers that have --access-log (the routed ones: those
     that serve files) and the LOGGED_PEERS, each logging to a file of its own in a fresh
-    tree. Arguments as measure's. Returns {"scenarios": run_scenarios' dict}."""
+    tree (or in log_dir: another filesystem). Arguments as measure's. Returns
+    {"scenarios": run_scenarios' dict}."""
     logging_tiers = [t for t in tiers if t[2]]
     logging_peers = [p for p in peers if p[0] in LOGGED_PEERS]
     with servers.ServingTree(prefix="apollod-logged-") as tree:
-        running = servers.start_all(logging_tiers, logging_peers, tree, access_logs=True)
+        running = servers.start_all(logging_tiers, logging_peers, tree, access_logs=True,
+                                    log_dir=log_dir)
         try:
             results = run_scenarios(running, [LOGGED_SCENARIO], duration_s, rounds,
                                     log=log, parallel=parallel)
@@ -285,7 +289,7 @@ def measure_logged(tiers, peers, duration_s, rounds=1, log=None, parallel=False)
     return {"scenarios": results}
 
 
-def access_log_cost(tiers, peers, duration_s, rounds, log=None):
+def access_log_cost(tiers, peers, duration_s, rounds, log=None, log_dir=None):
     """keep-alive c=64 with every logging server's log off (measure), then on
     (measure_logged), `rounds` times each, alternating. Prints per server req/s, server
     CPU µs per request and syscalls per request, off and on, and the difference."""
@@ -296,7 +300,8 @@ def access_log_cost(tiers, peers, duration_s, rounds, log=None):
     for _ in range(rounds):
         runs["off"].append(measure(tiers, peers, duration_s, 1, [plain], log)["scenarios"][
             plain["name"]])
-        runs["on"].append(measure_logged(tiers, peers, duration_s, 1, log)["scenarios"][
+        runs["on"].append(measure_logged(tiers, peers, duration_s, 1, log,
+                                         log_dir=log_dir)["scenarios"][
             LOGGED_SCENARIO["name"]])
     print("%-11s %12s %12s %14s %14s %8s %10s %10s" % (
         "server", "req/s off", "req/s on", "CPU us/req off", "CPU us/req on", "delta",
@@ -327,6 +332,9 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--access-log", action="store_true",
                     help="only keep-alive c=64, logs off then on: what the access log costs")
+    ap.add_argument("--log-dir",
+                    help="with --access-log: write the logs here (e.g. /dev/shm, a tmpfs, to "
+                         "set the filesystem's writeback apart from the daemon's own cost)")
     args = ap.parse_args()
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
@@ -337,7 +345,7 @@ def main():
         ap.error("no tier: give --manifest or NAME=BINARY")
     if args.access_log:
         access_log_cost(tiers, tier_manifest.peers(args), duration, rounds,
-                        log=lambda m: print(m, file=sys.stderr))
+                        log=lambda m: print(m, file=sys.stderr), log_dir=args.log_dir)
         return
     data = measure(tiers, tier_manifest.peers(args), duration, rounds, pin=args.pin,
                    parallel=args.quick, log=lambda m: print(m, file=sys.stderr))

@@ -466,18 +466,20 @@ def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
     raise RuntimeError("%s did not start; see %s" % (name, workdir))
 
 
-def start_all(tiers, peers, tree, wrapper=(), access_logs=False):
+def start_all(tiers, peers, tree, wrapper=(), access_logs=False, log_dir=None):
     """Starts every tier ((name, binary, serves_files) triples; with --root tree.root when
     it serves files) and every peer ((name, binary) pairs, each with its own config
     directory under tree.workdir). access_logs: each server logs every request to a file
-    of its own under tree.workdir (tiers: --access-log; nginx only among the peers).
+    of its own under tree.workdir, or under log_dir when given (tiers: --access-log; nginx
+    only among the peers).
     Returns the Servers in that order. On failure stops the ones already started."""
     servers = []
     try:
         for name, binary, serves_files in tiers:
             extra = ["--root", tree.root] if serves_files else []
             if access_logs:
-                extra += ["--access-log", os.path.join(tree.workdir, name + ".access.log")]
+                extra += ["--access-log",
+                          os.path.join(log_dir or tree.workdir, name + ".access.log")]
             server = start_tier(name, binary, wrapper, extra_args=extra)
             server.serves_files = serves_files
             servers.append(server)
@@ -485,7 +487,8 @@ def start_all(tiers, peers, tree, wrapper=(), access_logs=False):
             workdir = os.path.join(tree.workdir, name)
             os.makedirs(workdir, exist_ok=True)
             os.chmod(workdir, 0o755)
-            log_path = os.path.join(workdir, "access.log") if access_logs else None
+            log_path = (os.path.join(log_dir or workdir, name + ".access.log")
+                        if access_logs else None)
             servers.append(start_peer(name, binary, workdir, tree.root, wrapper,
                                       access_log=log_path))
     except Exception:

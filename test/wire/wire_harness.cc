@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <sstream>
 
 namespace wire {
@@ -270,23 +271,40 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	return true;
 }
 
-int RecentlyFreePort()
+// True if a listening socket could be bound to 127.0.0.1:port just now.
+static bool PortBindsNow(int port)
 {
-	// A plain socket, not a daemon: the uring tier's listener can outlive its process
-	// for a moment (the ring's requests are torn down asynchronously after exit), and a
-	// bind to the port in that moment fails with EADDRINUSE.
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {};
 	a.sin_family = AF_INET;
+	a.sin_port = htons(static_cast<uint16_t>(port));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t len = sizeof(a);
-	int port = 0;
-	if (fd >= 0 && bind(fd, reinterpret_cast<struct sockaddr *>(&a), sizeof(a)) == 0 &&
-	    listen(fd, 1) == 0 && getsockname(fd, reinterpret_cast<struct sockaddr *>(&a), &len) == 0)
-		port = ntohs(a.sin_port);
+	bool ok = fd >= 0 && bind(fd, reinterpret_cast<struct sockaddr *>(&a), sizeof(a)) == 0 &&
+		  listen(fd, 1) == 0;
 	if (fd >= 0)
 		close(fd);
-	return port;
+	return ok;
+}
+
+int RecentlyFreePort()
+{
+	// Not the kernel's pick: every port-0 bind and every client connect of the suites
+	// running beside this one takes its port from the ephemeral range
+	// (ip_local_port_range), so a port picked there can be taken again before the test
+	// binds it (and a uring daemon's listener can outlive its process for a moment). Outside
+	// that range only another test's pick can collide: random, and checked by a bind.
+	int low = 32768, high = 60999;
+	std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+	int first = low > kNamedPortMin + 1000 ? kNamedPortMin : high + 1;
+	int last = low > kNamedPortMin + 1000 ? low - 1 : 65535;
+	static std::mt19937 rng(std::random_device{}() ^ static_cast<unsigned>(getpid()));
+	std::uniform_int_distribution<int> pick(first, last);
+	for (int tries = 0; tries < kFreePortTries; tries++) {
+		int port = pick(rng);
+		if (PortBindsNow(port))
+			return port;
+	}
+	return 0;
 }
 
 void Daemon::Stop()

@@ -164,8 +164,11 @@ private:
 
 // ---- Raw TCP client ----
 
-// A port that was free a moment ago (the kernel's pick for a socket that then closed),
-// for tests that must name the port themselves; 0 if none could be found.
+// A port that was free a moment ago, for tests that must name the port themselves: a
+// random one outside the kernel's ephemeral range, so that parallel suites' port-0 binds
+// and connects cannot take it; 0 if none could be found.
+constexpr int kNamedPortMin = 10000; // below it: well-known services' ports
+constexpr int kFreePortTries = 64;
 int RecentlyFreePort();
 
 // Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
