@@ -426,8 +426,10 @@ static void conn_service(int fd, struct conn *c)
 			conn_finish(fd, c);
 			return;
 		}
-		/* Everything answered: nothing more will come, or nothing more is wanted. */
-		if ((c->flags & CONN_F_PEER_EOF) || stopping) {
+		/* Everything answered: nothing more will come, or nothing more is wanted (a
+		 * stop ends a connection between requests; a fresh one still reads the request
+		 * its client sent and gets its answer, the last: conn_stop, BEHAVIOUR 11). */
+		if ((c->flags & CONN_F_PEER_EOF) || (stopping && (c->flags & CONN_F_ANSWERED))) {
 			conn_close(fd, c);
 			return;
 		}
