@@ -15,6 +15,7 @@ typedef struct epoll_event backend_event;
 #define BACKEND_WAIT_STEP "epoll_wait"
 #define BACKEND_WATCH_STEP "epoll_ctl"
 #define BACKEND_ACCEPT_STEP "accept4"
+#define BACKEND_ACCEPT_KNOWS_LISTENER 1 /* accept4 names the listener it failed on */
 
 /* A connection's transport handle (event_backend.h). */
 struct conn_io {

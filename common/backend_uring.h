@@ -29,6 +29,7 @@ STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE
 #define BACKEND_WAIT_STEP "io_uring_enter"
 #define BACKEND_WATCH_STEP "io_uring submit"
 #define BACKEND_ACCEPT_STEP "io_uring accept"
+#define BACKEND_ACCEPT_KNOWS_LISTENER 0 /* one queue for every listener's accepts */
 
 /* A connection's transport handle (event_backend.h): at most one operation (recv or
  * send) is in flight per connection, because the connection code waits for each. */

@@ -176,8 +176,9 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);
 		if (!accept_error_is_transient(fd))
-			return listener_fd_failed(BACKEND_ACCEPT_STEP, listener_fd[index], fd,
-						  EXIT_ACCEPT);
+			return listener_fd_failed(BACKEND_ACCEPT_STEP,
+						  BACKEND_ACCEPT_KNOWS_LISTENER ? listener_fd[index] : -1,
+						  fd, EXIT_ACCEPT);
 	}
 }
 
