@@ -30,7 +30,9 @@ static const struct named syscalls[] = {
 	{"io_uring_setup", __NR_io_uring_setup},
 	{"io_uring_enter", __NR_io_uring_enter},
 	{"accept4", __NR_accept4},
+#ifdef __NR_epoll_wait /* aarch64 has only epoll_pwait (the filter is x86_64's anyway) */
 	{"epoll_wait", __NR_epoll_wait},
+#endif
 };
 
 static const struct named errnos[] = {
