@@ -21,8 +21,8 @@ run is short (DEFAULT_DURATION_S; --quick: QUICK_DURATION_S, wrk's smallest unit
 
 Usage as a program (bench/BUILD wraps it as //bench:load):
   load.py (--manifest M | NAME=BINARY...) [--quick] [--pin] [--duration S] [--rounds N]
-          [--json OUT] [--access-log [--log-dir DIR]] [--nginx PATH] [--h2o PATH]
-          [--lighttpd PATH]
+          [--json OUT] [--access-log [--log-dir DIR]] [--scenario NAME]...
+          [--nginx PATH] [--h2o PATH] [--lighttpd PATH]
 """
 
 import argparse
@@ -335,7 +335,13 @@ def main():
     ap.add_argument("--log-dir",
                     help="with --access-log: write the logs here (e.g. /dev/shm, a tmpfs, to "
                          "set the filesystem's writeback apart from the daemon's own cost)")
+    ap.add_argument("--scenario", action="append", metavar="NAME",
+                    help="run only this scenario (repeatable), e.g. 'keep-alive c=64'")
     args = ap.parse_args()
+    scenarios = [sc for sc in SCENARIOS if not args.scenario or sc["name"] in args.scenario]
+    if not scenarios:
+        ap.error("no scenario named %s; the names: %s" % (
+            args.scenario, ", ".join(sc["name"] for sc in SCENARIOS)))
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
     tiers = [(name, binary, False) for name, binary in parse_tier_args(args.tiers)]
@@ -347,13 +353,16 @@ def main():
         access_log_cost(tiers, tier_manifest.peers(args), duration, rounds,
                         log=lambda m: print(m, file=sys.stderr), log_dir=args.log_dir)
         return
-    data = measure(tiers, tier_manifest.peers(args), duration, rounds, pin=args.pin,
-                   parallel=args.quick, log=lambda m: print(m, file=sys.stderr))
+    data = measure(tiers, tier_manifest.peers(args), duration, rounds, scenarios,
+                   pin=args.pin, parallel=args.quick,
+                   log=lambda m: print(m, file=sys.stderr))
     for name, per_server in data["scenarios"].items():
         for server, r in per_server.items():
-            print("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6.1f us/req  success %.4f"
+            sys_req = r["syscalls_per_request"]
+            print("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6.1f us/req  syscalls/req %s"
+                  "  success %.4f"
                   % (name, server, r["rps"], r["p99_us"], r["cpu_us_per_request"] or 0,
-                     r["success_share"]))
+                     "-" if sys_req is None else "%.3f" % sys_req, r["success_share"]))
     for server, kib in data["peak_rss_kib"].items():
         print("peak RSS %-11s %d KiB" % (server, kib))
     if args.json:
