@@ -22,9 +22,14 @@ STATIC_ASSERT(DATE_TAIL_LEN == 39, "Date: + IMF-fixdate + CRLFCRLF");
 /* What a head gives up to the tail: its final empty line's CRLF. */
 #define DATE_HEAD_CUT 2
 
-/* Copies the current tail ("Date: <now>\r\n\r\n", DATE_TAIL_LEN bytes) to out, rendering
- * it anew first when the wall clock's second has changed since the last render. Costs a
- * vDSO clock read and a 39-byte copy; the render (about 30 divisions) once a second. */
+/* Writes the tail of unix_seconds ("Date: <IMF-fixdate>\r\n\r\n", DATE_TAIL_LEN bytes)
+ * at out. Pure. */
+void date_tail_render(uint64_t unix_seconds, char *out);
+
+/* Copies the current tail to out (DATE_TAIL_LEN bytes). The wall clock (wallclock.c)
+ * renders it anew, with the access log's date, when its second has changed since the
+ * last render. Costs a vDSO clock read and a 39-byte copy; the renders (about 60
+ * divisions) once a second. */
 void date_tail_copy(char *out);
 
 APOLLOD_EXTERN_C_END

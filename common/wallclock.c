@@ -1,8 +1,10 @@
-/* The CLF date, once per second (see wallclock.h). */
+/* The wall clock's second, rendered once per second as the CLF date (see wallclock.h)
+ * and as the Date tail (date_field.h). */
 #include "common/wallclock.h"
 
 #include "common/civil_time.h"
 #include "common/clock.h"
+#include "common/date_field.h"
 #include "common/span.h"
 
 void wallclock_render_clf(uint64_t unix_seconds, char *out)
@@ -24,14 +26,34 @@ void wallclock_render_clf(uint64_t unix_seconds, char *out)
 	copy_span(p, LITERAL(" +0000]"));
 }
 
+/* The current second in both forms, refreshed together: one cache, one render a second,
+ * whichever of the access log and the Date field asks first. One per process: every
+ * worker renders its own. */
+static struct {
+	uint64_t second; /* the second both texts hold; UINT64_MAX: none yet */
+	char clf[WALLCLOCK_CLF_LEN];
+	char date_tail[DATE_TAIL_LEN];
+} wall = {.second = UINT64_MAX};
+
+/* Reads the wall clock (clock.h) and renders both texts when the second has changed. */
+static void wall_refresh(void)
+{
+	uint64_t now = clock_now_unix_s();
+	if (now == wall.second)
+		return;
+	wallclock_render_clf(now, wall.clf);
+	date_tail_render(now, wall.date_tail);
+	wall.second = now;
+}
+
 const char *wallclock_clf_now(void)
 {
-	static char text[WALLCLOCK_CLF_LEN];
-	static uint64_t rendered = UINT64_MAX; /* the second text holds, or none yet */
-	uint64_t now = clock_now_unix_s(); /* the Date field's clock read (clock.h) */
-	if (now != rendered) {
-		wallclock_render_clf(now, text);
-		rendered = now;
-	}
-	return text;
+	wall_refresh();
+	return wall.clf;
+}
+
+void date_tail_copy(char *out)
+{
+	wall_refresh();
+	copy_span(out, wall.date_tail, DATE_TAIL_LEN);
 }

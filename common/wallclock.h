@@ -20,8 +20,9 @@ STATIC_ASSERT(WALLCLOCK_CLF_LEN == sizeof("[10/Oct/2000:13:55:36 +0000]") - 1, "
 void wallclock_render_clf(uint64_t unix_seconds, char *out);
 
 /* The CLF date of now. Reads CLOCK_REALTIME (clock_init must have run); renders only
- * when the second differs from the last call's. Returns WALLCLOCK_CLF_LEN bytes that
- * stay valid until the next call. */
+ * when the second differs from the last render's, together with the Date tail
+ * (date_tail_copy). Returns WALLCLOCK_CLF_LEN bytes that stay valid until the next call
+ * of either. */
 const char *wallclock_clf_now(void);
 
 APOLLOD_EXTERN_C_END
