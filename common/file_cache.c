@@ -5,6 +5,7 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
+#include "common/clock.h"
 #include "common/console.h"
 #include "common/errno_text.h"
 #include "common/mime_types.h"
@@ -12,11 +13,15 @@
 #include "common/span.h"
 #include "common/sys.h"
 
-STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
-	      "every rendered head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
+	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_HEAD_304_MAX <= FILE_CACHE_HEAD_MAX, "every 304 head fits too");
+STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
+STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
 
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
-#define STATX_WANTED (STATX_TYPE | STATX_SIZE)
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
+#define NS_PER_S 1000000000ull
 /* Anonymous memory, touched (and so paid for) only as far as it is filled. */
 #define ARENA_PROT (PROT_READ | PROT_WRITE)
 #define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
@@ -43,6 +48,16 @@ static unsigned load_flags;        /* FILE_CACHE_* */
 static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
+static uint64_t load_second;       /* the wall clock when the load began */
+
+/* What copy_file learnt of one file. */
+struct loaded_file {
+	const char *body;   /* in the body arena; NULL when empty */
+	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
+	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
+	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
+	uint64_t inode;
+};
 
 /* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
  * reason being err's text (none when err is 0: a limit). Returns code. */
@@ -139,14 +154,37 @@ static enum exit_code check_room(size_t len)
 	return fail(EXIT_ROOT_READ, "the tree changed while loading");
 }
 
+/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
+ * Returns the digit count. */
+static size_t u64_to_hex(uint64_t v, char *out)
+{
+	size_t n = 1;
+	for (uint64_t rest = v >> 4; rest; rest >>= 4)
+		n++;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = "0123456789abcdef"[v & 0xf];
+	return n;
+}
+
+/* The file's times as served: Last-Modified is its mtime's second, but never before 1970
+ * and never after the load began (RFC 9110 8.8.2.1: an origin server must not send a
+ * Last-Modified later than its Date); the ETag takes the mtime as it is, to the ns. */
+static void note_times(const struct statx *st, struct loaded_file *out)
+{
+	int64_t s = st->stx_mtime.tv_sec;
+	out->mtime = s < 0 ? 0 : (uint64_t)s > load_second ? load_second : (uint64_t)s;
+	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
+	out->inode = st->stx_ino;
+}
+
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
  * checks the limits and copies it into the body arena: the snapshot, which no later
- * change to the file can reach. Returns EXIT_OK with *body (NULL when empty) and *size
- * set, EXIT_OK with *size == FILE_SKIPPED when the entry is no longer a regular file,
- * or the start-up error (reported). */
+ * change to the file can reach. Returns EXIT_OK with *out filled, EXIT_OK with
+ * out->size == FILE_SKIPPED when the entry is no longer a regular file, or the start-up
+ * error (reported). */
 #define FILE_SKIPPED UINT64_MAX
-static enum exit_code copy_file(int dirfd, const char *name, size_t len, const char **body,
-				uint64_t *size)
+static enum exit_code copy_file(int dirfd, const char *name, size_t len,
+				struct loaded_file *out)
 {
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
@@ -155,8 +193,8 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
 	if (sys_is_error(r))
 		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
-	*size = FILE_SKIPPED;
-	*body = 0;
+	out->size = FILE_SKIPPED;
+	out->body = 0;
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
@@ -171,8 +209,9 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 	sys_close((int)fd);
 	if (sys_is_error(got))
 		return fail_because(EXIT_ROOT_READ, "cannot read", got);
-	*body = got ? body_arena + bytes_total : 0;
-	*size = (uint64_t)got;
+	out->body = got ? body_arena + bytes_total : 0;
+	out->size = (uint64_t)got;
+	note_times(&st, out);
 	return EXIT_OK;
 }
 
@@ -193,24 +232,69 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	return f;
 }
 
-/* Records the mapped file path[0..len): its entry and its heads in both forms. The
- * caller checked every limit. */
-static void add_file(size_t len, const char *body, uint64_t size)
+/* Renders at out the validators of the file l (HEAD_LAST_MODIFIED_FIELD, then
+ * HEAD_ETAG_FIELD); out has room for FILE_VALIDATORS_MAX bytes. Sets *etag_at to the
+ * ETag's offset in them. Returns the bytes written. */
+static size_t render_validators(char *out, const struct loaded_file *l, size_t *etag_at)
+{
+	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
+	http_date_render(p, l->mtime);
+	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
+	*etag_at = (size_t)(p - out);
+	*p++ = '"';
+	p += u64_to_hex(l->size, p);
+	*p++ = '-';
+	p += u64_to_hex(l->mtime_ns, p);
+	*p++ = '-';
+	p += u64_to_hex(l->inode, p);
+	*p++ = '"';
+	return (size_t)(p - out);
+}
+
+/* Puts the head of `kind` in form `form` of f at the end of the head arena: a 200 of
+ * type with the validators and Accept-Ranges (fields[0..fields_len)), or a 304 with the
+ * validators only (fields[0..validators_len)). */
+static void add_head(struct cached_file *f, enum file_head kind, int form,
+		     struct text_span type, const char *fields, size_t validators_len,
+		     size_t fields_len)
+{
+	char *h = head_arena + heads_used;
+	f->head[kind][form] = h;
+	f->head_len[kind][form] =
+		(uint16_t)(kind == FILE_HEAD_200
+				   ? render_head_200_with(h, type.text, type.len, f->size, fields,
+							  fields_len, (enum conn_form)form)
+				   : render_head_304(h, fields, validators_len, (enum conn_form)form));
+	heads_used += f->head_len[kind][form];
+}
+
+/* Records the loaded file path[0..len): its entry, its validators and its heads, 200 and
+ * 304, in both forms. The caller checked every limit. */
+static void add_file(size_t len, const struct loaded_file *l)
 {
 	struct cached_file *f = add_entry(len, CACHED_FILE);
-	f->body = body;
-	f->size = size;
-	bytes_total += size;
+	f->body = l->body;
+	f->size = l->size;
+	f->mtime = l->mtime;
+	bytes_total += l->size;
 	file_count++;
 	struct text_span type;
 	mime_type_of(path, len, &type);
-	for (int form = 0; form < CONN_FORM_COUNT; form++) {
-		char *h = head_arena + heads_used;
-		f->head[form] = h;
-		f->head_len[form] = (uint16_t)render_head_200(h, type.text, type.len, size,
-							      (enum conn_form)form);
-		heads_used += f->head_len[form];
-	}
+	char fields[FILE_VALIDATORS_MAX + sizeof(HEAD_ACCEPT_RANGES_FIELD) - 1];
+	size_t etag_at;
+	size_t validators_len = render_validators(fields, l, &etag_at);
+	size_t fields_len = (size_t)(copy_span(fields + validators_len,
+					       LITERAL(HEAD_ACCEPT_RANGES_FIELD)) - fields);
+	for (int kind = 0; kind < FILE_HEAD_KINDS; kind++)
+		for (int form = 0; form < CONN_FORM_COUNT; form++)
+			add_head(f, (enum file_head)kind, form, type, fields, validators_len,
+				 fields_len);
+	f->type_len = (uint8_t)type.len;
+	char digits[U64_DEC_MAX];
+	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
+				u64_to_dec(l->size, digits));
+	f->etag = f->head[FILE_HEAD_304][0] + sizeof(HEAD_304_PREFIX) - 1 + etag_at;
+	f->etag_len = (uint8_t)(validators_len - etag_at);
 }
 
 /* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
@@ -242,11 +326,10 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
 	if (counting)
 		return count_entry(len);
-	const char *body;
-	uint64_t size;
-	enum exit_code r = copy_file(dirfd, name, len, &body, &size);
-	if (r == EXIT_OK && size != FILE_SKIPPED)
-		add_file(len, body, size);
+	struct loaded_file l;
+	enum exit_code r = copy_file(dirfd, name, len, &l);
+	if (r == EXIT_OK && l.size != FILE_SKIPPED)
+		add_file(len, &l);
 	return r;
 }
 
@@ -362,7 +445,8 @@ static enum exit_code allocate(void)
 	if (r == EXIT_OK)
 		r = reserve(names_max, (void **)&name_arena);
 	if (r == EXIT_OK)
-		r = reserve((uint64_t)entries_max * CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX,
+		r = reserve((uint64_t)entries_max * FILE_HEAD_KINDS * CONN_FORM_COUNT *
+				    FILE_CACHE_HEAD_MAX,
 			    (void **)&head_arena);
 	if (r == EXIT_OK && entries_max)
 		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&body_arena);
@@ -386,6 +470,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 {
 	root_dir = root;
 	load_flags = flags;
+	load_second = clock_now_unix_s();
 	max_entries = max_files;
 	counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);

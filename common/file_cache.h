@@ -23,12 +23,19 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_CACHE_DEPTH_MAX 8                  /* directory levels below DIR */
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
 #define FILE_CACHE_BYTES_MAX (1024ull << 20)    /* all file bytes together: 1 GiB */
-#define FILE_CACHE_HEAD_MAX 192                 /* one rendered response head */
-#define FILE_CACHE_ENTRY_SIZE 48                /* sizeof(struct cached_file) */
+#define FILE_CACHE_HEAD_MAX 320                 /* one rendered response head */
+#define FILE_CACHE_ENTRY_SIZE 88                /* sizeof(struct cached_file) */
 
 enum cached_kind {
 	CACHED_FILE = 0,      /* a regular file: served */
 	CACHED_DIRECTORY = 1, /* a directory: /name answers 301 to /name/ */
+};
+
+/* The heads rendered at load, in both connection forms: the 200 and the 304. */
+enum file_head {
+	FILE_HEAD_200 = 0,
+	FILE_HEAD_304 = 1,
+	FILE_HEAD_KINDS = 2,
 };
 
 /* One cached file or directory. */
@@ -36,12 +43,20 @@ struct cached_file {
 	const char *name;     /* path relative to DIR, no leading '/', in the name arena */
 	const char *body;     /* the private copy; NULL for an empty file or a directory */
 	uint64_t size;        /* body bytes; 0 for a directory */
-	const char *head[CONN_FORM_COUNT]; /* rendered heads, in the head arena (files) */
-	uint16_t head_len[CONN_FORM_COUNT];
+	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
+	const char *head[FILE_HEAD_KINDS][CONN_FORM_COUNT]; /* in the head arena (files) */
+	const char *etag;     /* the ETag, quotes included, inside head[FILE_HEAD_304][0] */
+	uint16_t head_len[FILE_HEAD_KINDS][CONN_FORM_COUNT];
 	uint16_t name_len;
+	uint16_t rest_at;     /* in both 200 heads: the first byte after the length digits */
+	uint8_t type_len;     /* the Content-Type's bytes, at HEAD_200_TYPE_AT in a 200 head */
+	uint8_t etag_len;
 	uint8_t kind;         /* enum cached_kind */
 	uint8_t reserved;
 };
+
+/* Where a 200 head's Content-Type value starts. */
+#define HEAD_200_TYPE_AT (sizeof(HEAD_200_PREFIX) - 1)
 
 /* file_cache_load flags */
 #define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */

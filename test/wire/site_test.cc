@@ -26,13 +26,20 @@ std::string CloseRequest(const std::string &method, const std::string &target)
 	return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
 }
 
-// The exact response to a file: 200, its type and length, then (GET) its body.
-std::string FileResponse(const std::string &type, const std::string &body, bool keep_alive,
+const std::string &Body(const std::string &rel);
+
+// The directory the suite running now serves (SiteFixture::SetUp sets it): the files'
+// validators are stat'ed there.
+std::string site_dir;
+
+// The exact response to the site's file rel: 200, its type, length and validators, then
+// (GET) its body.
+std::string FileResponse(const std::string &type, const std::string &rel, bool keep_alive,
 			 bool head_only)
 {
-	return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
-	       "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: " +
-	       (keep_alive ? "keep-alive" : "close") + "\r\n\r\n" + (head_only ? "" : body);
+	const std::string &body = Body(rel);
+	return FileHead(type, body.size(), site_dir + "/" + rel, keep_alive) +
+	       (head_only ? "" : body);
 }
 
 // The exact 301 to location.
@@ -132,6 +139,7 @@ public:
 	}
 	const std::string &error() const { return error_; }
 	int port() const { return daemon_.port(); }
+	const std::string &dir() const { return dir_; }
 
 private:
 	std::string dir_, error_;
@@ -166,6 +174,7 @@ protected:
 		REQUIRE_FEATURE("files");
 		ASSERT_TRUE(server_ != nullptr && server_->error().empty())
 			<< (server_ ? server_->error() : "no server");
+		site_dir = server_->dir();
 	}
 	// GET and HEAD of the case's target each earn exactly the expected bytes, then EOF.
 	void CheckCase()
@@ -193,7 +202,7 @@ std::string SiteCaseName(const testing::TestParamInfo<SiteCase> &info)
 #define FILE_CASE(label, target, rel, type)                                          \
 	SiteCase                                                                     \
 	{                                                                            \
-		label, target, [](bool head) { return FileResponse(type, Body(rel), false, head); } \
+		label, target, [](bool head) { return FileResponse(type, rel, false, head); } \
 	}
 #define REDIRECT_CASE(label, target, location)                                       \
 	SiteCase                                                                     \
@@ -315,12 +324,12 @@ TEST_F(SiteExchangeTest, PipelinedRedirectsAnsweredInOrder)
 			       keep("HEAD", "/sub/deeper") + keep("GET", "/sub%2f") +
 			       keep("GET", "/sub/") + CloseRequest("GET", "/empty");
 	std::string expected =
-		FileResponse(kHtml, Body("sub/page.html"), true, false) +
+		FileResponse(kHtml, "sub/page.html", true, false) +
 		RedirectResponse("/sub/?p=1", true, false) +
 		RedirectResponse("/sub/deeper/", true, true) +
 		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
 		"Content-Length: 12\r\nConnection: keep-alive\r\n\r\nbad request\n" +
-		FileResponse(kHtml, Body("sub/index.html"), true, false) +
+		FileResponse(kHtml, "sub/index.html", true, false) +
 		RedirectResponse("/empty/", false, false);
 	Received r = Roundtrip(port(), requests, false, kTimeoutMs);
 	EXPECT_TRUE(r.eof && !r.reset && !r.timed_out) << "no clean EOF";
