@@ -100,12 +100,15 @@ static const uint8_t file_status_kind[] = {
 	[FILE_STATUS_416] = ANSWER_UNSATISFIABLE,
 };
 
-/* Sets a to serve the cached file f (a hit), as 200, 304, 206 or 416 by the request's
- * validators and Range (file_status_of); a 206 or 416 behind queued responses waits
+/* Sets a to serve the cached file f (a hit): the representation Accept-Encoding picks
+ * (f or a precompressed variant), as 200, 304, 206 or 416 by the request's validators
+ * and Range (file_status_of); a 206 or 416 behind queued responses waits
  * (ANSWER_LATER). Costs one walk over the header block (field_scan). */
 static inline void answer_file(const struct answer_input *in, struct answer *a,
 			       const struct cached_file *f)
 {
+	if (file_has_variants(f)) /* the representation Accept-Encoding picks */
+		f = file_representation(in->fields, in->request->headers.block_len, f);
 	a->file = f;
 	a->cache_counter = C_cache_hits;
 	a->kind = file_status_kind[file_status_of(in->fields, in->request->headers.block_len,

@@ -23,6 +23,7 @@ const char *const extra_field_reasons[EXTRA_PROBLEM_COUNT] = {
 static const char *const reserved_names[] = {
 	"content-length", "transfer-encoding", "connection", "content-type", "date",
 	"location", "allow", "last-modified", "etag", "accept-ranges", "content-range",
+	"content-encoding", "vary",
 };
 #define RESERVED_COUNT (sizeof(reserved_names) / sizeof(reserved_names[0]))
 

@@ -168,3 +168,122 @@ enum file_status file_status_of(const char *block, uint32_t block_len, int head_
 		return FILE_STATUS_200;
 	}
 }
+
+#define WEIGHT_MAX 1000 /* q=1 in thousandths */
+#define Q_PARAM "q="
+
+/* The codings Accept-Encoding may name that matter here, and their encodings. */
+static const struct {
+	struct text_span name;
+	uint8_t encoding; /* enum file_encoding */
+} coding_names[] = {
+	{{LITERAL("br")}, FILE_ENCODING_BR},
+	{{LITERAL("gzip")}, FILE_ENCODING_GZIP},
+	{{LITERAL("x-gzip")}, FILE_ENCODING_GZIP}, /* RFC 9110 8.4.1.3: the same as gzip */
+	{{LITERAL("identity")}, FILE_ENCODING_IDENTITY},
+};
+#define CODING_NAMES (sizeof(coding_names) / sizeof(coding_names[0]))
+
+/* Reads a qvalue (RFC 9110 12.4.2: "0" or "1", then up to three decimals, "1" only with
+ * zeros) from [p, end) into *q in thousandths. Returns the byte after it, or NULL when
+ * it is malformed. */
+static const char *read_qvalue(const char *p, const char *end, int *q)
+{
+	if (p == end || (*p != '0' && *p != '1'))
+		return 0;
+	int one = *p++ == '1', v = one ? WEIGHT_MAX : 0, scale = WEIGHT_MAX / 10;
+	if (p < end && *p == '.') {
+		for (p++; p < end && *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10) {
+			if (one && *p != '0')
+				return 0;
+			v += (*p - '0') * scale;
+		}
+	}
+	*q = v;
+	return p;
+}
+
+/* Reads the parameters after a coding at [p, end) ("; q=0.5"), up to the next comma or
+ * the end. Returns the weight in thousandths (1000 without q), or -1 when the member
+ * is malformed. */
+static int member_weight(const char *p, const char *end)
+{
+	int q = WEIGHT_MAX;
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p == ',')
+			return q;
+		if (*p++ != ';')
+			return -1;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p < 2 || !span_ieq(p, LITERAL(Q_PARAM)))
+			return -1; /* Accept-Encoding defines no other parameter */
+		p = read_qvalue(p + 2, end, &q);
+		if (!p)
+			return -1;
+	}
+}
+
+/* Records the weight q of the coding name[0..len) in *w (ignored when not one of ours). */
+static void note_weight(const char *name, size_t len, int q, struct coding_weights *w)
+{
+	if (len == 1 && name[0] == '*') {
+		w->star = (int16_t)q;
+		return;
+	}
+	for (size_t i = 0; i < CODING_NAMES; i++)
+		if (len == coding_names[i].name.len && span_ieq(name, coding_names[i].name.text, len))
+			w->q[coding_names[i].encoding] = (int16_t)q;
+}
+
+void accept_encoding_weigh(struct text_span value, struct coding_weights *w)
+{
+	const char *p = value.text, *end = value.text + value.len;
+	for (;;) {
+		p = skip_list_space(p, end);
+		if (p == end)
+			return;
+		const char *name = p;
+		while (p < end && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
+			p++;
+		size_t name_len = (size_t)(p - name);
+		int q = member_weight(p, end);
+		if (q >= 0)
+			note_weight(name, name_len, q, w);
+		while (p < end && *p != ',')
+			p++; /* past the parameters, to the next member */
+	}
+}
+
+enum file_encoding coding_choice(const struct coding_weights *w, unsigned available)
+{
+	enum file_encoding best = FILE_ENCODING_IDENTITY;
+	int best_q = 0;
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
+		int q = w->q[e] >= 0 ? w->q[e] : w->star;
+		if (((available >> e) & 1u) && q > best_q) { /* strict: br wins a tie */
+			best = (enum file_encoding)e;
+			best_q = q;
+		}
+	}
+	return w->q[FILE_ENCODING_IDENTITY] > best_q ? FILE_ENCODING_IDENTITY : best;
+}
+
+const struct cached_file *file_representation(const char *block, uint32_t block_len,
+					      const struct cached_file *f)
+{
+	struct coding_weights w = {{-1, -1, -1}, -1};
+	STATIC_ASSERT(FILE_ENCODING_COUNT == 3, "one initialiser per encoding");
+	struct field_cursor c = field_cursor_start(block, block_len);
+	struct text_span v;
+	unsigned available = 0;
+	while (field_next(&c, LITERAL("Accept-Encoding"), &v))
+		accept_encoding_weigh(v, &w);
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++)
+		if (f->variant[e - 1])
+			available |= 1u << e;
+	enum file_encoding chosen = coding_choice(&w, available);
+	return chosen == FILE_ENCODING_IDENTITY ? f : f->variant[chosen - 1];
+}

@@ -1,4 +1,5 @@
-/* What a GET or HEAD of a cached file gets (BEHAVIOUR 10.8, 10.9): the whole file (200),
+/* What a GET or HEAD of a cached file gets (BEHAVIOUR 10.8-10.10): which representation
+ * (the file or a precompressed variant, by Accept-Encoding), then the whole of it (200),
  * not modified (304: If-None-Match, If-Modified-Since; RFC 9110 13.1-13.2), one range of
  * it (206) or none it has (416: Range, If-Range; RFC 9110 14). The fields are read on
  * demand (http_fields.h), so the hot-path parser and its header_block stay as they are.
@@ -43,6 +44,33 @@ enum range_outcome {
  * saturate. Reads only value.text[0..value.len). */
 enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *first,
 			       uint64_t *last);
+
+/* What an Accept-Encoding field says of each coding (RFC 9110 12.5.3): its weight in
+ * thousandths (q=0.5 is 500, no q is 1000), or -1 when the field does not name it. */
+struct coding_weights {
+	int16_t q[FILE_ENCODING_COUNT]; /* br, gzip (or x-gzip), identity */
+	int16_t star;                   /* "*": any coding not named */
+};
+
+/* Adds what one Accept-Encoding value says to *w: members `coding[;q=v]` separated by
+ * commas (OWS around them, empty members allowed), names case-insensitive. A member with
+ * a malformed q-value, or bytes after its parameters, is skipped; codings other than
+ * br, gzip, x-gzip, identity and * are ignored; a coding named twice keeps the last
+ * weight. Reads only value.text[0..value.len). */
+void accept_encoding_weigh(struct text_span value, struct coding_weights *w);
+
+/* The representation to serve when encodings in `available` (bit e set for each
+ * enum file_encoding e a variant exists for) are on offer: the one with the highest weight
+ * above 0 (a coding not named takes the weight of "*", if any), br before gzip on a tie;
+ * identity when none is above 0 or when "identity" is named with a higher weight than
+ * the best. Pure. */
+enum file_encoding coding_choice(const struct coding_weights *w, unsigned available);
+
+/* f itself, or the precompressed representation of f (f->variant) that the request's
+ * Accept-Encoding fields (all of them; none: identity) choose by coding_choice.
+ * Pure: reads the block and f only. */
+const struct cached_file *file_representation(const char *block, uint32_t block_len,
+					      const struct cached_file *f);
 
 /* Returns the wall clock's second (clock_now_unix_s, or a test's fixed clock). */
 typedef uint64_t (*wall_second_fn)(void);

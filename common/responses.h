@@ -80,23 +80,32 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 			    uint64_t content_length, const char *fields, size_t fields_len,
 			    enum conn_form form);
 
-/* A file's validators and what its 200 adds (BEHAVIOUR 10.8, 10.9), in this order after
- * Content-Length: Last-Modified, ETag, then Accept-Ranges (200 and 206 only). The ETag is
- * "<size>-<mtime in ns>-<inode>", each in lower-case hex without leading zeros. */
+/* A file's fields after Content-Length (BEHAVIOUR 10.8-10.10), in this order:
+ * Content-Encoding (a precompressed representation only), Last-Modified, ETag,
+ * Accept-Ranges (200 and 206 only), Vary (a file with precompressed variants and those
+ * variants). The ETag is "<size>-<mtime in ns>-<inode>", each in lower-case hex without
+ * leading zeros, with "-br" or "-gz" before the closing quote for a representation. */
+#define HEAD_CONTENT_ENCODING_FIELD "\r\nContent-Encoding: "
 #define HEAD_LAST_MODIFIED_FIELD "\r\nLast-Modified: "
 #define HEAD_ETAG_FIELD "\r\nETag: "
 #define HEAD_ACCEPT_RANGES_FIELD "\r\nAccept-Ranges: bytes"
+#define HEAD_VARY_FIELD "\r\nVary: Accept-Encoding"
 #define U64_HEX_MAX 16
-#define ETAG_MAX (sizeof("\"--\"") - 1 + 3 * U64_HEX_MAX)
-#define FILE_VALIDATORS_MAX \
-	(sizeof(HEAD_LAST_MODIFIED_FIELD HEAD_ETAG_FIELD) - 1 + HTTP_DATE_LEN + ETAG_MAX)
+#define ETAG_SUFFIX_MAX (sizeof("-gz") - 1)
+#define ETAG_MAX (sizeof("\"--\"") - 1 + 3 * U64_HEX_MAX + ETAG_SUFFIX_MAX)
+#define CONTENT_CODING_MAX (sizeof("gzip") - 1)
+/* The validators' bytes before the ETag's opening quote. */
+#define VALIDATORS_ETAG_AT \
+	(sizeof(HEAD_LAST_MODIFIED_FIELD HEAD_ETAG_FIELD) - 1 + HTTP_DATE_LEN)
+#define FILE_VALIDATORS_MAX (VALIDATORS_ETAG_AT + ETAG_MAX)
 /* The longest file head of each kind, for a type of type_len bytes. */
-#define FILE_HEAD_200_MAX(type_len) \
-	(HEAD_200_MAX(type_len) + FILE_VALIDATORS_MAX + sizeof(HEAD_ACCEPT_RANGES_FIELD) - 1)
+#define FILE_HEAD_200_MAX(type_len)                                                        \
+	(HEAD_200_MAX(type_len) + sizeof(HEAD_CONTENT_ENCODING_FIELD) - 1 + CONTENT_CODING_MAX + \
+	 FILE_VALIDATORS_MAX + sizeof(HEAD_ACCEPT_RANGES_FIELD HEAD_VARY_FIELD) - 1)
 #define HEAD_304_PREFIX "HTTP/1.1 304 Not Modified"
-#define FILE_HEAD_304_MAX \
-	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
-	 FILE_VALIDATORS_MAX)
+#define FILE_HEAD_304_MAX                                                             \
+	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 +    \
+	 FILE_VALIDATORS_MAX + sizeof(HEAD_VARY_FIELD) - 1)
 
 /* Renders at out the 304 of a file: the status line, the validators (fields[0..fields_len),
  * as for render_head_200_with), the Connection header of form and the empty line; no

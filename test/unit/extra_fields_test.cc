@@ -38,6 +38,7 @@ TEST(ExtraFieldsTest, RendersOrRefusesOneWord)
 		{"ETag (a file's validator)", "etag: \"x\"", EXTRA_RESERVED, nullptr},
 		{"Last-Modified", "Last-Modified: x", EXTRA_RESERVED, nullptr},
 		{"Content-Range", "Content-Range: x", EXTRA_RESERVED, nullptr},
+		{"Vary (precompressed variants)", "Vary: Accept-Encoding", EXTRA_RESERVED, nullptr},
 		{"longer than a reserved name", "Dates: x", EXTRA_OK, "Dates: x\r\n"},
 		{"shorter than a reserved name", "Dat: x", EXTRA_OK, "Dat: x\r\n"},
 	};

@@ -183,4 +183,75 @@ TEST(FileAnswerTest, Decision)
 	EXPECT_EQ(Status("Range: bytes=0-\r\n", false, 0), "200") << "an empty file has no range";
 }
 
+// "br", "gzip" or "identity": what coding_choice picks from one Accept-Encoding value when
+// both variants exist (or only those in available).
+std::string Chosen(const std::string &value,
+		   unsigned available = (1u << FILE_ENCODING_BR) | (1u << FILE_ENCODING_GZIP))
+{
+	GuardedBuffer buf(value);
+	struct coding_weights w = {{-1, -1, -1}, -1};
+	accept_encoding_weigh({buf.data(), (uint32_t)buf.size()}, &w);
+	switch (coding_choice(&w, available)) {
+	case FILE_ENCODING_BR:
+		return "br";
+	case FILE_ENCODING_GZIP:
+		return "gzip";
+	default:
+		return "identity";
+	}
+}
+
+TEST(FileAnswerTest, AcceptEncoding)
+{
+	const struct {
+		const char *label, *value, *want;
+	} cases[] = {
+		{"empty", "", "identity"},
+		{"gzip", "gzip", "gzip"},
+		{"br", "br", "br"},
+		{"both: br preferred", "gzip, deflate, br", "br"},
+		{"names fold case", "GZIP, Br", "br"},
+		{"x-gzip is gzip", "x-gzip", "gzip"},
+		{"q=0 forbids", "br;q=0, gzip", "gzip"},
+		{"both forbidden", "br;q=0, gzip;q=0", "identity"},
+		{"higher q wins", "br;q=0.5, gzip;q=0.8", "gzip"},
+		{"equal q: br", "gzip;q=0.5, br;q=0.500", "br"},
+		{"OWS around ';' and Q upper-case", "gzip ; Q=0.9 , br ;q=0.1", "gzip"},
+		{"star", "*", "br"},
+		{"star forbids all", "*;q=0", "identity"},
+		{"named beats star", "*;q=0, gzip", "gzip"},
+		{"star weighs the unnamed", "gzip;q=0.2, *;q=0.9", "br"},
+		{"identity preferred by weight", "identity, br;q=0.5", "identity"},
+		{"identity on a tie loses", "identity;q=0.5, br;q=0.5", "br"},
+		{"only other codings", "deflate, compress", "identity"},
+		{"malformed q skips the member", "br;q=2, gzip", "gzip"},
+		{"q=1.5 is malformed", "br;q=1.5", "identity"},
+		{"four decimals is malformed", "br;q=0.1234", "identity"},
+		{"an unknown parameter skips the member", "br;level=1", "identity"},
+		{"empty members", ", ,br,", "br"},
+		{"last weight of a coding kept", "br, br;q=0", "identity"},
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(Chosen(c.value), c.want) << c.label << ": " << c.value;
+	EXPECT_EQ(Chosen("br, gzip", 1u << FILE_ENCODING_GZIP), "gzip") << "only .gz exists";
+	EXPECT_EQ(Chosen("br", 1u << FILE_ENCODING_GZIP), "identity") << "only .gz exists";
+	EXPECT_EQ(Chosen("br, gzip", 0), "identity") << "no variant";
+}
+
+TEST(FileAnswerTest, RepresentationReadsEveryAcceptEncodingLine)
+{
+	struct cached_file f = File(), br = File(), gz = File();
+	f.variant[FILE_ENCODING_BR - 1] = &br;
+	f.variant[FILE_ENCODING_GZIP - 1] = &gz;
+	auto pick = [&](const std::string &fields) {
+		GuardedBuffer buf(fields + "\r\n");
+		return file_representation(buf.data(), (uint32_t)buf.size(), &f);
+	};
+	EXPECT_EQ(pick(""), &f) << "no Accept-Encoding: identity";
+	EXPECT_EQ(pick("Accept-Encoding: gzip\r\n"), &gz);
+	EXPECT_EQ(pick("Accept-Encoding: gzip\r\nHost: x\r\naccept-encoding: br\r\n"), &br);
+	f.variant[FILE_ENCODING_BR - 1] = nullptr;
+	EXPECT_EQ(pick("Accept-Encoding: br\r\n"), &f) << "no .br: identity";
+}
+
 } // namespace

@@ -1,9 +1,12 @@
-// --root's validators, 304 and ranges (feature `files`, BEHAVIOUR 10.8 and 10.9), byte for
-// byte over the wire: Last-Modified, ETag and Accept-Ranges on every 200; If-None-Match
-// (exact, list, "*", weak) before If-Modified-Since (before, equal, after, not a date);
-// 206 for a-b, a-, -n and b past the end; 416; If-Range by ETag and by date; several
-// ranges and bad syntax served whole; HEAD of each; the counters; one write per 304.
+// --root's validators, 304, ranges and precompressed variants (feature `files`, BEHAVIOUR
+// 10.8 to 10.10), byte for byte over the wire: Last-Modified, ETag and Accept-Ranges on
+// every 200; If-None-Match (exact, list, "*", weak) before If-Modified-Since (before,
+// equal, after, not a date); 206 for a-b, a-, -n and b past the end; 416; If-Range by
+// ETag and by date; several ranges and bad syntax served whole; HEAD of each; the
+// counters; one write per 304; X.br and X.gz chosen by Accept-Encoding (q-values, q=0,
+// *), with Content-Encoding, Vary and distinct ETags, and their 304 and 206.
 #include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -290,6 +293,137 @@ TEST(ValidatorsFutureTest, LastModifiedIsNeverAfterTheLoad)
 		in_window = in_window || lm == HttpDate(t);
 	EXPECT_TRUE(in_window) << lm;
 	EXPECT_EQ(r.Header("ETag"), ValidatorsOf(path).etag) << "the ETag keeps the real mtime";
+}
+
+// A site with precompressed variants: style.css with .br and .gz beside it, app.js with
+// only .gz, plain.txt with none. Each body is distinct.
+class VariantsTest : public testing::Test {
+protected:
+	void SetUp() override
+	{
+		REQUIRE_FEATURE("files");
+		ASSERT_NE(site_.path(), "");
+		for (const auto &f : kFiles)
+			ASSERT_TRUE(WriteFile(f.first, f.second)) << f.first;
+		START_DAEMON(daemon_, DaemonOptions{{"--root", site_.path()}});
+	}
+	void TearDown() override
+	{
+		for (const auto &f : kFiles)
+			unlink(Path(f.first).c_str());
+	}
+	std::string Path(const std::string &rel) const { return site_.path() + "/" + rel; }
+	bool WriteFile(const std::string &rel, const std::string &body) const
+	{
+		FILE *out = fopen(Path(rel).c_str(), "wb");
+		bool ok = out && fwrite(body.data(), 1, body.size(), out) == body.size();
+		return out && fclose(out) == 0 && ok;
+	}
+	static const std::string &Body(const std::string &rel)
+	{
+		for (const auto &f : kFiles)
+			if (f.first == rel)
+				return f.second;
+		static const std::string none;
+		return none;
+	}
+	// The ETag of the representation of `rel` (a file beside its X) in coding, "" for X's
+	// own: the file's own ETag, with "-br" or "-gz" inside the quotes.
+	std::string Etag(const std::string &rel, const std::string &suffix) const
+	{
+		std::string e = ValidatorsOf(Path(rel)).etag;
+		return e.substr(0, e.size() - 1) + suffix + "\"";
+	}
+	// The exact 200 (or its head) of the representation stored in rel, as file of type
+	// with coding ("" for none), Vary when vary; Connection: close.
+	std::string Response(const std::string &rel, const std::string &type,
+			     const std::string &coding, bool vary, bool head_only) const
+	{
+		FileValidators v = ValidatorsOf(Path(rel));
+		if (!coding.empty())
+			v.etag = Etag(rel, coding == "br" ? "-br" : "-gz");
+		return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
+		       "\r\nContent-Length: " + std::to_string(Body(rel).size()) + "\r\n" +
+		       (coding.empty() ? "" : "Content-Encoding: " + coding + "\r\n") +
+		       FileFields(v) + (vary ? "Vary: Accept-Encoding\r\n" : "") +
+		       "Connection: close\r\n\r\n" + (head_only ? "" : Body(rel));
+	}
+	void Expect(const std::string &label, const std::string &request, const std::string &want)
+	{
+		Received r = Roundtrip(daemon_.port(), request, false, kTimeoutMs);
+		EXPECT_TRUE(r.eof && !r.reset && !r.timed_out) << label << ": no clean EOF";
+		EXPECT_EQ(r.bytes, want) << label;
+	}
+	static std::string Get(const std::string &method, const std::string &target,
+			       const std::string &fields)
+	{
+		return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + fields +
+		       "Connection: close\r\n\r\n";
+	}
+
+	inline static const std::vector<std::pair<std::string, std::string>> kFiles = {
+		{"style.css", "body { color: red }\n"}, {"style.css.br", "brotli bytes"},
+		{"style.css.gz", "gzip bytes, longer"}, {"app.js", "alert(1)\n"},
+		{"app.js.gz", "gzipped js"},          {"plain.txt", "plain\n"},
+	};
+	SmallSite site_{"unused\n"};
+	Daemon daemon_;
+};
+
+constexpr char kCss[] = "text/css; charset=utf-8";
+constexpr char kJs[] = "text/javascript; charset=utf-8";
+
+TEST_F(VariantsTest, AcceptEncodingPicksTheRepresentation)
+{
+	const struct {
+		const char *label, *target, *accept; // accept: nullptr for no field
+		const char *rel, *type, *coding;
+		bool vary;
+	} cases[] = {
+		{"no Accept-Encoding", "/style.css", nullptr, "style.css", kCss, "", true},
+		{"br and gzip: br", "/style.css", "gzip, deflate, br", "style.css.br", kCss, "br", true},
+		{"gzip", "/style.css", "gzip", "style.css.gz", kCss, "gzip", true},
+		{"br q=0", "/style.css", "br;q=0, gzip", "style.css.gz", kCss, "gzip", true},
+		{"q-values weigh", "/style.css", "br;q=0.2, gzip;q=0.9", "style.css.gz", kCss, "gzip",
+		 true},
+		{"star", "/style.css", "*", "style.css.br", kCss, "br", true},
+		{"star q=0", "/style.css", "*;q=0", "style.css", kCss, "", true},
+		{"identity only", "/style.css", "identity", "style.css", kCss, "", true},
+		{"no .br beside it", "/app.js", "br", "app.js", kJs, "", true},
+		{"its .gz", "/app.js", "br, gzip", "app.js.gz", kJs, "gzip", true},
+		{"no variants: no Vary", "/plain.txt", "br, gzip", "plain.txt", kText, "", false},
+		{"a variant named itself", "/style.css.br", "br", "style.css.br",
+		 "application/octet-stream", "", false},
+	};
+	for (const auto &c : cases) {
+		std::string fields = c.accept ? std::string("Accept-Encoding: ") + c.accept + "\r\n" : "";
+		for (const char *method : {"GET", "HEAD"})
+			Expect(std::string(c.label) + " " + method, Get(method, c.target, fields),
+			       Response(c.rel, c.type, c.coding, c.vary, method[0] == 'H'));
+	}
+}
+
+TEST_F(VariantsTest, EachRepresentationHasItsOwnValidatorsAndRanges)
+{
+	const std::string id = ValidatorsOf(Path("style.css")).etag;
+	const std::string br = Etag("style.css.br", "-br"), gz = Etag("style.css.gz", "-gz");
+	EXPECT_NE(id, br);
+	EXPECT_NE(br, gz);
+	EXPECT_NE(br, ValidatorsOf(Path("style.css.br")).etag) << "not the file's own ETag";
+	const std::string lm = ValidatorsOf(Path("style.css.br")).last_modified;
+	Expect("304 of br", Get("GET", "/style.css", "Accept-Encoding: br\r\nIf-None-Match: " + br + "\r\n"),
+	       "HTTP/1.1 304 Not Modified\r\nLast-Modified: " + lm + "\r\nETag: " + br +
+		       "\r\nVary: Accept-Encoding\r\nConnection: close\r\n\r\n");
+	Expect("identity's ETag does not match br",
+	       Get("GET", "/style.css", "Accept-Encoding: br\r\nIf-None-Match: " + id + "\r\n"),
+	       Response("style.css.br", kCss, "br", true, false));
+	FileValidators v = ValidatorsOf(Path("style.css.br"));
+	v.etag = br;
+	Expect("a range of br", Get("GET", "/style.css", "Accept-Encoding: br\r\nRange: bytes=0-5\r\n"),
+	       "HTTP/1.1 206 Partial Content\r\nContent-Type: " + std::string(kCss) +
+		       "\r\nContent-Length: 6\r\nContent-Range: bytes 0-5/12\r\n"
+		       "Content-Encoding: br\r\n" +
+		       FileFields(v) + "Vary: Accept-Encoding\r\nConnection: close\r\n\r\nbrotli");
 }
 
 } // namespace
