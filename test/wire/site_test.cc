@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,12 @@ const std::vector<std::pair<std::string, std::string>> kSite = {
 	{"t/m.mjs", "mjs"}, {"t/i.avif", "avif"}, {"t/s.webmanifest", "{}"},
 	{"t/d.csv", "a,b\n"}, {"t/app.js.map", "{}"}, {"t/z.zip", "PK"},
 	{"t/s.svg", "<svg/>"}, {"t/x.xml", "<x/>"}, {"t/r.md", "# r\n"},
+	// A stylesheet and its precompressed gzip (gzip -9n of it: a real client decodes it).
+	{"t/g.css", "body { color: teal }\n"},
+	{"t/g.css.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x4b\xca\x4f\xa9"
+				   "\x54\xa8\x56\x48\xce\xcf\xc9\x2f\xb2\x52\x28\x49\x4d\xcc"
+				   "\x51\xa8\xe5\x02\x00\xdb\xec\x0d\x55\x15\x00\x00\x00",
+				   41)},
 };
 
 const std::string &Body(const std::string &rel)
@@ -356,7 +363,9 @@ struct CurlCase {
 	std::string target;
 	bool follow;            // curl -L
 	std::string want;       // "<status> <Content-Type> <final path>"
-	std::string body;       // the body curl must end with
+	std::string body;       // the body curl must end with (decoded, with --compressed)
+	std::vector<std::string> args = {}; // more curl arguments
+	std::string encoding = "";          // the Content-Encoding curl must see
 };
 
 TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
@@ -375,13 +384,26 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		{"dotfile_hidden", "/.env", false, "404 text/plain; charset=utf-8 /.env", "not found\n"},
 		{"encoded_slash_refused", "/sub%2Fpage.html", false,
 		 "400 text/plain; charset=utf-8 /sub%2Fpage.html", "bad request\n"},
+		{"not_modified_any", "/t/g.css", false, "304  /t/g.css", "", {"-H", "If-None-Match: *"}},
+		{"not_modified_since_now", "/t/g.css", false, "304  /t/g.css", "",
+		 {"-z", HttpDate(time(nullptr))}},
+		{"range", "/t/g.css", false, "206 text/css; charset=utf-8 /t/g.css", "dy {",
+		 {"-r", "2-5"}},
+		{"range_outside", "/t/g.css", false, "416 text/plain; charset=utf-8 /t/g.css",
+		 "range not satisfiable\n", {"-r", "100-"}},
+		{"gzip_variant_decoded", "/t/g.css", false, "200 text/css; charset=utf-8 /t/g.css",
+		 Body("t/g.css"), {"--compressed"}, "gzip"},
+		{"gzip_refused", "/t/g.css", false, "200 text/css; charset=utf-8 /t/g.css",
+		 Body("t/g.css"), {"-H", "Accept-Encoding: gzip;q=0, br"}},
 	};
 	for (const CurlCase &c : cases) {
 		SCOPED_TRACE(c.label);
-		std::vector<std::string> argv = {"curl", "-sS", "--max-time", "10", "--path-as-is",
-						 "-w", "\n%{http_code} %{content_type} %{url_effective}"};
+		std::vector<std::string> argv = {
+			"curl", "-sS", "--max-time", "10", "--path-as-is", "-w",
+			"\n%{http_code} %{content_type} %{url_effective} %header{content-encoding}"};
 		if (c.follow)
 			argv.push_back("-L");
+		argv.insert(argv.end(), c.args.begin(), c.args.end());
 		argv.push_back(base + c.target);
 		CommandResult r = RunCommand(argv, "", kTimeoutMs);
 		ASSERT_TRUE(r.ran) << r.problem;
@@ -392,9 +414,27 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		size_t at = summary.find(base); // the final URL, shown as its path
 		ASSERT_NE(at, std::string::npos) << summary;
 		summary.erase(at, base.size());
-		EXPECT_EQ(summary, c.want);
+		EXPECT_EQ(summary, c.want + " " + c.encoding);
 		EXPECT_EQ(r.out.substr(0, nl), c.body);
 	}
+}
+
+// curl's own validator round trip: --etag-save keeps the ETag of a 200, --etag-compare
+// sends it back as If-None-Match and gets a 304 with no body.
+TEST_F(SiteExchangeTest, CurlEtagRoundTrip)
+{
+	const std::string url = "http://127.0.0.1:" + std::to_string(port()) + "/t/g.css";
+	const std::string etag_file = site_dir + "/curl-etag"; // written after the load: not served
+	std::vector<std::string> curl = {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
+					 "-w", "%{http_code}"};
+	std::vector<std::string> save = curl, compare = curl;
+	save.insert(save.end(), {"--etag-save", etag_file, url});
+	compare.insert(compare.end(), {"--etag-compare", etag_file, url});
+	CommandResult first = RunCommand(save, "", kTimeoutMs);
+	CommandResult second = RunCommand(compare, "", kTimeoutMs);
+	unlink(etag_file.c_str());
+	EXPECT_EQ(first.out, "200") << first.err;
+	EXPECT_EQ(second.out, "304") << second.err;
 }
 
 } // namespace
