@@ -318,7 +318,7 @@ static void conn_answer_pending(int fd, struct conn *c)
 		}
 		struct answer_input in = {
 			.request = &req,
-			.fields = buf + c->in_start + req.line.line_len,
+			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
 			.find_file = find_file,
 			.now = clock_now_unix_s,
 			.buffered = avail,

@@ -371,7 +371,7 @@ static void render_heads(struct cached_file *f)
 	int vary = f->encoding != FILE_ENCODING_IDENTITY || file_has_variants(f);
 	const char *validators = f->etag - VALIDATORS_ETAG_AT;
 	size_t validators_len = VALIDATORS_ETAG_AT + f->etag_len;
-	char all[FILE_HEAD_200_MAX(0)], changed[FILE_HEAD_304_MAX];
+	char all[FILE_FIELDS_200_MAX], changed[FILE_FIELDS_304_MAX];
 	char *p = all, *q = changed;
 	if (f->encoding != FILE_ENCODING_IDENTITY) {
 		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));

@@ -47,10 +47,12 @@ STATIC_ASSERT(sizeof(IMF_SHAPE) - 1 == HTTP_DATE_LEN, "IMF-fixdate shape");
 STATIC_ASSERT(ASCTIME_AT_YEAR + 4 == ASCTIME_LEN, "asctime offsets");
 STATIC_ASSERT(RFC850_AT_TIME + 8 + sizeof(" GMT") - 1 == RFC850_TAIL_LEN, "rfc850 offsets");
 #define RFC850_CENTURY_WINDOW 50 /* RFC 9110 5.6.7: not more than 50 years ahead */
+#define WEEKDAYS (int)(sizeof(civil_weekday_names) / sizeof(civil_weekday_names[0]))
+#define MONTHS (int)(sizeof(civil_month_names) / sizeof(civil_month_names[0]))
 #define YEAR_FIRST 1970u
 #define YEAR_LAST 9999u
 
-static const char weekday_long_names[7][10] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+static const char weekday_long_names[WEEKDAYS][10] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
 					       "Thursday", "Friday", "Saturday"};
 
 /* Returns 1 when the n bytes at s fit shape (see IMF_SHAPE). */
@@ -85,7 +87,7 @@ static int name_index(const char *s, const char (*names)[4], int count)
 
 static int days_in_month(int year, int month)
 {
-	static const uint8_t days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	static const uint8_t days[MONTHS] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
 	return days[month - 1] + (month == 2 && leap);
 }
@@ -95,7 +97,7 @@ static int days_in_month(int year, int month)
 static int finish_date(int year, const char *month_at, int day, const char *time_at,
 		       uint64_t *out)
 {
-	int month = name_index(month_at, civil_month_names, 12) + 1;
+	int month = name_index(month_at, civil_month_names, MONTHS) + 1;
 	int hour = read_digits(time_at, 2), minute = read_digits(time_at + 3, 2);
 	int second = read_digits(time_at + 6, 2); /* 60: a leap second (RFC 5322) */
 	if (month == 0 || year < (int)YEAR_FIRST || year > (int)YEAR_LAST || day < 1 ||
@@ -111,7 +113,7 @@ static int finish_date(int year, const char *month_at, int day, const char *time
 /* "Sunday, 06-Nov-94 08:49:37 GMT": the weekday's full name, then RFC850_SHAPE. */
 static int parse_rfc850(const char *s, size_t len, uint64_t now_s, uint64_t *out)
 {
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < WEEKDAYS; i++) {
 		size_t name_len = cstr_len(weekday_long_names[i]);
 		if (len != name_len + RFC850_TAIL_LEN || !span_eq(s, weekday_long_names[i], name_len))
 			continue;
@@ -132,7 +134,7 @@ static int parse_rfc850(const char *s, size_t len, uint64_t now_s, uint64_t *out
 int http_date_parse(const char *s, size_t len, uint64_t now_s, uint64_t *unix_seconds)
 {
 	if (len == HTTP_DATE_LEN && fits_shape(s, IMF_SHAPE, len)) {
-		if (name_index(s, civil_weekday_names, 7) < 0)
+		if (name_index(s, civil_weekday_names, WEEKDAYS) < 0)
 			return 0;
 		return finish_date(read_digits(s + DATE_AT_YEAR, 4), s + DATE_AT_MONTH,
 				   read_digits(s + DATE_AT_DAY, 2), s + DATE_AT_HOUR, unix_seconds);
@@ -141,7 +143,7 @@ int http_date_parse(const char *s, size_t len, uint64_t now_s, uint64_t *unix_se
 		/* the day is two digits or a space and one digit */
 		const char *d = s + ASCTIME_AT_DAY;
 		int day = d[0] == ' ' ? read_digits(d + 1, 1) : read_digits(d, 2);
-		if (name_index(s, civil_weekday_names, 7) < 0)
+		if (name_index(s, civil_weekday_names, WEEKDAYS) < 0)
 			return 0;
 		return finish_date(read_digits(s + ASCTIME_AT_YEAR, 4), s + ASCTIME_AT_MONTH, day,
 				   s + ASCTIME_AT_TIME, unix_seconds);

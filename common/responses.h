@@ -98,14 +98,17 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 #define VALIDATORS_ETAG_AT \
 	(sizeof(HEAD_LAST_MODIFIED_FIELD HEAD_ETAG_FIELD) - 1 + HTTP_DATE_LEN)
 #define FILE_VALIDATORS_MAX (VALIDATORS_ETAG_AT + ETAG_MAX)
+/* The most a file's fields after Content-Length take, in its 200 and in its 304. */
+#define FILE_FIELDS_200_MAX                                                        \
+	(sizeof(HEAD_CONTENT_ENCODING_FIELD) - 1 + CONTENT_CODING_MAX + FILE_VALIDATORS_MAX + \
+	 sizeof(HEAD_ACCEPT_RANGES_FIELD HEAD_VARY_FIELD) - 1)
+#define FILE_FIELDS_304_MAX (FILE_VALIDATORS_MAX + sizeof(HEAD_VARY_FIELD) - 1)
 /* The longest file head of each kind, for a type of type_len bytes. */
-#define FILE_HEAD_200_MAX(type_len)                                                        \
-	(HEAD_200_MAX(type_len) + sizeof(HEAD_CONTENT_ENCODING_FIELD) - 1 + CONTENT_CODING_MAX + \
-	 FILE_VALIDATORS_MAX + sizeof(HEAD_ACCEPT_RANGES_FIELD HEAD_VARY_FIELD) - 1)
+#define FILE_HEAD_200_MAX(type_len) (HEAD_200_MAX(type_len) + FILE_FIELDS_200_MAX)
 #define HEAD_304_PREFIX "HTTP/1.1 304 Not Modified"
-#define FILE_HEAD_304_MAX                                                             \
-	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 +    \
-	 FILE_VALIDATORS_MAX + sizeof(HEAD_VARY_FIELD) - 1)
+#define FILE_HEAD_304_MAX                                                          \
+	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
+	 FILE_FIELDS_304_MAX)
 
 /* Renders at out the 304 of a file: the status line, the validators (fields[0..fields_len),
  * as for render_head_200_with), the Connection header of form and the empty line; no
