@@ -246,10 +246,10 @@ TEST_F(ValidatorsTest, Counters)
 	EXPECT_EQ(after["requests_total"] - before["requests_total"], 5u);
 }
 
-// A 304 leaves in one write: a client that reads each answer before its next request sees
-// Δresponse_syscalls = the requests (plus the first /metrics, whose write lands inside
-// the window: its body is rendered before its own write is counted).
-TEST_F(ValidatorsTest, NotModifiedLeavesInOneWrite)
+// A 304 and a 206 each leave in one write: a client that reads each answer before its
+// next request sees Δresponse_syscalls = the requests (plus the first /metrics, whose
+// write lands inside the window: its body is rendered before its own write is counted).
+TEST_F(ValidatorsTest, NotModifiedAndPartialLeaveInOneWrite)
 {
 	constexpr int kRequests = 8;
 	Client c(daemon_.port());
@@ -265,12 +265,19 @@ TEST_F(ValidatorsTest, NotModifiedLeavesInOneWrite)
 				   "\r\n\r\n"));
 		EXPECT_EQ(c.TakeResponse(true), not_modified) << "request " << i;
 	}
+	std::string partial = Partial(10, 59);
+	partial.replace(partial.find("close"), 5, "keep-alive");
+	for (int i = 0; i < kRequests; i++) {
+		ASSERT_TRUE(c.Send("GET /f.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=10-59\r\n\r\n"));
+		EXPECT_EQ(c.TakeResponse(), partial) << "range request " << i;
+	}
 	ASSERT_TRUE(c.Send(metrics));
 	std::map<std::string, uint64_t> after = CountersIn(c.TakeResponse());
 	ASSERT_FALSE(after.empty());
 	EXPECT_EQ(after["responses_304"] - before["responses_304"], (uint64_t)kRequests);
+	EXPECT_EQ(after["responses_206"] - before["responses_206"], (uint64_t)kRequests);
 	EXPECT_EQ(after["response_syscalls"] - before["response_syscalls"],
-		  (uint64_t)kRequests + 1);
+		  2 * (uint64_t)kRequests + 1);
 }
 
 // An mtime in the future is served as the load time (RFC 9110 8.8.2.1): never after Date.
