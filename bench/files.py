@@ -1,5 +1,9 @@
 """The warm-cache benchmark: apollod `full --root DIR` against nginx (`sendfile on`) and
-h2o (`file.dir`) serving the same files, with wrk keep-alive at several concurrencies.
+h2o (`file.dir`) serving the same files, with wrk keep-alive at several concurrencies,
+and a 304 scenario: every request of the 4 KiB file carries `If-None-Match` with the ETag
+that server gave it (each server has its own ETag form), so each answers 304 Not
+Modified, no body (checked once before the run; a server that answers anything else
+stops the benchmark).
 
 For every file size and concurrency the servers take turns (same machine state) and the
 table reports requests/s, MB/s (wrk's received bytes, heads included), and, for apollod,
@@ -26,6 +30,33 @@ FILES = [("4 KiB", 4 * 1024), ("256 KiB", 256 * 1024), ("4 MiB", 4 * 1024 * 1024
 PEERS = ["nginx", "h2o"]
 CONCURRENCY = [1, 8, 64]
 MIB = 1024 * 1024
+NOT_MODIFIED_FILE = ("4 KiB", 4 * 1024)  # the 304 scenario's file
+
+
+def etag_of(port, path):
+    """The ETag header a server sends for a GET of path (bytes, as sent)."""
+    request = ("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode()
+    head = servers.fetch(port, request).partition(b"\r\n\r\n")[0]
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"etag":
+            return value.strip().decode("ascii")
+    raise RuntimeError("port %d sent no ETag for %s" % (port, path))
+
+
+def not_modified_scenario(server, c):
+    """The 304 scenario at concurrency c for server: If-None-Match with its own ETag of
+    the file, after checking once that it answers 304 to it."""
+    label, size = NOT_MODIFIED_FILE
+    path = servers.file_url(size)
+    header = "If-None-Match: " + etag_of(server.port, path)
+    request = ("GET %s HTTP/1.1\r\nHost: x\r\n%s\r\nConnection: close\r\n\r\n"
+               % (path, header)).encode()
+    status = servers.fetch(server.port, request).split(b"\r\n", 1)[0]
+    if b" 304 " not in status + b" ":
+        raise RuntimeError("%s answered %r to %s" % (server.name, status, header))
+    return {"name": "%s 304 c=%d" % (label, c), "connections": c, "headers": [header],
+            "file": size}
 
 
 def window(result):
@@ -51,20 +82,24 @@ def measure(binary, peers, duration_s):
             for name in PEERS:
                 running.append(servers.start_peer(name, peers[name], tree.workdir,
                                                   tree.root))
-            for label, size in FILES:
-                for c in CONCURRENCY:
-                    scenario = {"name": "%s c=%d" % (label, c), "connections": c,
-                                "headers": [], "file": size}
-                    for server in running:
-                        r = load.run_wrk(server, scenario, duration_s)
-                        per_hit, eagains = window(r)
-                        rows.append({
-                            "file": label, "connections": c, "server": server.name,
-                            "rps": r["rps"], "mib_per_s": r["bytes_per_s"] / MIB,
-                            "errors": sum(r["errors"].values()),
-                            "response_syscalls_per_hit": per_hit,
-                            "write_eagains": eagains,
-                        })
+            # (row label, concurrency, file size, the 304 scenario or the plain one)
+            cases = [(label, c, size, False) for label, size in FILES for c in CONCURRENCY]
+            cases += [(NOT_MODIFIED_FILE[0] + " 304", c, NOT_MODIFIED_FILE[1], True)
+                      for c in CONCURRENCY]
+            for label, c, size, not_modified in cases:
+                for server in running:
+                    scenario = (not_modified_scenario(server, c) if not_modified else
+                                {"name": "%s c=%d" % (label, c), "connections": c,
+                                 "headers": [], "file": size})
+                    r = load.run_wrk(server, scenario, duration_s)
+                    per_hit, eagains = window(r)
+                    rows.append({
+                        "file": label, "connections": c, "server": server.name,
+                        "rps": r["rps"], "mib_per_s": r["bytes_per_s"] / MIB,
+                        "errors": sum(r["errors"].values()),
+                        "response_syscalls_per_hit": per_hit,
+                        "write_eagains": eagains,
+                    })
         finally:
             servers.stop_all(running)
     return rows
@@ -99,7 +134,8 @@ def main():
     rows = measure(tiers[TIER], {name: getattr(args, name) for name in PEERS}, duration)
     print(render(rows))
     print("\nwrk keep-alive, %d s per run, 2 threads at most; %s `--root DIR` against "
-          "nginx `sendfile on` and h2o `file.dir` serving the same files in the same run."
+          "nginx `sendfile on` and h2o `file.dir` serving the same files in the same run; "
+          "\"304\" rows send If-None-Match with each server's own ETag."
           % (duration, TIER))
     if args.json:
         with open(args.json, "w") as f:

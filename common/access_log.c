@@ -124,11 +124,14 @@ void access_log_note_arrival(int fd)
 static const char *status_digits(uint8_t status_counter)
 {
 	switch (status_counter) {
+	case C_responses_206: return "206";
 	case C_responses_301: return "301";
+	case C_responses_304: return "304";
 	case C_responses_400: return "400";
 	case C_responses_404: return "404";
 	case C_responses_405: return "405";
 	case C_responses_408: return "408";
+	case C_responses_416: return "416";
 	default: return "200";
 	}
 }

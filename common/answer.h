@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/counters.h"
+#include "common/file_answer.h"
 #include "common/file_cache.h"
 #include "common/http_request.h"
 #include "common/responses.h"
@@ -34,7 +35,9 @@ typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len
 /* What the connection knows when it asks. */
 struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
+	const char *fields;       /* its header block (request->headers.block_len bytes) */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
+	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
 	uint8_t outcome;          /* enum parse_outcome: COMPLETE or BAD */
 	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
@@ -47,19 +50,28 @@ enum answer_kind {
 	ANSWER_STATIC = 0,  /* static_responses[form][response] */
 	ANSWER_METRICS = 1, /* /metrics, rendered now */
 	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body */
-	ANSWER_LATER = 3,   /* /metrics or a 301 behind queued responses: send those first,
+	ANSWER_LATER = 3,   /* an ANSWER_USES_SCRATCH kind behind queued responses: send those first,
 			     * then ask again (the one scratch buffer may still be queued);
 			     * nothing consumed, nothing counted */
 	ANSWER_REDIRECT = 4, /* 301 to the target's path with '/' appended, query kept:
 			      * rendered now from target (render_redirect) */
+	ANSWER_NOT_MODIFIED = 5, /* a cached file's pre-rendered 304 head, no body */
+	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
+	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
 };
+/* The kinds rendered into the connection's one scratch buffer: behind queued responses
+ * they are ANSWER_LATER. */
+#define ANSWER_USES_SCRATCH(kind)                                                      \
+	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
+	 (kind) == ANSWER_UNSATISFIABLE)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 
 /* The decision. */
 struct answer {
-	const struct cached_file *file; /* ANSWER_FILE */
+	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
+	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
 	const char *target;       /* ANSWER_REDIRECT: the request's target, in its input */
 	uint32_t target_len;      /* ANSWER_REDIRECT: the whole target, query included */
 	uint32_t path_len;        /* ANSWER_REDIRECT: the target up to its '?' */
@@ -79,6 +91,32 @@ struct answer {
  * its decision field by field, so inlined the struct lives in registers; called out of line
  * it cost about 120 more user-space instructions per request (callgrind, bench/
  * callgrind_per_request.sh). */
+
+/* The kind of answer each file_status gets. */
+static const uint8_t file_status_kind[] = {
+	[FILE_STATUS_200] = ANSWER_FILE,
+	[FILE_STATUS_304] = ANSWER_NOT_MODIFIED,
+	[FILE_STATUS_206] = ANSWER_PARTIAL,
+	[FILE_STATUS_416] = ANSWER_UNSATISFIABLE,
+};
+
+/* Sets a to serve the cached file f (a hit): the representation Accept-Encoding picks
+ * (f or a precompressed variant), as 200, 304, 206 or 416 by the request's validators
+ * and Range (file_status_of); a 206 or 416 behind queued responses waits
+ * (ANSWER_LATER). Costs one walk over the header block (field_scan). */
+static inline void answer_file(const struct answer_input *in, struct answer *a,
+			       const struct cached_file *f)
+{
+	if (file_has_variants(f)) /* the representation Accept-Encoding picks */
+		f = file_representation(in->fields, in->request->headers.block_len, f);
+	a->file = f;
+	a->cache_counter = C_cache_hits;
+	a->kind = file_status_kind[file_status_of(in->fields, in->request->headers.block_len,
+						  a->head_only, f, in->now, &a->first,
+						  &a->last)];
+	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
+		a->kind = ANSWER_LATER;
+}
 
 /* Looks line's path up in the file cache (in->find_file is set): percent-decoded
  * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
@@ -104,9 +142,7 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
 	if (f && f->kind == CACHED_FILE) {
-		a->kind = ANSWER_FILE;
-		a->file = f;
-		a->cache_counter = C_cache_hits;
+		answer_file(in, a, f);
 		return;
 	}
 	a->cache_counter = miss ? C_cache_misses : ANSWER_NO_COUNTER;
@@ -165,6 +201,25 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 	return keep && *body <= ANSWER_BODY_SKIP_MAX && !in->stopping;
 }
 
+/* The status counter of a decided answer (every kind but ANSWER_LATER). */
+static inline uint8_t answer_status_counter(const struct answer *a)
+{
+	switch (a->kind) {
+	case ANSWER_STATIC:
+		return (uint8_t)static_responses[a->form][a->response].counter;
+	case ANSWER_REDIRECT:
+		return C_responses_301;
+	case ANSWER_NOT_MODIFIED:
+		return C_responses_304;
+	case ANSWER_PARTIAL:
+		return C_responses_206;
+	case ANSWER_UNSATISFIABLE:
+		return C_responses_416;
+	default: /* a file or /metrics */
+		return C_responses_200;
+	}
+}
+
 /* Decides the answer to the request at the front of the connection's input and writes
  * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
  * (in->request filled) or BAD input. Pure: reads only *in, the request it points to and
@@ -172,6 +227,7 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 static inline void answer_request(const struct answer_input *in, struct answer *a)
 {
 	a->file = 0;
+	a->first = a->last = 0;
 	a->target = 0;
 	a->target_len = a->path_len = 0;
 	a->skip = 0;
@@ -204,10 +260,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 		a->linger = !in->peer_eof && (in->outcome != PARSE_COMPLETE || in->buffer_full ||
 					      body > left || left > 0);
 	}
-	a->status_counter = a->kind == ANSWER_STATIC
-				    ? (uint8_t)static_responses[a->form][a->response].counter
-			    : a->kind == ANSWER_REDIRECT ? (uint8_t)C_responses_301
-							 : (uint8_t)C_responses_200;
+	a->status_counter = answer_status_counter(a);
 }
 
 

@@ -9,6 +9,7 @@
 #include "common/conn.h"
 
 #include "common/access_log.h"
+#include "common/clock.h"
 #include "common/counters.h"
 #include "common/date_field.h"
 #include "common/extra_fields.h"
@@ -32,6 +33,9 @@ STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one re
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
+STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
+		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE,
+	      "a 206 head and a 416 fit the scratch buffer");
 
 enum conn_state {
 	CONN_FREE = 0,     /* no connection on this descriptor */
@@ -206,6 +210,34 @@ static inline void count_if(uint8_t id)
 		counter_add((enum counter_id)id, 1);
 }
 
+/* Queues a's answer from a cached file: its pre-rendered 200 head and the snapshot
+ * itself, its pre-rendered 304 head alone, or a 206 head rendered into the scratch
+ * buffer (free: answer_file made it wait otherwise) and the slice. HEAD gets no body. */
+static void conn_take_file(int fd, struct conn *c, const struct answer *a,
+			   struct text_span request_line)
+{
+	const struct cached_file *f = a->file;
+	const char *head = f->head[FILE_HEAD_200][a->form];
+	uint32_t head_len = f->head_len[FILE_HEAD_200][a->form];
+	const char *body = f->body;
+	uint64_t body_len = a->head_only ? 0 : f->size; /* logged as sent */
+	if (a->kind == ANSWER_NOT_MODIFIED) {
+		head = f->head[FILE_HEAD_304][a->form];
+		head_len = f->head_len[FILE_HEAD_304][a->form];
+		body_len = 0;
+	} else if (a->kind == ANSWER_PARTIAL) { /* never HEAD: Range is GET's only */
+		struct text_span type = {head + HEAD_200_TYPE_AT, f->type_len};
+		struct text_span rest = {head + f->rest_at, head_len - f->rest_at};
+		head_len = (uint32_t)render_head_206(conn_scratch[fd], type, a->first, a->last,
+						     f->size, rest);
+		head = conn_scratch[fd];
+		body = f->body + a->first;
+		body_len = a->last - a->first + 1;
+	}
+	conn_push_response(fd, c, head, head_len, body, body_len);
+	access_log_request(fd, request_line, a->status_counter, body_len);
+}
+
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
@@ -223,12 +255,8 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	c->flags |= CONN_F_ANSWERED;
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
-	if (a->kind == ANSWER_FILE) { /* the pre-rendered head, then the snapshot itself */
-		const struct cached_file *f = a->file;
-		uint64_t file_body = a->head_only ? 0 : f->size; /* logged as sent */
-		conn_push_response(fd, c, f->head[a->form], f->head_len[a->form], f->body,
-				   file_body);
-		access_log_request(fd, request_line, a->status_counter, file_body);
+	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL) {
+		conn_take_file(fd, c, a, request_line);
 		return;
 	}
 	const char *bytes;
@@ -237,6 +265,10 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 		bytes = conn_scratch[fd];
 		total_len = (uint32_t)render_redirect(conn_scratch[fd], a->target, a->path_len,
 						      a->target_len, a->form, &head_len);
+	} else if (a->kind == ANSWER_UNSATISFIABLE) {
+		bytes = conn_scratch[fd];
+		total_len = (uint32_t)render_416(conn_scratch[fd], a->file->size, a->form,
+						 &head_len);
 	} else if (a->kind == ANSWER_METRICS) {
 		struct rendered_response r = build_metrics(conn_scratch[fd], a->form, format);
 		bytes = r.bytes;
@@ -286,7 +318,9 @@ static void conn_answer_pending(int fd, struct conn *c)
 		}
 		struct answer_input in = {
 			.request = &req,
+			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
 			.find_file = find_file,
+			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,
 			.buffer_full = c->in_end == CONN_BUFFER_SIZE,

@@ -27,7 +27,9 @@ APOLLOD_EXTERN_C_BEGIN
  * closed to make room for a new one; responses_408: head deadlines answered.
  * workers_restarted: serving processes the supervisor replaced after they died
  * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 12).
- * log_lines_dropped: access-log lines the log could not take (access_log.h). */
+ * log_lines_dropped: access-log lines the log could not take (access_log.h).
+ * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
+ * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -55,7 +57,10 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_408)        \
 	X(workers_restarted)    \
 	X(responses_301)        \
-	X(log_lines_dropped)
+	X(log_lines_dropped)    \
+	X(responses_304)        \
+	X(responses_206)        \
+	X(responses_416)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -67,7 +72,10 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_400)           \
 	X(responses_404)           \
 	X(responses_405)           \
-	X(responses_301)
+	X(responses_301)           \
+	X(responses_304)           \
+	X(responses_206)           \
+	X(responses_416)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -22,7 +22,8 @@ const char *const extra_field_reasons[EXTRA_PROBLEM_COUNT] = {
 /* The fields the daemon writes (or will write) itself: one name, one meaning. */
 static const char *const reserved_names[] = {
 	"content-length", "transfer-encoding", "connection", "content-type", "date",
-	"location", "allow",
+	"location", "allow", "last-modified", "etag", "accept-ranges", "content-range",
+	"content-encoding", "vary",
 };
 #define RESERVED_COUNT (sizeof(reserved_names) / sizeof(reserved_names[0]))
 

@@ -5,6 +5,7 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
+#include "common/clock.h"
 #include "common/console.h"
 #include "common/errno_text.h"
 #include "common/mime_types.h"
@@ -12,11 +13,39 @@
 #include "common/span.h"
 #include "common/sys.h"
 
-STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
-	      "every rendered head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
+	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_HEAD_304_MAX <= FILE_CACHE_HEAD_MAX, "every 304 head fits too");
+STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
+STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
+/* What one file (or representation) takes of the head arena: validators, four heads. */
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_HEAD_KINDS * CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX)
+
+/* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
+static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
+#define CODING_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(coding)},
+	FOR_EACH_FILE_ENCODING(CODING_ENTRY)
+#undef CODING_ENTRY
+};
+static const struct text_span encoding_suffix[FILE_ENCODING_COUNT] = {
+#define SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(suffix)},
+	FOR_EACH_FILE_ENCODING(SUFFIX_ENTRY)
+#undef SUFFIX_ENTRY
+};
+static const struct text_span encoding_etag_suffix[FILE_ENCODING_COUNT] = {
+#define ETAG_SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(etag_suffix)},
+	FOR_EACH_FILE_ENCODING(ETAG_SUFFIX_ENTRY)
+#undef ETAG_SUFFIX_ENTRY
+};
+#define ENCODING_CHECK(id, coding, suffix, etag_suffix)                                  \
+	STATIC_ASSERT(sizeof(coding) - 1 <= CONTENT_CODING_MAX &&                        \
+			      sizeof(etag_suffix) - 1 <= ETAG_SUFFIX_MAX, #id " fits the heads");
+FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
+#undef ENCODING_CHECK
 
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
-#define STATX_WANTED (STATX_TYPE | STATX_SIZE)
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
+#define NS_PER_S 1000000000ull
 /* Anonymous memory, touched (and so paid for) only as far as it is filled. */
 #define ARENA_PROT (PROT_READ | PROT_WRITE)
 #define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
@@ -27,9 +56,11 @@ static struct cached_file *files;  /* entries_max entries */
 static uint32_t *index_slot;       /* index_size slots: entry number + 1; 0 is empty */
 static uint32_t index_size;        /* a power of two, at least 2 * entries_max: load <= 1/2 */
 static char *name_arena;           /* names_max bytes: every relative path, unterminated */
-static char *head_arena;           /* room for entries_max files' heads, packed */
+static char *head_arena;           /* every file's and representation's validators and
+				    * heads (HEAD_ARENA_PER_FILE at most each), packed */
 static char *body_arena;           /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
 static uint32_t entries_max;       /* entries the first walk counted */
+static uint32_t variants_max;      /* files it counted whose name ends in .br or .gz */
 static uint64_t names_max;         /* name bytes it counted */
 /* Filled by the second walk (the first one counts with the same two): */
 static uint32_t entry_count;       /* files and directories in files[] */
@@ -37,12 +68,23 @@ static uint64_t names_used;
 static uint32_t file_count;        /* regular files among them */
 static uint64_t bytes_total;       /* body bytes copied */
 static uint64_t heads_used;
+static uint32_t variant_count;     /* representations at files[entries_max ...] */
 static int counting;               /* the first walk: count entries, open no file */
 static uint32_t max_entries;       /* --max-files */
 static unsigned load_flags;        /* FILE_CACHE_* */
 static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
 static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 static const char *root_dir;
+static uint64_t load_second;       /* the wall clock when the load began */
+
+/* What copy_file learnt of one file. */
+struct loaded_file {
+	const char *body;   /* in the body arena; NULL when empty */
+	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
+	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
+	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
+	uint64_t inode;
+};
 
 /* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
  * reason being err's text (none when err is 0: a limit). Returns code. */
@@ -139,14 +181,37 @@ static enum exit_code check_room(size_t len)
 	return fail(EXIT_ROOT_READ, "the tree changed while loading");
 }
 
+/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
+ * Returns the digit count. */
+static size_t u64_to_hex(uint64_t v, char *out)
+{
+	size_t n = 1;
+	for (uint64_t rest = v >> 4; rest; rest >>= 4)
+		n++;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = "0123456789abcdef"[v & 0xf];
+	return n;
+}
+
+/* The file's times as served: Last-Modified is its mtime's second, but never before 1970
+ * and never after the load began (RFC 9110 8.8.2.1: an origin server must not send a
+ * Last-Modified later than its Date); the ETag takes the mtime as it is, to the ns. */
+static void note_times(const struct statx *st, struct loaded_file *out)
+{
+	int64_t s = st->stx_mtime.tv_sec;
+	out->mtime = s < 0 ? 0 : (uint64_t)s > load_second ? load_second : (uint64_t)s;
+	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
+	out->inode = st->stx_ino;
+}
+
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
  * checks the limits and copies it into the body arena: the snapshot, which no later
- * change to the file can reach. Returns EXIT_OK with *body (NULL when empty) and *size
- * set, EXIT_OK with *size == FILE_SKIPPED when the entry is no longer a regular file,
- * or the start-up error (reported). */
+ * change to the file can reach. Returns EXIT_OK with *out filled, EXIT_OK with
+ * out->size == FILE_SKIPPED when the entry is no longer a regular file, or the start-up
+ * error (reported). */
 #define FILE_SKIPPED UINT64_MAX
-static enum exit_code copy_file(int dirfd, const char *name, size_t len, const char **body,
-				uint64_t *size)
+static enum exit_code copy_file(int dirfd, const char *name, size_t len,
+				struct loaded_file *out)
 {
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
@@ -155,8 +220,8 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
 	if (sys_is_error(r))
 		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
-	*size = FILE_SKIPPED;
-	*body = 0;
+	out->size = FILE_SKIPPED;
+	out->body = 0;
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
@@ -171,8 +236,9 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len, const c
 	sys_close((int)fd);
 	if (sys_is_error(got))
 		return fail_because(EXIT_ROOT_READ, "cannot read", got);
-	*body = got ? body_arena + bytes_total : 0;
-	*size = (uint64_t)got;
+	out->body = got ? body_arena + bytes_total : 0;
+	out->size = (uint64_t)got;
+	note_times(&st, out);
 	return EXIT_OK;
 }
 
@@ -193,24 +259,151 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	return f;
 }
 
-/* Records the mapped file path[0..len): its entry and its heads in both forms. The
- * caller checked every limit. */
-static void add_file(size_t len, const char *body, uint64_t size)
+/* Renders the validators of the file l (HEAD_LAST_MODIFIED_FIELD, then HEAD_ETAG_FIELD)
+ * at the end of the head arena, and points f->etag at its ETag there. */
+static void add_validators(struct cached_file *f, const struct loaded_file *l)
+{
+	char *out = head_arena + heads_used;
+	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
+	http_date_render(p, l->mtime);
+	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
+	f->etag = p;
+	*p++ = '"';
+	p += u64_to_hex(l->size, p);
+	*p++ = '-';
+	p += u64_to_hex(l->mtime_ns, p);
+	*p++ = '-';
+	p += u64_to_hex(l->inode, p);
+	*p++ = '"';
+	f->etag_len = (uint8_t)(p - f->etag);
+	heads_used += (uint64_t)(p - out);
+}
+
+/* Records the loaded file path[0..len): its entry and its validators; its heads come
+ * once every file is loaded (render_heads), when its variants are known. The caller
+ * checked every limit. */
+static void add_file(size_t len, const struct loaded_file *l)
 {
 	struct cached_file *f = add_entry(len, CACHED_FILE);
-	f->body = body;
-	f->size = size;
-	bytes_total += size;
+	f->body = l->body;
+	f->size = l->size;
+	f->mtime = l->mtime;
+	bytes_total += l->size;
 	file_count++;
-	struct text_span type;
-	mime_type_of(path, len, &type);
-	for (int form = 0; form < CONN_FORM_COUNT; form++) {
-		char *h = head_arena + heads_used;
-		f->head[form] = h;
-		f->head_len[form] = (uint16_t)render_head_200(h, type.text, type.len, size,
-							      (enum conn_form)form);
-		heads_used += f->head_len[form];
+	add_validators(f, l);
+}
+
+/* The encoding whose file name suffix name[0..len) ends with (".br", ".gz", after at least
+ * one byte), or FILE_ENCODING_IDENTITY. */
+static enum file_encoding suffix_encoding(const char *name, size_t len)
+{
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
+		const struct text_span *x = &encoding_suffix[e];
+		if (len > x->len && span_eq(name + len - x->len, x->text, x->len))
+			return (enum file_encoding)e;
 	}
+	return FILE_ENCODING_IDENTITY;
+}
+
+/* Makes the representation of base in encoding e from v, the loaded file beside it
+ * (base's name with e's suffix): v's bytes and Last-Modified, v's ETag with e's ETag
+ * suffix inside the quotes (so it differs from v's own and base's), base's name (which
+ * gives the type). Links it as base->variant[e - 1]. */
+static void add_variant(struct cached_file *base, const struct cached_file *v,
+			enum file_encoding e)
+{
+	struct cached_file *rep = &files[entries_max + variant_count++];
+	*rep = *v;
+	rep->name = base->name;
+	rep->name_len = base->name_len;
+	rep->encoding = (uint8_t)e;
+	for (int i = 0; i < FILE_VARIANTS; i++)
+		rep->variant[i] = 0; /* v's own (X.gz.br for X.gz) are not the representation's */
+	char *out = head_arena + heads_used; /* v's validators, the closing quote held back */
+	char *p = copy_span(out, v->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + v->etag_len - 1u);
+	p = copy_span(p, encoding_etag_suffix[e].text, encoding_etag_suffix[e].len);
+	*p++ = '"';
+	rep->etag = out + VALIDATORS_ETAG_AT;
+	rep->etag_len = (uint8_t)(p - rep->etag);
+	heads_used += (uint64_t)(p - out);
+	base->variant[e - 1] = rep;
+}
+
+/* Links every loaded X.br and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
+static void link_variants(void)
+{
+	for (uint32_t i = 0; i < entry_count; i++) {
+		const struct cached_file *v = &files[i];
+		enum file_encoding e = v->kind == CACHED_FILE
+					       ? suffix_encoding(v->name, v->name_len)
+					       : FILE_ENCODING_IDENTITY;
+		if (e == FILE_ENCODING_IDENTITY)
+			continue;
+		struct cached_file *base = (struct cached_file *)file_cache_find(
+			v->name, v->name_len - encoding_suffix[e].len);
+		if (base && base->kind == CACHED_FILE)
+			add_variant(base, v, e);
+	}
+}
+
+/* Puts the head of `kind` in form `form` of f at the end of the head arena: a 200 of
+ * type with fields (all of f's fields after Content-Length), or a 304 with fields (its
+ * validators and Vary). */
+static void add_head(struct cached_file *f, enum file_head kind, int form,
+		     struct text_span type, struct text_span fields)
+{
+	char *h = head_arena + heads_used;
+	f->head[kind][form] = h;
+	f->head_len[kind][form] =
+		(uint16_t)(kind == FILE_HEAD_200
+				   ? render_head_200_with(h, type.text, type.len, f->size, fields.text,
+							  fields.len, (enum conn_form)form)
+				   : render_head_304(h, fields.text, fields.len, (enum conn_form)form));
+	heads_used += f->head_len[kind][form];
+}
+
+/* Renders f's heads, 200 and 304 in both forms, from its name (the type), encoding,
+ * validators and variants, and notes where a 206 splices its 200 head. */
+static void render_heads(struct cached_file *f)
+{
+	struct text_span type;
+	mime_type_of(f->name, f->name_len, &type);
+	int vary = f->encoding != FILE_ENCODING_IDENTITY || file_has_variants(f);
+	const char *validators = f->etag - VALIDATORS_ETAG_AT;
+	size_t validators_len = VALIDATORS_ETAG_AT + f->etag_len;
+	char all[FILE_FIELDS_200_MAX], changed[FILE_FIELDS_304_MAX];
+	char *p = all, *q = changed;
+	if (f->encoding != FILE_ENCODING_IDENTITY) {
+		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
+		p = copy_span(p, encoding_coding[f->encoding].text, encoding_coding[f->encoding].len);
+	}
+	p = copy_span(copy_span(p, validators, validators_len), LITERAL(HEAD_ACCEPT_RANGES_FIELD));
+	q = copy_span(q, validators, validators_len);
+	if (vary) {
+		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
+		q = copy_span(q, LITERAL(HEAD_VARY_FIELD));
+	}
+	struct text_span fields[FILE_HEAD_KINDS] = {{all, (uint32_t)(p - all)},
+						     {changed, (uint32_t)(q - changed)}};
+	for (int kind = 0; kind < FILE_HEAD_KINDS; kind++)
+		for (int form = 0; form < CONN_FORM_COUNT; form++)
+			add_head(f, (enum file_head)kind, form, type, fields[kind]);
+	char digits[U64_DEC_MAX];
+	f->type_len = (uint8_t)type.len;
+	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
+				u64_to_dec(f->size, digits));
+}
+
+/* After the loading walk: links the variants, then renders every file's heads and every
+ * representation's. */
+static void finish_load(void)
+{
+	link_variants();
+	for (uint32_t i = 0; i < entry_count; i++)
+		if (files[i].kind == CACHED_FILE)
+			render_heads(&files[i]);
+	for (uint32_t k = 0; k < variant_count; k++)
+		render_heads(&files[entries_max + k]);
 }
 
 /* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
@@ -240,13 +433,14 @@ static enum exit_code add_directory(size_t len)
  * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
-	if (counting)
+	if (counting) {
+		variants_max += suffix_encoding(path, len) != FILE_ENCODING_IDENTITY;
 		return count_entry(len);
-	const char *body;
-	uint64_t size;
-	enum exit_code r = copy_file(dirfd, name, len, &body, &size);
-	if (r == EXIT_OK && size != FILE_SKIPPED)
-		add_file(len, body, size);
+	}
+	struct loaded_file l;
+	enum exit_code r = copy_file(dirfd, name, len, &l);
+	if (r == EXIT_OK && l.size != FILE_SKIPPED)
+		add_file(len, &l);
 	return r;
 }
 
@@ -355,15 +549,14 @@ static enum exit_code allocate(void)
 	index_size = 2;
 	while (index_size < 2 * (uint64_t)entries_max)
 		index_size *= 2;
-	enum exit_code r = reserve((uint64_t)entries_max * sizeof(struct cached_file),
-				   (void **)&files);
+	uint64_t files_max = (uint64_t)entries_max + variants_max; /* representations after */
+	enum exit_code r = reserve(files_max * sizeof(struct cached_file), (void **)&files);
 	if (r == EXIT_OK)
 		r = reserve((uint64_t)index_size * sizeof(uint32_t), (void **)&index_slot);
 	if (r == EXIT_OK)
 		r = reserve(names_max, (void **)&name_arena);
 	if (r == EXIT_OK)
-		r = reserve((uint64_t)entries_max * CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX,
-			    (void **)&head_arena);
+		r = reserve(files_max * HEAD_ARENA_PER_FILE, (void **)&head_arena);
 	if (r == EXIT_OK && entries_max)
 		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&body_arena);
 	return r;
@@ -386,6 +579,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 {
 	root_dir = root;
 	load_flags = flags;
+	load_second = clock_now_unix_s();
 	max_entries = max_files;
 	counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);
@@ -394,5 +588,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 		r = allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
+	if (r == EXIT_OK)
+		finish_load();
 	return r;
 }

@@ -44,6 +44,16 @@ static inline int field_find(const char *block, uint32_t block_len, const char *
 	return field_next(&c, name, name_len, value);
 }
 
+/* The most names one field_scan looks for: its result is a bit mask. */
+#define FIELD_SCAN_MAX 32
+
+/* One walk over a block parse_headers accepted, for several names at once: for each
+ * i < count (count <= FIELD_SCAN_MAX), values[i] becomes the value of the first line named
+ * names[i], as field_next sets it. Returns a mask with bit i set when names[i] was found;
+ * values[i] is left alone when it was not. Reads only inside the block. */
+uint32_t field_scan(const char *block, uint32_t block_len, const struct text_span *names,
+		    int count, struct text_span *values);
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_HTTP_FIELDS_H */

@@ -45,11 +45,14 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_requests_total{method=" METRICS_Q("other") "}", M_requests_other)          \
 	F("apollod_responses_total", "counter", "Responses sent, by status code.")            \
 	S("apollod_responses_total{code=" METRICS_Q("200") "}", C_responses_200)              \
+	S("apollod_responses_total{code=" METRICS_Q("206") "}", C_responses_206)              \
 	S("apollod_responses_total{code=" METRICS_Q("301") "}", C_responses_301)              \
+	S("apollod_responses_total{code=" METRICS_Q("304") "}", C_responses_304)              \
 	S("apollod_responses_total{code=" METRICS_Q("400") "}", C_responses_400)              \
 	S("apollod_responses_total{code=" METRICS_Q("404") "}", C_responses_404)              \
 	S("apollod_responses_total{code=" METRICS_Q("405") "}", C_responses_405)              \
 	S("apollod_responses_total{code=" METRICS_Q("408") "}", C_responses_408)              \
+	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
 	F("apollod_read_bytes_total", "counter", "Bytes read from clients.")                  \
 	S("apollod_read_bytes_total", C_bytes_read)                                           \
 	F("apollod_written_bytes_total", "counter", "Bytes written to clients.")              \

@@ -45,14 +45,57 @@ size_t head_200_len(size_t type_len, uint64_t content_length, enum conn_form for
 	       u64_to_dec(content_length, digits) + head_tail[form].len;
 }
 
-size_t render_head_200(char *out, const char *type, size_t type_len,
-		       uint64_t content_length, enum conn_form form)
+size_t render_head_200_with(char *out, const char *type, size_t type_len,
+			    uint64_t content_length, const char *fields, size_t fields_len,
+			    enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(HEAD_200_PREFIX));
 	p = copy_span(p, type, type_len);
 	p = copy_span(p, LITERAL(HEAD_LENGTH_FIELD));
 	p += u64_to_dec(content_length, p);
+	p = copy_span(p, fields, fields_len);
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	return (size_t)(p - out);
+}
+
+size_t render_head_200(char *out, const char *type, size_t type_len,
+		       uint64_t content_length, enum conn_form form)
+{
+	return render_head_200_with(out, type, type_len, content_length, 0, 0, form);
+}
+
+size_t render_head_304(char *out, const char *fields, size_t fields_len, enum conn_form form)
+{
+	char *p = copy_span(out, LITERAL(HEAD_304_PREFIX));
+	p = copy_span(p, fields, fields_len);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	return (size_t)(p - out);
+}
+
+size_t render_head_206(char *out, struct text_span type, uint64_t first, uint64_t last,
+		       uint64_t size, struct text_span rest)
+{
+	char *p = copy_span(out, LITERAL(HEAD_206_PREFIX));
+	p = copy_span(p, type.text, type.len);
+	p = copy_span(p, LITERAL(HEAD_LENGTH_FIELD));
+	p += u64_to_dec(last - first + 1, p);
+	p = copy_span(p, LITERAL(HEAD_CONTENT_RANGE_FIELD));
+	p += u64_to_dec(first, p);
+	*p++ = '-';
+	p += u64_to_dec(last, p);
+	*p++ = '/';
+	p += u64_to_dec(size, p);
+	p = copy_span(p, rest.text, rest.len);
+	return (size_t)(p - out);
+}
+
+size_t render_416(char *out, uint64_t size, enum conn_form form, uint32_t *head_len)
+{
+	char *p = copy_span(out, LITERAL(HEAD_416_PREFIX));
+	p += u64_to_dec(size, p);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	*head_len = (uint32_t)(p - out);
+	p = copy_span(p, LITERAL(RANGE_NOT_SATISFIABLE_BODY));
 	return (size_t)(p - out);
 }
 

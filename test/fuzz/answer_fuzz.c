@@ -1,13 +1,40 @@
 /* libFuzzer target: the pure answer function (common/answer.h). The first input byte
  * sets the connection's state (buffer full, peer EOF, queue busy, a file cache that finds
- * nothing, a fake file or a fake directory); the rest is parsed as a request and answered. Checks the
- * decision's contract: fields in range, consumed within the input, a close form for every
- * 400 and for bodies it will not skip, counters that exist. */
+ * nothing, a fake file or a fake directory, and whether the file has precompressed
+ * variants); the rest is parsed as a request and answered, its header block read for the
+ * file's validators, Range and Accept-Encoding. Checks the decision's contract: fields in
+ * range, consumed within the input, a close form for every 400 and for bodies it will
+ * not skip, counters that exist, a 206 slice inside the file, a representation of it. */
 #include "common/answer.h"
 #include "test/fuzz/fuzz_common.h"
 
-static struct cached_file fake_file; /* what the fake cache finds */
+#define FAKE_ETAG "\"a-1-2\""
+#define FAKE_SIZE 100
+#define FAKE_MTIME 784111777 /* Sun, 06 Nov 1994 08:49:37 GMT */
+#define FAKE_NOW 1796083200  /* 2026-12-01 */
+static char fake_body[FAKE_SIZE];
+/* What the fake cache finds, and its br and gzip representations. */
+static struct cached_file fake_variants[FILE_VARIANTS] = {
+	{.body = fake_body, .size = FAKE_SIZE / 2, .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
+	 .etag_len = sizeof(FAKE_ETAG) - 1, .encoding = FILE_ENCODING_BR},
+	{.body = fake_body, .size = FAKE_SIZE / 4, .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
+	 .etag_len = sizeof(FAKE_ETAG) - 1, .encoding = FILE_ENCODING_GZIP},
+};
+static struct cached_file fake_file = {.body = fake_body, .size = FAKE_SIZE,
+				       .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
+				       .etag_len = sizeof(FAKE_ETAG) - 1};
 static struct cached_file fake_directory = {.kind = CACHED_DIRECTORY};
+
+static uint64_t fixed_now(void)
+{
+	return FAKE_NOW;
+}
+
+/* Returns 1 when f is the fake file or one of its representations. */
+static int is_fake_file(const struct cached_file *f)
+{
+	return f == &fake_file || f == &fake_variants[0] || f == &fake_variants[1];
+}
 
 static const struct cached_file *find_nothing(const char *path, size_t len)
 {
@@ -33,7 +60,7 @@ static const struct cached_file *find_directories(const char *path, size_t len)
 /* Checks a's fields against in (see struct answer). */
 static void check_answer(const struct answer_input *in, const struct answer *a)
 {
-	FUZZ_CHECK(a->kind <= ANSWER_REDIRECT && a->form < CONN_FORM_COUNT);
+	FUZZ_CHECK(a->kind <= ANSWER_UNSATISFIABLE && a->form < CONN_FORM_COUNT);
 	if (a->kind == ANSWER_LATER) {
 		FUZZ_CHECK(in->queue_busy && a->consumed == 0);
 		return;
@@ -43,7 +70,11 @@ static void check_answer(const struct answer_input *in, const struct answer *a)
 	FUZZ_CHECK(a->method_counter < COUNTER_COUNT || a->method_counter == ANSWER_NO_COUNTER);
 	FUZZ_CHECK(a->cache_counter < COUNTER_COUNT || a->cache_counter == ANSWER_NO_COUNTER);
 	FUZZ_CHECK(a->response < STATIC_RESPONSE_COUNT);
-	FUZZ_CHECK(a->kind != ANSWER_FILE || a->file == &fake_file);
+	int file_kind = a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED ||
+			a->kind == ANSWER_PARTIAL || a->kind == ANSWER_UNSATISFIABLE;
+	FUZZ_CHECK(!file_kind || is_fake_file(a->file));
+	if (a->kind == ANSWER_PARTIAL) /* never HEAD, and inside the representation */
+		FUZZ_CHECK(!a->head_only && a->first <= a->last && a->last < a->file->size);
 	FUZZ_CHECK(a->form == CONN_FORM_KEEP_ALIVE || a->skip == 0);
 	FUZZ_CHECK(a->skip <= ANSWER_BODY_SKIP_MAX);
 	if (in->outcome == PARSE_BAD)
@@ -69,8 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum parse_outcome r = parse_request(buf, len, &req);
 	if (r == PARSE_PARTIAL) /* the connection waits, or answers 400 when it cannot */
 		r = PARSE_BAD;
+	for (int i = 0; i < FILE_VARIANTS; i++)
+		fake_file.variant[i] = (state & 64) ? &fake_variants[i] : 0;
 	struct answer_input in = {
 		.request = &req,
+		.fields = r == PARSE_COMPLETE ? buf + req.line.line_len : 0,
+		.now = fixed_now,
 		.find_file = !(state & 8)   ? 0
 			     : state & 32 ? find_directories
 			     : state & 16 ? find_everything

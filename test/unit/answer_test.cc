@@ -18,9 +18,28 @@ namespace {
 constexpr uint8_t kNone = ANSWER_NO_COUNTER;
 
 // The cache of the rows that serve --root: the files "index.html" and "sub/index.html"
-// (both kIndex) and the directories "sub" and "empty".
-const struct cached_file kIndex = {};
-const struct cached_file kDirectory = {nullptr, nullptr, 0, {}, {}, 0, CACHED_DIRECTORY, 0};
+// (both kIndex: ten bytes, its validators below) and the directories "sub" and "empty".
+constexpr char kEtag[] = "\"a-1-2\"";
+constexpr uint64_t kMtime = 784111777; // Sun, 06 Nov 1994 08:49:37 GMT
+constexpr uint64_t kNowS = 1796083200; // the rows' wall clock: 2026-12-01
+
+struct cached_file MakeFile(enum cached_kind kind)
+{
+	struct cached_file f = {};
+	f.kind = (uint8_t)kind;
+	if (kind == CACHED_FILE) {
+		f.body = "0123456789";
+		f.size = 10;
+		f.mtime = kMtime;
+		f.etag = kEtag;
+		f.etag_len = sizeof(kEtag) - 1;
+	}
+	return f;
+}
+const struct cached_file kIndex = MakeFile(CACHED_FILE);
+const struct cached_file kDirectory = MakeFile(CACHED_DIRECTORY);
+
+uint64_t FixedNow() { return kNowS; }
 
 const struct cached_file *FindIndex(const char *path, size_t len)
 {
@@ -200,6 +219,41 @@ const Row kRows[] = {
 	{"a 405 looks nothing up", kComplete, "POST /index.html HTTP/1.1\r\n\r\n", "", true,
 	 false, false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone,
 	 C_responses_405, 0},
+	// 10.8 validators
+	{"If-None-Match with the ETag is 304", kComplete,
+	 "GET /index.html HTTP/1.1\r\nIf-None-Match: \"a-1-2\"\r\n\r\n", "", kSite, false, false,
+	 false, ANSWER_NOT_MODIFIED, RESP_NOT_FOUND, kKeep, false, false, C_requests_get,
+	 C_cache_hits, C_responses_304, 0},
+	{"HEAD with If-None-Match is 304's head", kComplete,
+	 "HEAD /index.html HTTP/1.1\r\nIf-None-Match: *\r\n\r\n", "", kSite, false, false,
+	 false, ANSWER_NOT_MODIFIED, RESP_NOT_FOUND, kKeep, false, true, C_requests_head,
+	 C_cache_hits, C_responses_304, 0},
+	{"a 304 needs no scratch: it does not wait", kComplete,
+	 "GET /index.html HTTP/1.1\r\nIf-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n",
+	 "", kSite, true, false, false, ANSWER_NOT_MODIFIED, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_304, 0},
+	{"If-None-Match without a match is 200", kComplete,
+	 "GET /index.html HTTP/1.1\r\nIf-None-Match: \"b\"\r\n\r\n", "", kSite, false, false,
+	 false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false, C_requests_get, C_cache_hits,
+	 C_responses_200, 0},
+	// 10.9 ranges
+	{"a range is 206", kComplete, "GET /index.html HTTP/1.1\r\nRange: bytes=2-4\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_PARTIAL, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_206, 0},
+	{"a range outside the file is 416", kComplete,
+	 "GET /index.html HTTP/1.1\r\nRange: bytes=10-\r\n\r\n", "", kSite, false, false, false,
+	 ANSWER_UNSATISFIABLE, RESP_NOT_FOUND, kKeep, false, false, C_requests_get, C_cache_hits,
+	 C_responses_416, 0},
+	{"a 206 behind queued responses waits", kComplete,
+	 "GET /index.html HTTP/1.1\r\nRange: bytes=2-4\r\n\r\n", "", kSite, true, false, false,
+	 ANSWER_LATER, RESP_NOT_FOUND, kKeep, false, false, kNone, kNone, kNone, 0},
+	{"a 416 behind queued responses waits", kComplete,
+	 "GET /index.html HTTP/1.1\r\nRange: bytes=-0\r\n\r\n", "", kSite, true, false, false,
+	 ANSWER_LATER, RESP_NOT_FOUND, kKeep, false, false, kNone, kNone, kNone, 0},
+	{"HEAD ignores Range (RFC 9110 14.2: GET only)", kComplete,
+	 "HEAD /index.html HTTP/1.1\r\nRange: bytes=2-4\r\n\r\n", "", kSite, false, false, false,
+	 ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, true, C_requests_head, C_cache_hits,
+	 C_responses_200, 0},
 };
 
 TEST(AnswerTest, Table)
@@ -213,6 +267,8 @@ TEST(AnswerTest, Table)
 			<< "the row's bytes must parse as the row says";
 		struct answer_input in = {};
 		in.request = &req;
+		in.fields = input.data() + req.line.line_len;
+		in.now = FixedNow;
 		in.find_file = row.root == kSite ? FindIndex
 			       : row.root == kEmptyRoot ? FindNothing
 							: nullptr;
@@ -240,8 +296,13 @@ TEST(AnswerTest, Table)
 		if (row.kind == ANSWER_STATIC) {
 			EXPECT_EQ(a.response, row.response);
 		}
-		if (row.kind == ANSWER_FILE) {
+		if (row.kind == ANSWER_FILE || row.kind == ANSWER_NOT_MODIFIED ||
+		    row.kind == ANSWER_PARTIAL || row.kind == ANSWER_UNSATISFIABLE) {
 			EXPECT_EQ(a.file, &kIndex);
+		}
+		if (row.kind == ANSWER_PARTIAL) { /* every 206 row asks for bytes 2-4 */
+			EXPECT_EQ(a.first, 2u);
+			EXPECT_EQ(a.last, 4u);
 		}
 		if (row.kind == ANSWER_REDIRECT) { /* the Location is built from the target */
 			EXPECT_EQ(a.target, req.line.target);

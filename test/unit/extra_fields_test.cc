@@ -35,6 +35,10 @@ TEST(ExtraFieldsTest, RendersOrRefusesOneWord)
 		{"connection any case", "cONNECTION: close", EXTRA_RESERVED, nullptr},
 		{"Date", "Date: x", EXTRA_RESERVED, nullptr},
 		{"Content-Type", "Content-Type: text/html", EXTRA_RESERVED, nullptr},
+		{"ETag (a file's validator)", "etag: \"x\"", EXTRA_RESERVED, nullptr},
+		{"Last-Modified", "Last-Modified: x", EXTRA_RESERVED, nullptr},
+		{"Content-Range", "Content-Range: x", EXTRA_RESERVED, nullptr},
+		{"Vary (precompressed variants)", "Vary: Accept-Encoding", EXTRA_RESERVED, nullptr},
 		{"longer than a reserved name", "Dates: x", EXTRA_OK, "Dates: x\r\n"},
 		{"shorter than a reserved name", "Dat: x", EXTRA_OK, "Dat: x\r\n"},
 	};

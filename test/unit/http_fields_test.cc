@@ -64,4 +64,21 @@ TEST(HttpFieldsTest, FieldFindReturnsTheFirst)
 	EXPECT_EQ(field_find(buf.data(), (uint32_t)buf.size(), LITERAL("Range"), &v), 0);
 }
 
+TEST(HttpFieldsTest, FieldScanFindsTheFirstOfEachNameInOneWalk)
+{
+	const std::string block =
+		"range: bytes=0-1\r\nHost: x\r\nIf-None-Match: \"a\"\r\nRange: bytes=5-\r\n\r\n";
+	GuardedBuffer buf(block);
+	const struct text_span names[] = {{LITERAL("Range")}, {LITERAL("If-Modified-Since")},
+					  {LITERAL("If-None-Match")}};
+	struct text_span values[3] = {};
+	uint32_t found = field_scan(buf.data(), (uint32_t)buf.size(), names, 3, values);
+	EXPECT_EQ(found, 0x5u);
+	EXPECT_EQ(std::string(values[0].text, values[0].len), "bytes=0-1");
+	EXPECT_EQ(values[1].text, nullptr) << "left alone when absent";
+	EXPECT_EQ(std::string(values[2].text, values[2].len), "\"a\"");
+	GuardedBuffer empty(std::string("\r\n"));
+	EXPECT_EQ(field_scan(empty.data(), (uint32_t)empty.size(), names, 3, values), 0u);
+}
+
 } // namespace

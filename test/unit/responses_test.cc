@@ -155,7 +155,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	std::string body;
 	// requests_total is rendered as the sum of the status counters (counters.h).
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
-					    C_responses_405, C_responses_301};
+					    C_responses_405, C_responses_301, C_responses_304,
+					    C_responses_206, C_responses_416};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

@@ -1,5 +1,6 @@
 // The access log (feature `routes`, BEHAVIOUR 14): byte-exact lines for a known sequence
-// (only the date and the microseconds masked, each by a strict pattern); a log on a full
+// (only the date and the microseconds masked, each by a strict pattern), and for --root's
+// 304, 206 and 416; a log on a full
 // pipe (a FIFO the test fills), where serving goes on and log_lines_dropped counts every
 // lost line exactly; --workers 2 appending to one file in whole lines; a path that cannot
 // be opened.
@@ -141,6 +142,39 @@ TEST_F(AccessLogTest, ByteExactLinesForAKnownSequence)
 }
 
 // The log's descriptor is a FIFO that the test has filled: every write fails with EAGAIN.
+// --root's 304, 206 and 416 (BEHAVIOUR 10.8, 10.9) are logged with their own status and
+// the body bytes they sent: none for a 304, the slice for a 206.
+TEST_F(AccessLogTest, FileStatusesAndTheirBytes)
+{
+	REQUIRE_FEATURE("files");
+	SmallSite site("0123456789\n");
+	ASSERT_NE(site.path(), "");
+	const std::string log = dir_ + "/access.log";
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", site.path(), "--access-log", log}});
+	auto ask = [](const std::string &method, const std::string &field) {
+		return method + " /f.txt HTTP/1.1\r\nHost: x\r\n" + field +
+		       "\r\nConnection: close\r\n\r\n";
+	};
+	const struct {
+		std::string raw;
+		const char *line;
+	} sequence[] = {
+		{ask("GET", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 304 - US)"},
+		{ask("HEAD", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "HEAD /f.txt HTTP/1.1" 304 - US)"},
+		{ask("GET", "Range: bytes=0-3"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 206 4 US)"},
+		{ask("GET", "Range: bytes=100-"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 416 22 US)"},
+	};
+	for (const auto &s : sequence)
+		ASSERT_TRUE(Roundtrip(daemon.port(), s.raw, true).eof) << s.raw;
+	bool complete;
+	std::vector<std::string> lines = Lines(WaitForLines(log, std::size(sequence)), &complete);
+	EXPECT_TRUE(complete);
+	ASSERT_EQ(lines.size(), std::size(sequence));
+	for (size_t i = 0; i < lines.size(); i++)
+		EXPECT_EQ(Masked(lines[i]), sequence[i].line) << "line " << i + 1;
+}
+
 // 300 requests on one keep-alive connection are all answered, and log_lines_dropped
 // counts each of their lines; once the FIFO is drained, the next request's line arrives
 // whole, and nothing before it is a broken line.

@@ -71,7 +71,8 @@ TEST_F(ExtraFieldsTest, FilesAndRedirectsCarryThem)
 	options.extra_args.insert(options.extra_args.end(), kFlags.begin(), kFlags.end());
 	START_DAEMON(daemon, options);
 	EXPECT_EQ(Roundtrip(daemon.port(), GetClose("/f.txt")).bytes,
-		  std::string("HTTP/1.1 200 OK\r\n") + kText + "Content-Length: 3\r\nConnection: close\r\n" +
+		  std::string("HTTP/1.1 200 OK\r\n") + kText + "Content-Length: 3\r\n" +
+			  FileFields(ValidatorsOf(site.path() + "/f.txt")) + "Connection: close\r\n" +
 			  kFields + "\r\nhi\n");
 	HttpResponse moved = ParseResponse(Roundtrip(daemon.port(), GetClose("/sub")).bytes);
 	EXPECT_EQ(moved.status, 301);

@@ -204,15 +204,6 @@ std::string Request(const std::string &method, const std::string &target, bool k
 	       (keep_alive ? "" : "Connection: close\r\n") + "\r\n";
 }
 
-// The exact head the daemon renders for a file: type and length, then the Connection
-// form it will follow.
-std::string FileHead(const std::string &type, size_t length, bool keep_alive)
-{
-	return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
-	       "\r\nContent-Length: " + std::to_string(length) +
-	       "\r\nConnection: " + (keep_alive ? "keep-alive" : "close") + "\r\n\r\n";
-}
-
 // "" if got == want, else where they part (without printing megabytes).
 std::string Mismatch(const std::string &raw, const std::string &want)
 {
@@ -363,7 +354,7 @@ TEST_P(FilesServeTest, GetAndHeadByteExact)
 {
 	const ServeCase &c = GetParam();
 	const std::string &body = tree().Body(c.file);
-	std::string head = FileHead(c.type, body.size(), false);
+	std::string head = FileHead(c.type, body.size(), tree().root() + "/" + c.file, false);
 
 	Received get = Roundtrip(port_, Request("GET", c.target), false, kRunTimeoutMs);
 	EXPECT_TRUE(get.eof && !get.reset && !get.timed_out) << "GET did not end in EOF";
@@ -483,7 +474,8 @@ protected:
 		const std::string &body = tree().Body(rel);
 		bool head_only = method == "HEAD";
 		return {Request(method, target, keep_alive),
-			FileHead(type, body.size(), keep_alive) + (head_only ? "" : body),
+			FileHead(type, body.size(), tree().root() + "/" + rel, keep_alive) +
+				(head_only ? "" : body),
 			head_only};
 	}
 	// GET target, a name the tree does not serve, on a persistent connection.
@@ -719,7 +711,8 @@ TEST_F(FilesCountersTest, OneWritePerKeepAliveFileResponse)
 	ASSERT_TRUE(SendAll(fd, Request("GET", "/metrics", true)));
 	ASSERT_TRUE(ReadResponse(fd, false, &pending, &response));
 	std::map<std::string, uint64_t> before = CountersOf(response);
-	const std::string expected = FileHead(kOctetStream, 256 * kKiB, true) +
+	const std::string expected =
+		FileHead(kOctetStream, 256 * kKiB, tree().root() + "/quarter.bin", true) +
 				     tree().Body("quarter.bin");
 	for (int i = 0; i < kRequests; i++) {
 		ASSERT_TRUE(SendAll(fd, Request("GET", "/quarter.bin", true)));
@@ -927,7 +920,9 @@ TEST_P(FilesRootTest, StartsOrExitsWithOneLine)
 		START_DAEMON(daemon, options);
 		Received r = Roundtrip(daemon.port(), Request("GET", "/" + probe), false,
 				       kRunTimeoutMs);
-		EXPECT_EQ(Mismatch(r.bytes, FileHead(kOctetStream, 5, false) + "probe"), "")
+		EXPECT_EQ(Mismatch(r.bytes,
+				   FileHead(kOctetStream, 5, root + "/" + probe, false) + "probe"),
+			  "")
 			<< "GET /" << probe;
 		return;
 	}

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,20 @@ std::string CloseRequest(const std::string &method, const std::string &target)
 	return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
 }
 
-// The exact response to a file: 200, its type and length, then (GET) its body.
-std::string FileResponse(const std::string &type, const std::string &body, bool keep_alive,
+const std::string &Body(const std::string &rel);
+
+// The directory the suite running now serves (SiteFixture::SetUp sets it): the files'
+// validators are stat'ed there.
+std::string site_dir;
+
+// The exact response to the site's file rel: 200, its type, length and validators, then
+// (GET) its body.
+std::string FileResponse(const std::string &type, const std::string &rel, bool keep_alive,
 			 bool head_only)
 {
-	return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
-	       "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: " +
-	       (keep_alive ? "keep-alive" : "close") + "\r\n\r\n" + (head_only ? "" : body);
+	const std::string &body = Body(rel);
+	return FileHead(type, body.size(), site_dir + "/" + rel, keep_alive) +
+	       (head_only ? "" : body);
 }
 
 // The exact 301 to location.
@@ -85,6 +93,12 @@ const std::vector<std::pair<std::string, std::string>> kSite = {
 	{"t/m.mjs", "mjs"}, {"t/i.avif", "avif"}, {"t/s.webmanifest", "{}"},
 	{"t/d.csv", "a,b\n"}, {"t/app.js.map", "{}"}, {"t/z.zip", "PK"},
 	{"t/s.svg", "<svg/>"}, {"t/x.xml", "<x/>"}, {"t/r.md", "# r\n"},
+	// A stylesheet and its precompressed gzip (gzip -9n of it: a real client decodes it).
+	{"t/g.css", "body { color: teal }\n"},
+	{"t/g.css.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x4b\xca\x4f\xa9"
+				   "\x54\xa8\x56\x48\xce\xcf\xc9\x2f\xb2\x52\x28\x49\x4d\xcc"
+				   "\x51\xa8\xe5\x02\x00\xdb\xec\x0d\x55\x15\x00\x00\x00",
+				   41)},
 };
 
 const std::string &Body(const std::string &rel)
@@ -132,6 +146,7 @@ public:
 	}
 	const std::string &error() const { return error_; }
 	int port() const { return daemon_.port(); }
+	const std::string &dir() const { return dir_; }
 
 private:
 	std::string dir_, error_;
@@ -166,6 +181,7 @@ protected:
 		REQUIRE_FEATURE("files");
 		ASSERT_TRUE(server_ != nullptr && server_->error().empty())
 			<< (server_ ? server_->error() : "no server");
+		site_dir = server_->dir();
 	}
 	// GET and HEAD of the case's target each earn exactly the expected bytes, then EOF.
 	void CheckCase()
@@ -193,7 +209,7 @@ std::string SiteCaseName(const testing::TestParamInfo<SiteCase> &info)
 #define FILE_CASE(label, target, rel, type)                                          \
 	SiteCase                                                                     \
 	{                                                                            \
-		label, target, [](bool head) { return FileResponse(type, Body(rel), false, head); } \
+		label, target, [](bool head) { return FileResponse(type, rel, false, head); } \
 	}
 #define REDIRECT_CASE(label, target, location)                                       \
 	SiteCase                                                                     \
@@ -315,12 +331,12 @@ TEST_F(SiteExchangeTest, PipelinedRedirectsAnsweredInOrder)
 			       keep("HEAD", "/sub/deeper") + keep("GET", "/sub%2f") +
 			       keep("GET", "/sub/") + CloseRequest("GET", "/empty");
 	std::string expected =
-		FileResponse(kHtml, Body("sub/page.html"), true, false) +
+		FileResponse(kHtml, "sub/page.html", true, false) +
 		RedirectResponse("/sub/?p=1", true, false) +
 		RedirectResponse("/sub/deeper/", true, true) +
 		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
 		"Content-Length: 12\r\nConnection: keep-alive\r\n\r\nbad request\n" +
-		FileResponse(kHtml, Body("sub/index.html"), true, false) +
+		FileResponse(kHtml, "sub/index.html", true, false) +
 		RedirectResponse("/empty/", false, false);
 	Received r = Roundtrip(port(), requests, false, kTimeoutMs);
 	EXPECT_TRUE(r.eof && !r.reset && !r.timed_out) << "no clean EOF";
@@ -347,7 +363,9 @@ struct CurlCase {
 	std::string target;
 	bool follow;            // curl -L
 	std::string want;       // "<status> <Content-Type> <final path>"
-	std::string body;       // the body curl must end with
+	std::string body;       // the body curl must end with (decoded, with --compressed)
+	std::vector<std::string> args = {}; // more curl arguments
+	std::string encoding = "";          // the Content-Encoding curl must see
 };
 
 TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
@@ -366,13 +384,26 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		{"dotfile_hidden", "/.env", false, "404 text/plain; charset=utf-8 /.env", "not found\n"},
 		{"encoded_slash_refused", "/sub%2Fpage.html", false,
 		 "400 text/plain; charset=utf-8 /sub%2Fpage.html", "bad request\n"},
+		{"not_modified_any", "/t/g.css", false, "304  /t/g.css", "", {"-H", "If-None-Match: *"}},
+		{"not_modified_since_now", "/t/g.css", false, "304  /t/g.css", "",
+		 {"-z", HttpDate(time(nullptr))}},
+		{"range", "/t/g.css", false, "206 text/css; charset=utf-8 /t/g.css", "dy {",
+		 {"-r", "2-5"}},
+		{"range_outside", "/t/g.css", false, "416 text/plain; charset=utf-8 /t/g.css",
+		 "range not satisfiable\n", {"-r", "100-"}},
+		{"gzip_variant_decoded", "/t/g.css", false, "200 text/css; charset=utf-8 /t/g.css",
+		 Body("t/g.css"), {"--compressed"}, "gzip"},
+		{"gzip_refused", "/t/g.css", false, "200 text/css; charset=utf-8 /t/g.css",
+		 Body("t/g.css"), {"-H", "Accept-Encoding: gzip;q=0, br"}},
 	};
 	for (const CurlCase &c : cases) {
 		SCOPED_TRACE(c.label);
-		std::vector<std::string> argv = {"curl", "-sS", "--max-time", "10", "--path-as-is",
-						 "-w", "\n%{http_code} %{content_type} %{url_effective}"};
+		std::vector<std::string> argv = {
+			"curl", "-sS", "--max-time", "10", "--path-as-is", "-w",
+			"\n%{http_code} %{content_type} %{url_effective} %header{content-encoding}"};
 		if (c.follow)
 			argv.push_back("-L");
+		argv.insert(argv.end(), c.args.begin(), c.args.end());
 		argv.push_back(base + c.target);
 		CommandResult r = RunCommand(argv, "", kTimeoutMs);
 		ASSERT_TRUE(r.ran) << r.problem;
@@ -383,9 +414,27 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		size_t at = summary.find(base); // the final URL, shown as its path
 		ASSERT_NE(at, std::string::npos) << summary;
 		summary.erase(at, base.size());
-		EXPECT_EQ(summary, c.want);
+		EXPECT_EQ(summary, c.want + " " + c.encoding);
 		EXPECT_EQ(r.out.substr(0, nl), c.body);
 	}
+}
+
+// curl's own validator round trip: --etag-save keeps the ETag of a 200, --etag-compare
+// sends it back as If-None-Match and gets a 304 with no body.
+TEST_F(SiteExchangeTest, CurlEtagRoundTrip)
+{
+	const std::string url = "http://127.0.0.1:" + std::to_string(port()) + "/t/g.css";
+	const std::string etag_file = site_dir + "/curl-etag"; // written after the load: not served
+	std::vector<std::string> curl = {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
+					 "-w", "%{http_code}"};
+	std::vector<std::string> save = curl, compare = curl;
+	save.insert(save.end(), {"--etag-save", etag_file, url});
+	compare.insert(compare.end(), {"--etag-compare", etag_file, url});
+	CommandResult first = RunCommand(save, "", kTimeoutMs);
+	CommandResult second = RunCommand(compare, "", kTimeoutMs);
+	unlink(etag_file.c_str());
+	EXPECT_EQ(first.out, "200") << first.err;
+	EXPECT_EQ(second.out, "304") << second.err;
 }
 
 } // namespace

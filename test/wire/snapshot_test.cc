@@ -70,10 +70,10 @@ std::string Random(size_t n, uint64_t seed)
 	return s;
 }
 
-std::string Head(size_t length)
+// The 200 head of the file at path, stat'ed now (before any change), length bytes long.
+std::string Head(const std::string &path, size_t length)
 {
-	return "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: " +
-	       std::to_string(length) + "\r\nConnection: close\r\n\r\n";
+	return FileHead("application/octet-stream", length, path, false);
 }
 
 // Reads from fd until at least want bytes are in *got, or EOF, error, or the timeout.
@@ -114,7 +114,7 @@ TEST_P(SnapshotTest, ClientsOnlyEverSeeTheStartUpBytes)
 	DaemonOptions options;
 	options.extra_args = {"--root", dir.path()};
 	START_DAEMON(daemon, options);
-	const std::string expected = Head(original.size()) + original;
+	const std::string expected = Head(file, original.size()) + original;
 
 	int fd = ConnectLoopback(daemon.port());
 	ASSERT_GE(fd, 0);
@@ -202,7 +202,7 @@ TEST(BigTreeTest, HundredThousandFilesServe)
 					       std::string(method) + " " + target +
 						       " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 					       false, kTimeoutMs);
-			EXPECT_EQ(r.bytes, Head(b.size()) + (method[0] == 'G' ? b : ""))
+			EXPECT_EQ(r.bytes, Head(dir.path() + target, b.size()) + (method[0] == 'G' ? b : ""))
 				<< method << " " << target;
 		}
 	}

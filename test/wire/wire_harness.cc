@@ -894,6 +894,9 @@ const std::vector<std::string> kWorkersCounterNames = {"workers_restarted"};
 // The 301 of --root's /dir (BEHAVIOUR 10.4); counted in every routed tier.
 const std::vector<std::string> kRedirectCounterNames = {"responses_301"};
 const std::vector<std::string> kAccessLogCounterNames = {"log_lines_dropped"};
+// --root's validators and ranges (BEHAVIOUR 10.8, 10.9); counted in every routed tier.
+const std::vector<std::string> kFileStatusCounterNames = {"responses_304", "responses_206",
+							  "responses_416"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -916,7 +919,49 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes")) // every routed tier has the access log
 		names.insert(names.end(), kAccessLogCounterNames.begin(),
 			     kAccessLogCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kFileStatusCounterNames.begin(),
+			     kFileStatusCounterNames.end());
 	return names;
+}
+
+std::string HttpDate(time_t t)
+{
+	struct tm tm = {};
+	gmtime_r(&t, &tm);
+	char out[64];
+	size_t n = strftime(out, sizeof(out), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	return std::string(out, n);
+}
+
+FileValidators ValidatorsOf(const std::string &path)
+{
+	struct stat st;
+	FileValidators v;
+	if (stat(path.c_str(), &st) != 0)
+		return v;
+	uint64_t mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+	char etag[80];
+	snprintf(etag, sizeof(etag), "\"%llx-%llx-%llx\"", (unsigned long long)st.st_size,
+		 (unsigned long long)mtime_ns, (unsigned long long)st.st_ino);
+	v.etag = etag;
+	v.last_modified = HttpDate(st.st_mtim.tv_sec);
+	return v;
+}
+
+std::string FileFields(const FileValidators &v)
+{
+	return "Last-Modified: " + v.last_modified + "\r\nETag: " + v.etag +
+	       "\r\nAccept-Ranges: bytes\r\n";
+}
+
+std::string FileHead(const std::string &type, size_t length, const std::string &path,
+		     bool keep_alive)
+{
+	return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
+	       "\r\nContent-Length: " + std::to_string(length) + "\r\n" +
+	       FileFields(ValidatorsOf(path)) + "Connection: " +
+	       (keep_alive ? "keep-alive" : "close") + "\r\n\r\n";
 }
 
 bool ParseMetricsBody(const std::string &body, Counters *out, std::string *error)

@@ -278,6 +278,29 @@ private:
 	Received in_; // in_.bytes: read, not yet taken
 };
 
+// ---- --root's files (BEHAVIOUR 10.5, 10.8) ----
+
+// t as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT").
+std::string HttpDate(time_t t);
+
+// The validators --root sends for the file at path, from stat(2) now: call it before the
+// test changes the file. Both empty when stat fails.
+struct FileValidators {
+	std::string etag;          // "\"<size>-<mtime in ns>-<inode>\"", lower-case hex
+	std::string last_modified; // HttpDate of the mtime's second
+};
+FileValidators ValidatorsOf(const std::string &path);
+
+// The field lines of a file's 200 and 206 heads between Content-Length and Connection:
+// "Last-Modified: ...\r\nETag: ...\r\nAccept-Ranges: bytes\r\n".
+std::string FileFields(const FileValidators &v);
+
+// The exact 200 head the daemon renders for the file at path (stat'ed now) of Content-Type
+// type and length bytes, in the Connection form it will follow (Date taken out, as the
+// harness's reads do).
+std::string FileHead(const std::string &type, size_t length, const std::string &path,
+		     bool keep_alive);
+
 // ---- HTTP responses ----
 
 struct HttpResponse {
@@ -346,6 +369,9 @@ extern const std::vector<std::string> kFileCacheCounterNames;
 
 // The deadline and eviction counters every routed tier appends after the file cache's.
 extern const std::vector<std::string> kSlowClientCounterNames;
+
+// The counters --root's 304, 206 and 416 move (BEHAVIOUR 10.8, 10.9), last of all.
+extern const std::vector<std::string> kFileStatusCounterNames;
 
 // Every counter name the tier under test must report, in /metrics order.
 std::vector<std::string> ExpectedCounterNames();
