@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Interleaved A/B runs of the uring tier built two ways: what each ring flag buys (issue 15).
+"""Interleaved A/B runs of the uring tier built two ways: what each ring flag and the receive design buy (issue 15).
 
 Each comparison builds //variants/uring:apollod twice with -c opt, once with the
 default defines (A) and once with the comparison's --copt defines (B), copies both
@@ -62,6 +62,9 @@ COMPARISONS = {
                 [], ["--copt=-DURING_REGISTER_RING=0"], [KEEPALIVE]),
     "pollfirst": ("POLL_FIRST on every recv after the first: with (A) / without (B)",
                   [], ["--copt=-DURING_RECV_POLL_FIRST=0"], [KEEPALIVE, PIPELINED]),
+    "pbuf": ("receive: one recv per read into the slot's buffer (A) / a provided-buffer "
+             "ring of 256 x 2 KiB and one multishot recv per connection (B)",
+             [], ["--copt=-DURING_RECV_PBUF=1"], [KEEPALIVE, PIPELINED]),
 }
 
 LINE = re.compile(r"([\d.]+) requests/s, ([\d.]+) syscalls/request, ([\d.]+) us CPU/request")

@@ -12,6 +12,8 @@
  *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
  *   IORING_ACCEPT_MULTISHOT                        5.19
  *   IORING_SETUP_COOP_TASKRUN                      5.19
+ *   IORING_REGISTER_PBUF_RING (provided buffer ring, URING_RECV_PBUF 1)  5.19
+ *   IORING_RECV_MULTISHOT (URING_RECV_PBUF 1)      6.0
  *   IORING_SETUP_SINGLE_ISSUER                     6.0
  *   IORING_SETUP_DEFER_TASKRUN                     6.1
  * A kernel without io_uring (ENOSYS), one that refuses it (EPERM: the
@@ -22,10 +24,15 @@
 #include <linux/mman.h> /* PROT_*, MAP_* */
 #include <linux/poll.h> /* POLLIN */
 
+#include "common/conn.h" /* CONN_SLOTS */
 #include "common/console.h"
 #include "common/span.h"
 
 struct uring_state uring;
+/* One entry in the fixed-buffer build, which never reads it (every use is behind
+ * URING_RECV_PBUF), so that build carries no 128 KiB table. */
+struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
+STATIC_ASSERT(URING_RX_SLOTS == CONN_SLOTS, "a receive side for every connection slot");
 
 /* Completions the CQ holds: every connection has at most one operation in flight, plus
  * failed closes and cancels, plus accepts. */
@@ -120,6 +127,199 @@ static void uring_register_ring(int ring_fd)
 	}
 }
 
+/* ---- The provided buffer ring (URING_RECV_PBUF; backend_uring.h) ---- */
+
+#define URING_PAGE 4096 /* the buffer ring's entries start on a page (kernel, 5.19) */
+/* The ring's entries, rounded up to a page so the buffers after them start on one. */
+#define URING_PBUF_RING_BYTES \
+	((URING_PBUF_COUNT * URING_BUF_SIZE + URING_PAGE - 1) / URING_PAGE * URING_PAGE)
+#define URING_BUF_REG_SIZE 40
+STATIC_ASSERT(URING_PBUF_RING_BYTES % URING_PAGE == 0, "the buffers start on a page too");
+STATIC_ASSERT(sizeof(struct io_uring_buf_reg) == URING_BUF_REG_SIZE, "io_uring_buf_reg layout");
+
+static uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into each queued buffer */
+static uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
+STATIC_ASSERT(URING_PBUF_SIZE <= 0xffff, "a received length fits pbuf_len");
+
+/* Hands buffer bid to the kernel (published at the next enter, uring_publish). Writes the
+ * fields one by one: bufs[0].resv is the ring's tail (liburing's io_uring_buf_ring_add). */
+static void uring_pbuf_give(uint16_t bid)
+{
+	struct io_uring_buf *b = &uring.pbuf_ring->bufs[uring.pbuf_tail++ & (URING_PBUF_COUNT - 1)];
+	b->addr = (uint64_t)(uintptr_t)(uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE);
+	b->len = URING_PBUF_SIZE;
+	b->bid = bid;
+}
+
+/* Maps the buffer ring and its buffers (one anonymous mapping: no heap), registers it as
+ * group URING_PBUF_GROUP of ring_fd (before the ring's descriptor is registered: plain
+ * io_uring_register wants the real one) and gives every buffer. Returns 0 or -errno. */
+static long uring_pbuf_setup(int ring_fd)
+{
+	uint64_t bytes = URING_PBUF_RING_BYTES + (uint64_t)URING_PBUF_COUNT * URING_PBUF_SIZE;
+	long m = sys_mmap(0, bytes, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (sys_is_error(m))
+		return m;
+	uring.pbuf_ring = (struct io_uring_buf_ring *)m;
+	uring.pbuf_mem = (char *)m + URING_PBUF_RING_BYTES;
+	struct io_uring_buf_reg reg = {.ring_addr = (uint64_t)m,
+				       .ring_entries = URING_PBUF_COUNT,
+				       .bgid = URING_PBUF_GROUP};
+	long r = sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_PBUF_RING, &reg, 1);
+	if (sys_is_error(r))
+		return r;
+	for (uint32_t bid = 0; bid < URING_PBUF_COUNT; bid++)
+		uring_pbuf_give((uint16_t)bid);
+	return 0;
+}
+
+void uring_rx_reset(int fd)
+{
+	if (fd < 0 || fd >= URING_RX_SLOTS)
+		return;
+	struct uring_rx *rx = &uring_rx[fd];
+	uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
+	uring.pbuf_held = (uint16_t)(uring.pbuf_held - rx->count);
+	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = pbuf_next[bid])
+		uring_pbuf_give(bid);
+	rx->gen++;
+	rx->recv_ud = ((uint64_t)rx->gen << 32) | URING_RX_TAG | (uint32_t)fd;
+	rx->head = URING_PBUF_NONE;
+	rx->off = 0;
+	rx->state = 0;
+	rx->end = 0;
+}
+
+long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len)
+{
+	uint32_t done = 0;
+	while (rx->count && done < len) {
+		uint16_t bid = rx->head;
+		uint32_t n = pbuf_len[bid] - rx->off;
+		if (n > len - done)
+			n = len - done;
+		/* The one copy of this design: the bytes received, once (mem.c's memcpy). */
+		__builtin_memcpy(buf + done, uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE + rx->off, n);
+		done += n;
+		rx->off = (uint16_t)(rx->off + n);
+		if (rx->off == pbuf_len[bid]) { /* emptied: back to the ring */
+			rx->head = pbuf_next[bid];
+			rx->off = 0;
+			rx->count--;
+			uring.pbuf_held--;
+			uring_pbuf_give(bid);
+		}
+	}
+	return done;
+}
+
+long uring_rx_arm(int fd, uint64_t token)
+{
+	struct uring_rx *rx = &uring_rx[fd];
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_RECV;
+	sqe->fd = fd;
+	sqe->flags = IOSQE_BUFFER_SELECT; /* len 0: the buffer's size */
+	sqe->buf_group = URING_PBUF_GROUP;
+	sqe->ioprio = IORING_RECV_MULTISHOT;
+	sqe->user_data = rx->recv_ud;
+	rx->token = token;
+	rx->state |= URING_RX_ARMED;
+	return IO_PENDING;
+}
+
+/* Queues buffer bid, len bytes received, on fd's receive side; cancels its recv once it
+ * holds URING_PBUF_CONN_MAX buffers (input the connection does not read yet must not take
+ * the whole ring). Returns 1 when the queue was empty: the connection needs a report. */
+static int uring_rx_queue(struct uring_rx *rx, uint16_t bid, uint32_t len)
+{
+	pbuf_len[bid] = (uint16_t)len;
+	pbuf_next[bid] = URING_PBUF_NONE;
+	if (rx->count)
+		pbuf_next[rx->tail] = bid;
+	else
+		rx->head = bid;
+	rx->tail = bid;
+	rx->count++;
+	uring.pbuf_held++;
+	if (rx->count >= URING_PBUF_CONN_MAX && (rx->state & URING_RX_ARMED) &&
+	    !(rx->state & URING_RX_CANCELLING)) {
+		io_cancel(rx->recv_ud, 0); /* its end comes back as a last CQE */
+		rx->state |= URING_RX_CANCELLING;
+	}
+	return rx->count == 1;
+}
+
+/* fd's recv ended with res (no IORING_CQE_F_MORE). Returns 1 when the connection needs a
+ * report: always, except when starved (its re-armed recv will report). */
+static int uring_rx_ended(struct uring_rx *rx, int32_t res)
+{
+	rx->state &= (uint8_t)~(URING_RX_ARMED | URING_RX_CANCELLING);
+	if (res == -ENOBUFS) { /* the ring ran dry: wait for buffers, in turn */
+		rx->state |= URING_RX_STARVED;
+		uring.starved_count++;
+		return 0;
+	}
+	if (res <= 0 && res != -ECANCELED) { /* end of input or an error: after the queue */
+		rx->state |= URING_RX_ENDED;
+		rx->end = res;
+	} /* else: it stopped (cancelled at the cap, or by the kernel): io_read re-arms it */
+	return 1;
+}
+
+/* Takes a recv CQE: queues its buffer on the receive side it belongs to, or gives the
+ * buffer back when that side has let go (stale). Stores in *event the connection's
+ * report when it needs one. Returns 1 when it stored one, else 0. */
+static int uring_rx_complete(const struct io_uring_cqe *cqe, backend_event *event)
+{
+	int fd = (int)((uint32_t)cqe->user_data & URING_RX_FD_MASK);
+	struct uring_rx *rx = &uring_rx[fd];
+	int stale = cqe->user_data != rx->recv_ud;
+	int report = 0;
+	if (cqe->flags & IORING_CQE_F_BUFFER) {
+		uint16_t bid = (uint16_t)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+		if (stale || cqe->res <= 0)
+			uring_pbuf_give(bid);
+		else
+			report = uring_rx_queue(rx, bid, (uint32_t)cqe->res);
+	}
+	if (stale)
+		return 0;
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		report |= uring_rx_ended(rx, cqe->res);
+	if (report)
+		*event = (backend_event){.user_data = rx->token, .flags = URING_EV_RX};
+	return report;
+}
+
+/* Re-arms starved connections, as many as the ring may have buffers for (those not
+ * queued on connections; a recv that still finds none starves again), in turn: the sweep
+ * goes on where the last one stopped, so every starved connection gets its go. Bounded:
+ * one pass over the table at most, and only while some connection starves. */
+static void uring_rx_rearm_starved(void)
+{
+	uint32_t spare = URING_PBUF_COUNT - uring.pbuf_held;
+	for (uint32_t seen = 0; uring.starved_count && spare && seen < URING_RX_SLOTS; seen++) {
+		int fd = (int)(uring.starved_cursor & URING_RX_FD_MASK);
+		struct uring_rx *rx = &uring_rx[fd];
+		if (rx->state & URING_RX_STARVED) {
+			/* Armed is IO_PENDING, itself an -errno (-EAGAIN): compare, don't test
+			 * for an error (760036d did, and so armed the first starved connection
+			 * again at every wait, never the others: two recvs on one socket split
+			 * its input, and the close cancelled one, leaving the socket open). */
+			if (uring_rx_arm(fd, rx->token) != IO_PENDING)
+				return; /* no SQE: the next wait tries again from here */
+			rx->state &= (uint8_t)~URING_RX_STARVED;
+			uring.starved_count--;
+			spare--;
+		}
+		uring.starved_cursor++;
+	}
+}
+
 enum exit_code backend_open(void)
 {
 	struct io_uring_params p = {.flags = URING_SETUP_FLAGS, .cq_entries = URING_CQ_ENTRIES};
@@ -132,6 +332,9 @@ enum exit_code backend_open(void)
 	long r = uring_map((int)fd, &p);
 	if (sys_is_error(r))
 		return uring_refused("mmap of the rings", r);
+	r = URING_RECV_PBUF ? uring_pbuf_setup((int)fd) : 0;
+	if (sys_is_error(r))
+		return uring_refused("buffer ring", r);
 	uring_register_ring((int)fd);
 	return EXIT_OK;
 }
@@ -143,6 +346,11 @@ static uint32_t uring_publish(void)
 	 * (io_uring/io_uring.c, the comment at its top: "smp_store_release to store the tail
 	 * will do"; liburing's __io_uring_flush_sq). */
 	__atomic_store_n(uring.sq_tail, uring.sq_next, __ATOMIC_RELEASE);
+	/* Release, the same for the buffers given back since the last enter: their entries
+	 * before the buffer ring's tail (liburing's io_uring_buf_ring_advance; the kernel
+	 * reads the tail with smp_load_acquire, io_uring/kbuf.c). */
+	if (URING_RECV_PBUF)
+		__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
 	return uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
 }
 
@@ -277,7 +485,11 @@ static long uring_reap(backend_event *events)
 			if (!(cqe->flags & IORING_CQE_F_MORE))
 				uring.signals_armed = 0; /* ended: re-armed below */
 			events[n++] = *cqe;
-		} else if (cqe->user_data != URING_IGNORE_TOKEN) {
+		} else if (cqe->user_data == URING_IGNORE_TOKEN) {
+			continue;
+		} else if (URING_RECV_PBUF && ((uint32_t)cqe->user_data & URING_RX_TAG)) {
+			n += uring_rx_complete(cqe, &events[n]);
+		} else {
 			events[n++] = *cqe;
 		}
 	}
@@ -301,6 +513,8 @@ static long uring_reap(backend_event *events)
  * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
 long backend_wait(backend_event *events, int timeout_ms)
 {
+	if (URING_RECV_PBUF)
+		uring_rx_rearm_starved();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
 		    uring.listener_nudge;

@@ -56,6 +56,15 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 #define URING_RECV_POLL_FIRST 1
 #endif
 
+/* How a connection receives (docs/ARCHITECTURE.md, "io_uring receive"): 1, one multishot
+ * recv per connection into a ring of provided buffers shared by all connections (Linux
+ * 6.0), copied into the slot's buffer when the connection code reads; 0, one recv per read
+ * into the slot's own buffer, the default (README, "receive design": measured). A
+ * measurement switch (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=1. */
+#ifndef URING_RECV_PBUF
+#define URING_RECV_PBUF 0
+#endif
+
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
 #define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
@@ -88,6 +97,12 @@ struct uring_state {
 	int32_t accepted[URING_ACCEPT_MAX]; /* descriptors or -errno, in CQE order */
 	struct k_msghdr msghdr[URING_SQ_ENTRIES]; /* one per SQE: a sendmsg's header must
 						   * stay put until it is submitted */
+	struct io_uring_buf_ring *pbuf_ring; /* URING_PBUF_COUNT entries, mapped at start-up */
+	char *pbuf_mem;              /* URING_PBUF_COUNT buffers of URING_PBUF_SIZE bytes */
+	uint16_t pbuf_tail;          /* buffers handed to the kernel, published at each enter */
+	uint16_t pbuf_held;          /* buffers queued on connections, not yet read */
+	uint32_t starved_count;      /* connections whose recv ended with -ENOBUFS */
+	uint32_t starved_cursor;     /* where the next re-arming sweep starts: round robin */
 };
 extern struct uring_state uring;
 STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
@@ -176,18 +191,130 @@ static inline long backend_accept(int listen_fd)
 	return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
 }
 
+/* ---- Receiving: provided buffer ring and multishot recv (URING_RECV_PBUF) ----
+ * One multishot recv per connection (IORING_RECV_MULTISHOT, Linux 6.0) takes a buffer
+ * from one ring shared by all connections (IORING_REGISTER_PBUF_RING, 5.19) for each
+ * piece of input. Its completions come back with a tag of their own (URING_RX_TAG), are
+ * queued per connection by the reap (uring_rx), and io_read copies them into the slot's
+ * buffer: the connection code keeps one contiguous input buffer, which the parser needs
+ * (a head may span pieces). The copy is of the bytes received only (a 40-byte GET: 40
+ * bytes), and the buffer goes back to the ring at once. When the ring runs dry a recv ends
+ * with -ENOBUFS: the connection waits (URING_RX_STARVED), and its recv is armed again by a
+ * wait after buffers came back, in turn (a round-robin sweep) (back-pressure: no data is read
+ * that has no buffer, so none is lost, and one recv at a time keeps it in order).
+ * What the kernel does, as io_uring/net.c has it (io_recv, io_recv_buf_select,
+ * io_recv_finish; io_uring/kbuf.c for the ring):
+ *   - the buffer is selected before sock_recvmsg: a recv armed while the ring is empty ends
+ *     at once with -ENOBUFS, data or not (liburing issue 1275); one waiting in poll ends so
+ *     when input arrives and finds none. Either way nothing was read: the input stays in
+ *     the socket, and the connection is armed again when buffers are back;
+ *   - a buffer is consumed (the kernel's head moves) only when data went into it: on
+ *     -EAGAIN it is recycled, left in place. A buffer given back is written after the
+ *     tail and published by a store-release of the tail at the next enter, before the
+ *     SQEs that re-arm (uring_publish), which the kernel reads with a load-acquire;
+ *   - a CQE without IORING_CQE_F_MORE ends the recv, whatever its res: -ENOBUFS,
+ *     -ECANCELED, 0 (end of input), an error, or data (res > 0, when the CQE could not
+ *     be posted as one of many). Until it comes the recv is live and must be the only one:
+ *     two on one socket split its input between them, and a close's cancel finds one. */
+#ifndef URING_PBUF_COUNT /* a test switch too: --copt=-DURING_PBUF_COUNT=8 */
+#define URING_PBUF_COUNT 256  /* buffers in the ring: a power of two (kernel), < 2^16 */
+#endif
+#define URING_PBUF_SIZE 2048  /* bytes per buffer: a whole pipelined x16 batch of GETs */
+#define URING_PBUF_GROUP 0    /* the buffer group id the recvs select from */
+#define URING_PBUF_CONN_MAX 4 /* buffers one connection may hold unread: one whole head
+			       * (HTTP_HEAD_MAX); more cancels its recv until it reads */
+#define URING_PBUF_NONE 0xffffu
+#define URING_BUF_SIZE 16
+#define URING_BUF_TAIL_OFFSET 14 /* the ring's tail overlays bufs[0].resv (io_uring.h) */
+STATIC_ASSERT((URING_PBUF_COUNT & (URING_PBUF_COUNT - 1)) == 0, "the kernel wants 2^n");
+STATIC_ASSERT(URING_PBUF_COUNT < URING_PBUF_NONE, "buffer ids are 16 bits, one is 'none'");
+STATIC_ASSERT(URING_PBUF_SIZE * URING_PBUF_CONN_MAX == 8192, "the cap is one whole head");
+STATIC_ASSERT(sizeof(struct io_uring_buf) == URING_BUF_SIZE, "io_uring_buf layout");
+STATIC_ASSERT(__builtin_offsetof(struct io_uring_buf_ring, tail) == URING_BUF_TAIL_OFFSET,
+	      "io_uring_buf_ring layout");
+
+/* A recv's user_data: the descriptor with URING_RX_TAG in the low half, the receive
+ * side's generation in the high half. No connection token has the tag (its low half is a
+ * descriptor below URING_RX_SLOTS), and the loop's own tokens are matched first. */
+#define URING_RX_TAG 0x40000000u
+#define URING_RX_SLOTS 4096 /* == CONN_SLOTS (checked in backend_uring.c) */
+#define URING_RX_FD_MASK (URING_RX_SLOTS - 1)
+/* A report the reap makes for a connection whose input was queued or whose recv ended:
+ * io_event leaves the result of a send in flight alone. Outside the kernel's flags. */
+#define URING_EV_RX (1u << 15)
+STATIC_ASSERT(URING_EV_RX < (1u << IORING_CQE_BUFFER_SHIFT), "below the buffer id");
+
+/* uring_rx.state */
+#define URING_RX_ARMED 0x01      /* a multishot recv is in flight */
+#define URING_RX_CANCELLING 0x02 /* it holds URING_PBUF_CONN_MAX buffers: cancelled */
+#define URING_RX_STARVED 0x04    /* it ended with -ENOBUFS: waits for buffers */
+#define URING_RX_ENDED 0x08      /* it ended for good: end follows the queue */
+
+/* One connection's receive side: the pieces received and not read yet. */
+struct uring_rx {
+	uint64_t recv_ud;  /* the recv's user_data; another one's completions are stale */
+	uint64_t token;    /* the connection's token, for its reports */
+	uint32_t gen;      /* bumped when the connection lets go: recv_ud's high half */
+	int32_t end;       /* 0 (end of input) or -errno, with URING_RX_ENDED */
+	uint16_t head;     /* first queued buffer, URING_PBUF_NONE when none */
+	uint16_t tail;     /* last queued buffer */
+	uint16_t off;      /* bytes of head already read */
+	uint8_t count;     /* buffers queued */
+	uint8_t state;     /* URING_RX_* */
+};
+#define URING_RX_SIZE 32
+STATIC_ASSERT(sizeof(struct uring_rx) == URING_RX_SIZE, "one receive side, half a line");
+extern struct uring_rx uring_rx[]; /* URING_RX_SLOTS entries (one without URING_RECV_PBUF) */
+
+/* Starts fd's receive side afresh (a new connection, or one letting go of it): queued
+ * buffers go back to the ring, and its recv's completions are stale from now on (the
+ * caller cancels that recv). No-op for fd >= URING_RX_SLOTS. */
+void uring_rx_reset(int fd);
+
+/* Copies up to len queued bytes of rx into buf, giving back each buffer emptied. Returns
+ * the count (> 0: the queue is not empty). */
+long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len);
+
+/* Arms fd's multishot recv, its reports carrying token. Returns IO_PENDING or -ENOMEM. */
+long uring_rx_arm(int fd, uint64_t token);
+
+/* fd has a recv in flight (only a receive side tracked by the backend can). */
+static inline int uring_rx_armed(int fd)
+{
+	return URING_RECV_PBUF && fd < URING_RX_SLOTS && (uring_rx[fd].state & URING_RX_ARMED);
+}
+
 static inline void io_open(struct conn_io *io, int fd, uint64_t token)
 {
 	io->token = token;
 	io->fd = fd;
 	io->result = IO_R_FRESH;
+	if (URING_RECV_PBUF)
+		uring_rx_reset(fd);
 }
 
 static inline void io_event(struct conn_io *io, const backend_event *e)
 {
-	io->result = e->res; /* the one operation in flight has finished */
+	if (URING_RECV_PBUF && (e->flags & URING_EV_RX))
+		return; /* input queued on the receive side, or its end: io_read finds it */
+	io->result = e->res; /* the one send (or, URING_RECV_PBUF 0, recv) has finished */
 }
 
+#if URING_RECV_PBUF
+static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
+{
+	struct uring_rx *rx = &uring_rx[io->fd];
+	if (rx->count)
+		return uring_rx_take(rx, buf, len);
+	if (rx->state & URING_RX_ENDED)
+		return rx->end;
+	if (rx->state & (URING_RX_ARMED | URING_RX_STARVED))
+		return IO_PENDING; /* starved: the wait re-arms it when buffers come back */
+	/* No POLL_FIRST: a recv is armed at the first read, when the request usually came
+	 * with the handshake, and after a piece of input, when more may follow. */
+	return uring_rx_arm(io->fd, io->token);
+}
+#else
 static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 {
 	long r;
@@ -207,6 +334,7 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 		sqe->ioprio = IORING_RECVSEND_POLL_FIRST;
 	return IO_PENDING;
 }
+#endif
 
 /* The bytes the count buffers of iov hold. */
 static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
@@ -259,32 +387,53 @@ static inline long io_shutdown_write(struct conn_io *io)
  * one descriptor for the two to meet. */
 #define URING_TOKEN_EPOCH (1ull << 63)
 
+/* Prepares the cancel of the operation whose user_data is ud (by user_data: the
+ * descriptor may be closed before it runs), with link among its SQE flags. */
+static inline void io_cancel(uint64_t ud, uint8_t link)
+{
+	struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (cancel) {
+		cancel->addr = ud;
+		cancel->flags |= link;
+	}
+}
+
+/* Cancels what is in flight on io: its send (or fixed-buffer recv), its multishot recv. */
+static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
+{
+	if (io->result == IO_R_PENDING)
+		io_cancel(io->token, link);
+	if (uring_rx_armed(io->fd))
+		io_cancel(uring_rx[io->fd].recv_ud, link);
+}
+
+/* A send's (or fixed-buffer recv's) completion is then dropped by the token's epoch, a
+ * multishot recv's by its receive side's generation. */
 static inline void io_abandon(struct conn_io *io)
 {
-	if (io->result != IO_R_PENDING)
-		return;
-	struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
-	if (cancel)
-		cancel->addr = io->token;
-	io->token ^= URING_TOKEN_EPOCH;
+	io_cancel_in_flight(io, 0);
+	if (io->result == IO_R_PENDING)
+		io->token ^= URING_TOKEN_EPOCH;
 	io->result = IO_R_IDLE;
+	if (URING_RECV_PBUF)
+		uring_rx_reset(io->fd);
 }
+
+/* The most SQEs io_close prepares: a cancel for the send, one for the recv, the close. */
+#define URING_CLOSE_SQES 3
 
 static inline void io_close(struct conn_io *io)
 {
 	/* An operation in flight holds the socket open: cancel it first, hard-linked so the
 	 * close runs whether or not the cancel found it (Linux 5.5 for hard links). Its
-	 * CQE (-ECANCELED) carries the old token and is dropped by the connection code. */
-	if (io->result == IO_R_PENDING &&
-	    uring.sq_next + 1 - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE) > uring.sq_mask)
-		uring_submit(); /* room for both, so the link is not split by a submission */
-	if (io->result == IO_R_PENDING) {
-		struct io_uring_sqe *cancel = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
-		if (cancel) {
-			cancel->addr = io->token;
-			cancel->flags |= IOSQE_IO_HARDLINK;
-		}
-	}
+	 * CQE (-ECANCELED) is dropped (see io_abandon). */
+	uint32_t used = uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
+	int busy = io->result == IO_R_PENDING || uring_rx_armed(io->fd);
+	if (busy && used + URING_CLOSE_SQES > uring.sq_mask + 1)
+		uring_submit(); /* room for all, so the link is not split by a submission */
+	io_cancel_in_flight(io, IOSQE_IO_HARDLINK);
+	if (URING_RECV_PBUF)
+		uring_rx_reset(io->fd);
 	if (!uring_sqe_unwatched(IORING_OP_CLOSE, io->fd)) /* Linux 5.6 */
 		COUNTED(sys_close(io->fd));
 	io->result = IO_R_IDLE;

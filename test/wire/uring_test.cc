@@ -1,11 +1,14 @@
 // The uring feature (test/wire/README.md): the tier serves through an io_uring ring and
 // not epoll, far fewer syscalls than requests on keep-alive connections, more
-// connections than the ring's SQ entries all served at once, and exit 11 with one stderr
-// line when the kernel refuses io_uring (BEHAVIOUR 3).
+// connections than the ring's SQ entries (and than a provided-buffer ring's buffers) all
+// served at once, and exit 11 with one stderr line when the kernel refuses io_uring
+// (BEHAVIOUR 3).
 #include <stdio.h>
 #include <unistd.h>
 
 #include <dirent.h>
+#include <poll.h>
+#include <signal.h>
 
 #include <memory>
 #include <string>
@@ -19,6 +22,10 @@ namespace {
 constexpr int kExitUring = 11;
 constexpr int kRunTimeoutMs = 5000;
 constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/backend_uring.h
+// A provided-buffer build's ring (common/backend_uring.h, URING_RECV_PBUF 1): buffers
+// and bytes per buffer.
+constexpr int kPbufCount = 256;  // URING_PBUF_COUNT
+constexpr int kPbufSize = 2048;  // URING_PBUF_SIZE
 
 // What each of pid's descriptors refers to, as /proc/PID/fd's links say.
 std::vector<std::string> DescriptorTargets(pid_t pid)
@@ -100,6 +107,19 @@ TEST(UringTest, ThousandKeepAliveRequestsTakeFarFewerSyscalls)
 	EXPECT_LT(syscalls, kMaxSyscalls);
 }
 
+// count connections to port, or as many as could be made before one failed.
+std::vector<int> ConnectMany(int port, int count)
+{
+	std::vector<int> fds;
+	for (int i = 0; i < count; i++) {
+		int fd = ConnectLoopback(port);
+		if (fd < 0)
+			break;
+		fds.push_back(fd);
+	}
+	return fds;
+}
+
 // More connections than the SQ has entries, connected first, then all sending at once:
 // every completion batch asks for more SQEs than the SQ holds, so the backend must submit
 // early; every connection is answered.
@@ -111,12 +131,8 @@ TEST(UringTest, MoreConnectionsThanSqEntriesAllServed)
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{});
 	std::map<std::string, uint64_t> before = FetchMetrics(daemon.port());
-	std::vector<int> fds;
-	for (int i = 0; i < kConnections; i++) {
-		int fd = ConnectLoopback(daemon.port());
-		ASSERT_GE(fd, 0) << "connection " << i;
-		fds.push_back(fd);
-	}
+	std::vector<int> fds = ConnectMany(daemon.port(), kConnections);
+	ASSERT_EQ(fds.size(), static_cast<size_t>(kConnections));
 	const std::string request = GetClose("/");
 	for (int fd : fds)
 		ASSERT_TRUE(SendAll(fd, request));
@@ -131,6 +147,112 @@ TEST(UringTest, MoreConnectionsThanSqEntriesAllServed)
 	std::map<std::string, uint64_t> after = FetchMetrics(daemon.port());
 	EXPECT_EQ(after["responses_200"] - before["responses_200"],
 		  static_cast<uint64_t>(kConnections) + 1);
+	EXPECT_EQ(LivenessProblem(daemon.port()), "");
+}
+
+// Reads every descriptor of fds until its peer closes, all at once (poll), for
+// timeout_ms at most in total. Returns what each one received, in the order of fds.
+std::vector<Received> ReadAllUntilClose(const std::vector<int> &fds, int timeout_ms)
+{
+	std::vector<Received> got(fds.size());
+	size_t open = fds.size();
+	int64_t end = NowMs() + timeout_ms;
+	std::vector<pollfd> watch(fds.size());
+	for (size_t i = 0; i < fds.size(); i++)
+		watch[i] = pollfd{fds[i], POLLIN, 0};
+	while (open && NowMs() < end) {
+		if (poll(watch.data(), watch.size(), static_cast<int>(end - NowMs())) <= 0)
+			continue;
+		for (size_t i = 0; i < watch.size(); i++) {
+			if (watch[i].fd < 0 || !watch[i].revents)
+				continue;
+			char buf[16384];
+			ssize_t n = read(watch[i].fd, buf, sizeof(buf));
+			if (n > 0) {
+				got[i].bytes.append(buf, static_cast<size_t>(n));
+				continue;
+			}
+			got[i].eof = n == 0;
+			watch[i].fd = -1; // end of input or a reset: this one is done
+			open--;
+		}
+	}
+	return got;
+}
+
+// Resumes a stopped daemon whatever the test's outcome, so Stop() can end it.
+struct ResumeOnExit {
+	pid_t pid;
+	~ResumeOnExit() { kill(pid, SIGCONT); }
+};
+
+// Ring exhaustion (issue 15): more connections than anything the receive side owns (the
+// SQ's entries; a provided-buffer build's 256 buffers, twice over), all sending at once,
+// each more input than three of its buffers hold. The connections are accepted and
+// answered once first, then the daemon is stopped (SIGSTOP) while every client writes its
+// whole pipeline, so all the input is in the kernel when it resumes (SIGCONT): every
+// receive finds data, and a buffer ring runs dry at once. Every connection gets every answer, byte for byte, and
+// then its close.
+TEST(UringTest, RingExhaustionPipelinedWhileStoppedAllServed)
+{
+	REQUIRE_FEATURE("uring");
+	constexpr int kConnections = 2 * kPbufCount;
+	constexpr size_t kInputBytes = 3 * kPbufSize + 1; // more than three buffers' worth
+	constexpr int kReadTimeoutMs = 30000;
+	RaiseOwnNofileLimit(kConnections + 64);
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{});
+	std::string keep_alive, closing;
+	{
+		Client probe(daemon.port()); // closed at the end of the block
+		ASSERT_TRUE(probe.Send(Get("/")));
+		keep_alive = WithoutDates(probe.TakeResponse());
+		ASSERT_TRUE(probe.Send(GetClose("/")));
+		closing = WithoutDates(probe.TakeResponse());
+	}
+	ASSERT_NE(keep_alive, "");
+	ASSERT_NE(closing, "");
+	std::string pipeline;
+	std::string expected;
+	uint64_t per_connection = 1; // the closing request
+	for (; pipeline.size() + GetClose("/").size() < kInputBytes; per_connection++) {
+		pipeline += Get("/");
+		expected += keep_alive;
+	}
+	pipeline += GetClose("/");
+	expected += closing;
+	std::map<std::string, uint64_t> before = FetchMetrics(daemon.port());
+	// Accepted and answered once each before the stop, so none waits in the listen
+	// backlog (shorter than kConnections) and every one has its receive armed again.
+	std::vector<std::unique_ptr<Client>> clients;
+	std::vector<int> fds;
+	for (int i = 0; i < kConnections; i++) {
+		clients.push_back(std::make_unique<Client>(daemon.port()));
+		ASSERT_TRUE(clients.back()->Send(Get("/"))) << "connection " << i;
+		fds.push_back(clients.back()->fd());
+	}
+	for (int i = 0; i < kConnections; i++)
+		ASSERT_EQ(clients[i]->TakeResponse(), keep_alive) << "connection " << i;
+	{
+		ASSERT_EQ(kill(daemon.pid(), SIGSTOP), 0);
+		ResumeOnExit resume{daemon.pid()};
+		for (auto &c : clients)
+			ASSERT_TRUE(c->Send(pipeline)); // the socket buffers hold it all
+	}
+	std::vector<Received> got = ReadAllUntilClose(fds, kReadTimeoutMs);
+	int served = 0;
+	for (size_t i = 0; i < fds.size(); i++) {
+		bool exact = got[i].eof && WithoutDates(got[i].bytes) == expected;
+		served += exact;
+		if (!exact && static_cast<int>(i) + 1 - served <= 3) // the first failures say enough
+			ADD_FAILURE() << "connection " << i << ": " << got[i].bytes.size()
+				      << " bytes of " << expected.size() << " (dates out), eof "
+				      << got[i].eof;
+	}
+	EXPECT_EQ(served, kConnections);
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon.port());
+	EXPECT_EQ(after["responses_200"] - before["responses_200"],
+		  kConnections * (per_connection + 1) + 1); // the warm-up; the second scrape
 	EXPECT_EQ(LivenessProblem(daemon.port()), "");
 }
 
