@@ -190,6 +190,7 @@ public:
 	bool Start(const std::vector<std::string> &argv, const std::string &log_path)
 	{
 		pid_t parent = getpid();
+		std::vector<char *> args = ArgvOf(argv);
 		pid_ = fork();
 		if (pid_ < 0)
 			return false;
@@ -200,10 +201,6 @@ public:
 			int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
 			if (log < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
 				_exit(127);
-			std::vector<char *> args;
-			for (const std::string &a : argv)
-				args.push_back(const_cast<char *>(a.c_str()));
-			args.push_back(nullptr);
 			execvp(args[0], args.data());
 			_exit(127);
 		}

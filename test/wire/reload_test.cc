@@ -152,6 +152,7 @@ private:
 	pid_t Spawn(const std::vector<std::string> &argv)
 	{
 		std::string out = dir_ + "/out", err = dir_ + "/err";
+		std::vector<char *> args = ArgvOf(argv);
 		pid_t pid = fork();
 		if (pid != 0)
 			return pid;
@@ -160,10 +161,6 @@ private:
 		dup2(o, STDOUT_FILENO);
 		dup2(e, STDERR_FILENO);
 		close_range(3, ~0u, 0);
-		std::vector<char *> args;
-		for (const std::string &a : argv)
-			args.push_back(const_cast<char *>(a.c_str()));
-		args.push_back(nullptr);
 		execvp(args[0], args.data());
 		_exit(127);
 	}

@@ -66,15 +66,6 @@ void SetNonBlocking(int fd, bool on)
 	fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK));
 }
 
-// A NULL-terminated argv view of args (which must outlive it).
-std::vector<char *> ArgvOf(const std::vector<std::string> &args)
-{
-	std::vector<char *> argv;
-	for (const std::string &a : args)
-		argv.push_back(const_cast<char *>(a.c_str()));
-	argv.push_back(nullptr);
-	return argv;
-}
 
 // Reads what is available on fd into out. Returns false at EOF or on an error.
 bool DrainInto(int fd, std::string *out)
@@ -94,6 +85,15 @@ bool IsTokenChar(unsigned char c)
 }
 
 } // namespace
+
+std::vector<char *> ArgvOf(const std::vector<std::string> &args)
+{
+	std::vector<char *> argv;
+	for (const std::string &a : args)
+		argv.push_back(const_cast<char *>(a.c_str()));
+	argv.push_back(nullptr);
+	return argv;
+}
 
 // ---- The suite's command line ----
 

@@ -449,6 +449,10 @@ private:
 
 // ---- Child programs ----
 
+// A NULL-terminated argv view of args (which must outlive it), for execv/execvp. Build it
+// before fork: the child of a threaded test should only exec.
+std::vector<char *> ArgvOf(const std::vector<std::string> &args);
+
 struct CommandResult {
 	bool ran = false;        // exec succeeded and the child exited by itself in time
 	int exit_code = -1;      // its exit status (or -1)
