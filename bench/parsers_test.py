@@ -6,6 +6,7 @@ import os
 import unittest
 
 from bench import counts
+from bench import cpu_split
 from bench import load
 from bench import servers
 from bench import startup
@@ -119,6 +120,25 @@ class ServedTreeTest(unittest.TestCase):
             self.assertEqual(os.path.getsize(path), 4096)
         self.assertFalse(os.path.exists(tree.workdir))
         self.assertEqual(servers.file_url(256 * 1024), "/files/256k.bin")
+
+
+class PerfReportTest(unittest.TestCase):
+    """cpu_split on `perf report --children --sort symbol -g none` of the uring tier."""
+
+    def test_split_by_call_graph(self):
+        shares, total_ns = cpu_split.split(sample("perf_report_uring.txt"))
+        self.assertEqual(total_ns, 2477000000)
+        self.assertAlmostEqual(shares["send"], 0.716)     # tcp_sendmsg's children time
+        self.assertAlmostEqual(shares["receive"], 0.063)  # tcp_recvmsg's
+        self.assertAlmostEqual(shares["user"], 0.0377)    # the [.] symbols' self time
+        self.assertAlmostEqual(sum(shares.values()), 1.0)
+
+    def test_a_missing_subtree_counts_zero(self):
+        text = "\n".join(l for l in sample("perf_report_uring.txt").splitlines()
+                         if " tcp_recvmsg " not in l)
+        shares, _ = cpu_split.split(text)
+        self.assertEqual(shares["receive"], 0.0)
+        self.assertAlmostEqual(shares["other"], 1 - 0.716 - 0.0377)
 
 
 if __name__ == "__main__":
