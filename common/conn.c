@@ -34,8 +34,9 @@ STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
 STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
-		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE,
-	      "a 206 head and a 416 fit the scratch buffer");
+		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE &&
+		      FILE_HEAD_304_MAX <= METRICS_BUFFER_SIZE,
+	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
 
 enum conn_state {
 	CONN_FREE = 0,     /* no connection on this descriptor */
@@ -211,19 +212,20 @@ static inline void count_if(uint8_t id)
 }
 
 /* Queues a's answer from a cached file: its pre-rendered 200 head and the snapshot
- * itself, its pre-rendered 304 head alone, or a 206 head rendered into the scratch
- * buffer (free: answer_file made it wait otherwise) and the slice. HEAD gets no body. */
+ * itself, a 304 head alone, or a 206 head and the slice; a 304 or 206 head is rendered
+ * into the scratch buffer (free: answer_file made it wait otherwise). HEAD gets no
+ * body. */
 static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 			   struct text_span request_line)
 {
 	const struct cached_file *f = a->file;
-	const char *head = f->head[FILE_HEAD_200][a->form];
-	uint32_t head_len = f->head_len[FILE_HEAD_200][a->form];
+	const char *head = f->head[a->form];
+	uint32_t head_len = f->head_len[a->form];
 	const char *body = f->body;
 	uint64_t body_len = a->head_only ? 0 : f->size; /* logged as sent */
 	if (a->kind == ANSWER_NOT_MODIFIED) {
-		head = f->head[FILE_HEAD_304][a->form];
-		head_len = f->head_len[FILE_HEAD_304][a->form];
+		head_len = (uint32_t)file_head_304(conn_scratch[fd], f, (enum conn_form)a->form);
+		head = conn_scratch[fd];
 		body_len = 0;
 	} else if (a->kind == ANSWER_PARTIAL) { /* never HEAD: Range is GET's only */
 		struct text_span type = {head + HEAD_200_TYPE_AT, f->type_len};

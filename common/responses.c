@@ -64,10 +64,12 @@ size_t render_head_200(char *out, const char *type, size_t type_len,
 	return render_head_200_with(out, type, type_len, content_length, 0, 0, form);
 }
 
-size_t render_head_304(char *out, const char *fields, size_t fields_len, enum conn_form form)
+size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(HEAD_304_PREFIX));
-	p = copy_span(p, fields, fields_len);
+	p = copy_span(p, validators.text, validators.len);
+	if (vary)
+		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }

@@ -110,11 +110,12 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
 	 FILE_FIELDS_304_MAX)
 
-/* Renders at out the 304 of a file: the status line, the validators (fields[0..fields_len),
- * as for render_head_200_with), the Connection header of form and the empty line; no
- * Content-Length and no body (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX
- * bytes. Returns the bytes written. Pure. */
-size_t render_head_304(char *out, const char *fields, size_t fields_len, enum conn_form form);
+/* Renders at out the 304 of a file: the status line, its validators (HEAD_LAST_MODIFIED_FIELD
+ * and HEAD_ETAG_FIELD lines, at most FILE_VALIDATORS_MAX bytes), HEAD_VARY_FIELD when vary
+ * is set, the Connection header of form and the empty line; no Content-Length and no body
+ * (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX bytes. Returns the bytes
+ * written. Pure. */
+size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form);
 
 /* The 206 of a file (BEHAVIOUR 10.9): its 200 head with the status line changed, the
  * slice's Content-Length, and Content-Range after it. */
