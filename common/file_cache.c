@@ -18,8 +18,8 @@ STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
 STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
 /* What one file (or representation) takes of the head arena: its validators and its 200
- * head in both forms (a 304 is rendered per request into the connection's scratch). */
-#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX)
+ * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c). */
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
 
 /* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
 static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
@@ -346,8 +346,8 @@ static void link_variants(void)
 	}
 }
 
-/* Renders f's 200 head in both forms at the end of the head arena, from its name (the
- * type), encoding, validators and variants, and notes where a 206 splices it. */
+/* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
+ * (the type), encoding, validators and variants, and notes where a 206 splices it. */
 static void render_heads(struct cached_file *f)
 {
 	struct text_span type;
@@ -363,14 +363,11 @@ static void render_heads(struct cached_file *f)
 	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
 	if (file_varies(f))
 		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
-	for (int form = 0; form < CONN_FORM_COUNT; form++) {
-		char *h = head_arena + heads_used;
-		f->head[form] = h;
-		f->head_len[form] = (uint16_t)render_head_200_with(
-			h, type.text, type.len, f->size, fields, (size_t)(p - fields),
-			(enum conn_form)form);
-		heads_used += f->head_len[form];
-	}
+	char *h = head_arena + heads_used;
+	f->head = h;
+	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
+						     (size_t)(p - fields), FILE_HEAD_FORM);
+	heads_used += f->head_len;
 	char digits[U64_DEC_MAX];
 	f->type_len = (uint8_t)type.len;
 	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
