@@ -55,7 +55,8 @@ enum answer_kind {
 			     * nothing consumed, nothing counted */
 	ANSWER_REDIRECT = 4, /* 301 to the target's path with '/' appended, query kept:
 			      * rendered now from target (render_redirect) */
-	ANSWER_NOT_MODIFIED = 5, /* a cached file's pre-rendered 304 head, no body */
+	ANSWER_NOT_MODIFIED = 5, /* a cached file's 304 head, rendered now (file_head_304), no
+				  * body */
 	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
 	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
 };
@@ -63,7 +64,7 @@ enum answer_kind {
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
-	 (kind) == ANSWER_UNSATISFIABLE)
+	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -102,7 +103,7 @@ static const uint8_t file_status_kind[] = {
 
 /* Sets a to serve the cached file f (a hit): the representation Accept-Encoding picks
  * (f or a precompressed variant), as 200, 304, 206 or 416 by the request's validators
- * and Range (file_status_of); a 206 or 416 behind queued responses waits
+ * and Range (file_status_of); a 304, 206 or 416 behind queued responses waits
  * (ANSWER_LATER). Costs one walk over the header block (field_scan). */
 static inline void answer_file(const struct answer_input *in, struct answer *a,
 			       const struct cached_file *f)

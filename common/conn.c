@@ -29,13 +29,22 @@
 /* Entries one response can take in the queue: its head up to the Date field, the Date
  * tail (date_field.h), the --header block when there is one (extra_fields.h), its body. */
 #define RESPONSE_IOV_MAX 4
+/* A file's 200 in the form it is not stored in (FILE_HEAD_FORM) takes one entry more: the
+ * stored head up to its Connection line, then the line of its own form (conn_take_file).
+ * That form is the close one, so such a response is the connection's last
+ * (CONN_F_CLOSE_AFTER stops the answering): it alone may use the spare entry after
+ * CONN_QUEUE_MAX. */
+#define SPLICE_IOV 1
+STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splices");
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
+STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
 STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
-		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE,
-	      "a 206 head and a 416 fit the scratch buffer");
+		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE &&
+		      FILE_HEAD_304_MAX <= METRICS_BUFFER_SIZE,
+	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
 
 enum conn_state {
 	CONN_FREE = 0,     /* no connection on this descriptor */
@@ -73,7 +82,8 @@ struct conn {
 	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= 8192 */
 	uint64_t skip;      /* request body bytes still to discard before the next head */
 	uint32_t out_head;  /* first unsent entry of the response queue */
-	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX */
+	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX, or
+			     * + SPLICE_IOV with a closing file response last */
 	uint64_t lingered;  /* bytes discarded while lingering */
 	uint8_t reserved[8];
 };
@@ -87,7 +97,7 @@ STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
 
 static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
-static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX];
+static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX + SPLICE_IOV];
 static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
 /* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
  * queued (a short send) is never rewritten under it by the next second's render. */
@@ -183,16 +193,22 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 	iov->iov_len = len;
 }
 
-/* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
- * line and the --header block (which brings its own empty line) spliced before its empty
- * line, then body_len bytes at body; the caller checked there is room for
- * RESPONSE_IOV_MAX entries. The slot's Date copy is refreshed only when nothing queued
- * points at it: once per batch of responses. */
-static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
-			       const char *body, uint64_t body_len)
+/* Refreshes the slot's Date copy when nothing queued points at it: once per batch of
+ * responses, before the first entry of its first response is queued. */
+static void conn_date_fresh(int fd, const struct conn *c)
 {
 	if (c->out_count == 0)
 		date_tail_copy(conn_date[fd]);
+}
+
+/* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
+ * line and the --header block (which brings its own empty line) spliced before its empty
+ * line, then body_len bytes at body; the caller checked there is room for
+ * RESPONSE_IOV_MAX entries. */
+static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
+			       const char *body, uint64_t body_len)
+{
+	conn_date_fresh(fd, c);
 	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
 	if (extra_fields_len) {
 		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
@@ -210,29 +226,35 @@ static inline void count_if(uint8_t id)
 		counter_add((enum counter_id)id, 1);
 }
 
-/* Queues a's answer from a cached file: its pre-rendered 200 head and the snapshot
- * itself, its pre-rendered 304 head alone, or a 206 head rendered into the scratch
- * buffer (free: answer_file made it wait otherwise) and the slice. HEAD gets no body. */
+/* Queues a's answer from a cached file: its pre-rendered 200 head (in the other form: up
+ * to its Connection line, then that form's, SPLICE_IOV) and the snapshot itself, a 304
+ * head alone, or a 206 head and the slice; a 304 or 206 head is rendered into the
+ * scratch buffer (free: answer_file made it wait otherwise). HEAD gets no body. */
 static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 			   struct text_span request_line)
 {
 	const struct cached_file *f = a->file;
-	const char *head = f->head[FILE_HEAD_200][a->form];
-	uint32_t head_len = f->head_len[FILE_HEAD_200][a->form];
+	const char *head = f->head;
+	uint32_t head_len = f->head_len;
 	const char *body = f->body;
 	uint64_t body_len = a->head_only ? 0 : f->size; /* logged as sent */
 	if (a->kind == ANSWER_NOT_MODIFIED) {
-		head = f->head[FILE_HEAD_304][a->form];
-		head_len = f->head_len[FILE_HEAD_304][a->form];
+		head_len = (uint32_t)file_head_304(conn_scratch[fd], f, (enum conn_form)a->form);
+		head = conn_scratch[fd];
 		body_len = 0;
 	} else if (a->kind == ANSWER_PARTIAL) { /* never HEAD: Range is GET's only */
 		struct text_span type = {head + HEAD_200_TYPE_AT, f->type_len};
-		struct text_span rest = {head + f->rest_at, head_len - f->rest_at};
+		struct text_span fields = {head + f->rest_at, file_head_cut(f) - f->rest_at};
 		head_len = (uint32_t)render_head_206(conn_scratch[fd], type, a->first, a->last,
-						     f->size, rest);
+						     f->size, fields, (enum conn_form)a->form);
 		head = conn_scratch[fd];
 		body = f->body + a->first;
 		body_len = a->last - a->first + 1;
+	} else if (a->form != FILE_HEAD_FORM) { /* the closing response: splice its form */
+		conn_date_fresh(fd, c);
+		conn_push(fd, c, head, file_head_cut(f));
+		head = head_tail[a->form].text;
+		head_len = head_tail[a->form].len;
 	}
 	conn_push_response(fd, c, head, head_len, body, body_len);
 	access_log_request(fd, request_line, a->status_counter, body_len);

@@ -15,11 +15,11 @@
 
 STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
-STATIC_ASSERT(FILE_HEAD_304_MAX <= FILE_CACHE_HEAD_MAX, "every 304 head fits too");
 STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
 STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
-/* What one file (or representation) takes of the head arena: validators, four heads. */
-#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_HEAD_KINDS * CONN_FORM_COUNT * FILE_CACHE_HEAD_MAX)
+/* What one file (or representation) takes of the head arena: its validators and its 200
+ * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c). */
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
 
 /* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
 static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
@@ -346,48 +346,28 @@ static void link_variants(void)
 	}
 }
 
-/* Puts the head of `kind` in form `form` of f at the end of the head arena: a 200 of
- * type with fields (all of f's fields after Content-Length), or a 304 with fields (its
- * validators and Vary). */
-static void add_head(struct cached_file *f, enum file_head kind, int form,
-		     struct text_span type, struct text_span fields)
-{
-	char *h = head_arena + heads_used;
-	f->head[kind][form] = h;
-	f->head_len[kind][form] =
-		(uint16_t)(kind == FILE_HEAD_200
-				   ? render_head_200_with(h, type.text, type.len, f->size, fields.text,
-							  fields.len, (enum conn_form)form)
-				   : render_head_304(h, fields.text, fields.len, (enum conn_form)form));
-	heads_used += f->head_len[kind][form];
-}
-
-/* Renders f's heads, 200 and 304 in both forms, from its name (the type), encoding,
- * validators and variants, and notes where a 206 splices its 200 head. */
+/* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
+ * (the type), encoding, validators and variants, and notes where a 206 splices it. */
 static void render_heads(struct cached_file *f)
 {
 	struct text_span type;
 	mime_type_of(f->name, f->name_len, &type);
-	int vary = f->encoding != FILE_ENCODING_IDENTITY || file_has_variants(f);
-	const char *validators = f->etag - VALIDATORS_ETAG_AT;
-	size_t validators_len = VALIDATORS_ETAG_AT + f->etag_len;
-	char all[FILE_FIELDS_200_MAX], changed[FILE_FIELDS_304_MAX];
-	char *p = all, *q = changed;
+	struct text_span validators = file_validators(f);
+	char fields[FILE_FIELDS_200_MAX];
+	char *p = fields;
 	if (f->encoding != FILE_ENCODING_IDENTITY) {
 		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
 		p = copy_span(p, encoding_coding[f->encoding].text, encoding_coding[f->encoding].len);
 	}
-	p = copy_span(copy_span(p, validators, validators_len), LITERAL(HEAD_ACCEPT_RANGES_FIELD));
-	q = copy_span(q, validators, validators_len);
-	if (vary) {
+	p = copy_span(p, validators.text, validators.len);
+	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
+	if (file_varies(f))
 		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
-		q = copy_span(q, LITERAL(HEAD_VARY_FIELD));
-	}
-	struct text_span fields[FILE_HEAD_KINDS] = {{all, (uint32_t)(p - all)},
-						     {changed, (uint32_t)(q - changed)}};
-	for (int kind = 0; kind < FILE_HEAD_KINDS; kind++)
-		for (int form = 0; form < CONN_FORM_COUNT; form++)
-			add_head(f, (enum file_head)kind, form, type, fields[kind]);
+	char *h = head_arena + heads_used;
+	f->head = h;
+	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
+						     (size_t)(p - fields), FILE_HEAD_FORM);
+	heads_used += f->head_len;
 	char digits[U64_DEC_MAX];
 	f->type_len = (uint8_t)type.len;
 	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +

@@ -1,6 +1,8 @@
 /* The warm file cache (--root DIR): at start-up every regular file under DIR is copied
  * into private anonymous memory (the snapshot: no later change on disk reaches a client)
- * and its response head rendered once, in both connection forms; the table is sized by a
+ * and its 200 head rendered once, in the keep-alive form (the close form is spliced from
+ * it, and a 304 head rendered from the validators, per request: file_head_304); the
+ * table is sized by a
  * first walk that only counts, so it costs what the tree needs (README: memory); every directory is recorded too, so that /dir can be redirected to /dir/.
  * Names starting with '.' (dotfiles and dot-directories, with all below them) are left
  * out unless FILE_CACHE_DOTFILES is given. A request then costs a lookup and one writev of head + mapping: no open, no
@@ -23,19 +25,15 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_CACHE_DEPTH_MAX 8                  /* directory levels below DIR */
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
 #define FILE_CACHE_BYTES_MAX (1024ull << 20)    /* all file bytes together: 1 GiB */
-#define FILE_CACHE_HEAD_MAX 384                 /* one rendered response head */
-#define FILE_CACHE_ENTRY_SIZE 104               /* sizeof(struct cached_file) */
+#define FILE_CACHE_HEAD_MAX 384                 /* one rendered 200 head */
+#define FILE_CACHE_ENTRY_SIZE 80                /* sizeof(struct cached_file) */
+/* The one form a 200 head is stored in. Only the last response of a connection is in the
+ * other (close) form, so only it takes the extra queue entry the splice needs. */
+#define FILE_HEAD_FORM CONN_FORM_KEEP_ALIVE
 
 enum cached_kind {
 	CACHED_FILE = 0,      /* a regular file: served */
 	CACHED_DIRECTORY = 1, /* a directory: /name answers 301 to /name/ */
-};
-
-/* The heads rendered at load, in both connection forms: the 200 and the 304. */
-enum file_head {
-	FILE_HEAD_200 = 0,
-	FILE_HEAD_304 = 1,
-	FILE_HEAD_KINDS = 2,
 };
 
 /* A representation's content coding (BEHAVIOUR 10.10): X itself, or the precompressed
@@ -60,14 +58,14 @@ struct cached_file {
 	const char *body;     /* the private copy; NULL for an empty file or a directory */
 	uint64_t size;        /* body bytes; 0 for a directory */
 	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
-	const char *head[FILE_HEAD_KINDS][CONN_FORM_COUNT]; /* in the head arena (files) */
+	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files) */
 	const char *etag;     /* the ETag, quotes included, in the head arena */
 	/* variant[e - 1]: the representation of encoding e (X.br's bytes as br, ...), not in
 	 * the index; NULL when X has no such file beside it (or this is one) */
 	const struct cached_file *variant[FILE_VARIANTS];
-	uint16_t head_len[FILE_HEAD_KINDS][CONN_FORM_COUNT];
+	uint16_t head_len;
 	uint16_t name_len;
-	uint16_t rest_at;     /* in both 200 heads: the first byte after the length digits */
+	uint16_t rest_at;     /* in the 200 head: the first byte after the length digits */
 	uint8_t type_len;     /* the Content-Type's bytes, at HEAD_200_TYPE_AT in a 200 head */
 	uint8_t etag_len;
 	uint8_t kind;         /* enum cached_kind */
@@ -81,6 +79,37 @@ static inline int file_has_variants(const struct cached_file *f)
 		if (f->variant[i])
 			return 1;
 	return 0;
+}
+
+/* f's validators as its heads carry them: HEAD_LAST_MODIFIED_FIELD and HEAD_ETAG_FIELD
+ * lines, in the head arena just before its ETag. f is a file or a representation. */
+static inline struct text_span file_validators(const struct cached_file *f)
+{
+	struct text_span v = {f->etag - VALIDATORS_ETAG_AT,
+			      (uint32_t)(VALIDATORS_ETAG_AT + f->etag_len)};
+	return v;
+}
+
+/* Returns 1 when f's heads carry Vary (BEHAVIOUR 10.10): f is a representation, or a
+ * file with one beside it. */
+static inline int file_varies(const struct cached_file *f)
+{
+	return f->encoding != FILE_ENCODING_IDENTITY || file_has_variants(f);
+}
+
+/* Renders at out f's 304 head in form: render_head_304 of its validators, with Vary
+ * when it varies. out must have room for FILE_HEAD_304_MAX bytes. Returns the bytes
+ * written. Pure. */
+static inline size_t file_head_304(char *out, const struct cached_file *f, enum conn_form form)
+{
+	return render_head_304(out, file_validators(f), file_varies(f), form);
+}
+
+/* The bytes of f's stored 200 head before its Connection line (head_tail[FILE_HEAD_FORM]):
+ * what a response in another form queues before head_tail of its own. */
+static inline uint32_t file_head_cut(const struct cached_file *f)
+{
+	return f->head_len - head_tail[FILE_HEAD_FORM].len;
 }
 
 /* Where a 200 head's Content-Type value starts. */

@@ -31,8 +31,8 @@ const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RESPONSE_C
 	[CONN_FORM_KEEP_ALIVE] = {FOR_EACH_STATIC_RESPONSE(ENTRY_KEEP_ALIVE)},
 };
 
-/* HEAD_CONNECTION_FIELD, the form's value and HEAD_END: what follows the length digits. */
-static const struct text_span head_tail[CONN_FORM_COUNT] = {
+/* HEAD_CONNECTION_FIELD, the form's value and HEAD_END: what ends every rendered head. */
+const struct text_span head_tail[CONN_FORM_COUNT] = {
 #define TAIL_ENTRY(id, value) [id] = {LITERAL(HEAD_CONNECTION_FIELD value HEAD_END)},
 	FOR_EACH_CONN_FORM(TAIL_ENTRY)
 #undef TAIL_ENTRY
@@ -64,16 +64,18 @@ size_t render_head_200(char *out, const char *type, size_t type_len,
 	return render_head_200_with(out, type, type_len, content_length, 0, 0, form);
 }
 
-size_t render_head_304(char *out, const char *fields, size_t fields_len, enum conn_form form)
+size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(HEAD_304_PREFIX));
-	p = copy_span(p, fields, fields_len);
+	p = copy_span(p, validators.text, validators.len);
+	if (vary)
+		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }
 
 size_t render_head_206(char *out, struct text_span type, uint64_t first, uint64_t last,
-		       uint64_t size, struct text_span rest)
+		       uint64_t size, struct text_span fields, enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(HEAD_206_PREFIX));
 	p = copy_span(p, type.text, type.len);
@@ -85,7 +87,8 @@ size_t render_head_206(char *out, struct text_span type, uint64_t first, uint64_
 	p += u64_to_dec(last, p);
 	*p++ = '/';
 	p += u64_to_dec(size, p);
-	p = copy_span(p, rest.text, rest.len);
+	p = copy_span(p, fields.text, fields.len);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }
 

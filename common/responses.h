@@ -62,6 +62,11 @@ extern const struct static_response static_responses[CONN_FORM_COUNT][STATIC_RES
 	(sizeof(HEAD_200_PREFIX HEAD_LENGTH_FIELD HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
 	 (type_len) + U64_DEC_MAX)
 
+/* What ends a rendered head of each form: HEAD_CONNECTION_FIELD, the form's value and
+ * HEAD_END. A file's 200 head is stored in one form only; the other is spliced in by
+ * queueing the stored head up to this tail, then this tail of the other form. */
+extern const struct text_span head_tail[CONN_FORM_COUNT];
+
 /* Renders that head at out: "HTTP/1.1 200 OK", Content-Type, Content-Length and the
  * Connection header of `form`, then the empty line. out must have room for
  * HEAD_200_MAX(type_len) bytes. Returns the bytes written (head_200_len of the same
@@ -110,11 +115,12 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 	(sizeof(HEAD_304_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + \
 	 FILE_FIELDS_304_MAX)
 
-/* Renders at out the 304 of a file: the status line, the validators (fields[0..fields_len),
- * as for render_head_200_with), the Connection header of form and the empty line; no
- * Content-Length and no body (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX
- * bytes. Returns the bytes written. Pure. */
-size_t render_head_304(char *out, const char *fields, size_t fields_len, enum conn_form form);
+/* Renders at out the 304 of a file: the status line, its validators (HEAD_LAST_MODIFIED_FIELD
+ * and HEAD_ETAG_FIELD lines, at most FILE_VALIDATORS_MAX bytes), HEAD_VARY_FIELD when vary
+ * is set, the Connection header of form and the empty line; no Content-Length and no body
+ * (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX bytes. Returns the bytes
+ * written. Pure. */
+size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form);
 
 /* The 206 of a file (BEHAVIOUR 10.9): its 200 head with the status line changed, the
  * slice's Content-Length, and Content-Range after it. */
@@ -126,12 +132,12 @@ size_t render_head_304(char *out, const char *fields, size_t fields_len, enum co
 	((head_200_len) + sizeof(HEAD_206_PREFIX) - sizeof(HEAD_200_PREFIX) + CONTENT_RANGE_MAX)
 
 /* Renders at out a 206 for bytes first..last (inclusive) of a size-byte file: the status
- * line, Content-Type type, Content-Length (last - first + 1), Content-Range, then rest,
- * the file's 200 head after its Content-Length digits (the validators, Accept-Ranges,
- * Connection and the empty line). out must have room for HEAD_206_MAX of the 200 head's
- * length. Returns the bytes written. Pure. */
+ * line, Content-Type type, Content-Length (last - first + 1), Content-Range, then fields,
+ * the file's 200 head between its Content-Length digits and its Connection line (the
+ * validators, Accept-Ranges, ...), then head_tail[form]. out must have room for
+ * HEAD_206_MAX of the 200 head's length. Returns the bytes written. Pure. */
 size_t render_head_206(char *out, struct text_span type, uint64_t first, uint64_t last,
-		       uint64_t size, struct text_span rest);
+		       uint64_t size, struct text_span fields, enum conn_form form);
 
 /* The 416 of a file whose size is N: a text body, and a Content-Range that names no
  * range, only N, between Content-Length and Connection (RFC 9110 15.5.17). */

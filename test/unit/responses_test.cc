@@ -202,6 +202,40 @@ TEST(RedirectTest, LocationKeepsTheQuery)
 	}
 }
 
+// A file's 304 (rendered per request into the connection's scratch): status line, the
+// validators as given, Vary only when asked, the form's Connection; the longest (a
+// FILE_VALIDATORS_MAX validator block with Vary, keep-alive) is exactly FILE_HEAD_304_MAX.
+TEST(NotModifiedTest, ValidatorsVaryAndConnection)
+{
+	const std::string date = "Sun, 06 Nov 1994 08:49:37 GMT";
+	const std::string etags[] = {"\"a-1-2\"", "\"" + std::string(16, 'f') + "-" +
+							 std::string(16, 'f') + "-" +
+							 std::string(16, 'f') + "-gz\""};
+	for (const auto &f : kForms) {
+		for (const std::string &etag : etags) {
+			for (int vary = 0; vary < 2; vary++) {
+				SCOPED_TRACE(etag + (vary ? " vary" : ""));
+				std::string validators = "\r\nLast-Modified: " + date +
+							 "\r\nETag: " + etag;
+				ASSERT_LE(validators.size(), FILE_VALIDATORS_MAX);
+				struct text_span v = {validators.data(), (uint32_t)validators.size()};
+				GuardedBuffer out(FILE_HEAD_304_MAX);
+				size_t n = render_head_304(out.mutable_data(), v, vary, f.form);
+				std::string want = "HTTP/1.1 304 Not Modified" + validators +
+						   (vary ? "\r\nVary: Accept-Encoding" : "") +
+						   "\r\nConnection: " + f.connection + "\r\n\r\n";
+				EXPECT_EQ(std::string(out.data(), n), want);
+				if (&etag != &etags[1])
+					continue;
+				EXPECT_EQ(validators.size(), FILE_VALIDATORS_MAX) << "the longest";
+				if (vary && f.form == CONN_FORM_KEEP_ALIVE) {
+					EXPECT_EQ(n, FILE_HEAD_304_MAX) << "the bound is exact";
+				}
+			}
+		}
+	}
+}
+
 TEST(MetricsTest, BodyListsTheCountersInOrder)
 {
 	ExpectMetricsResponse(SetCountersAndExpectBody([](int id) { return (uint64_t)(id + 1) * 1001; }));

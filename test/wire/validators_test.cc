@@ -206,8 +206,8 @@ TEST_F(ValidatorsTest, IfRange)
 	       Ask("GET", range + "If-None-Match: " + v_.etag + "\r\n"), NotModified());
 }
 
-// Pipelined on one connection: 206s render into the connection's scratch buffer, so each
-// waits for the queue before it; all come back in order, byte-exact, with a 304 and a 416.
+// Pipelined on one connection: 206s, a 304 and a 416 render into the connection's scratch
+// buffer, so each waits for the queue before it; all come back in order, byte-exact.
 TEST_F(ValidatorsTest, PipelinedAnsweredInOrder)
 {
 	auto keep = [](const std::string &fields) {
