@@ -253,15 +253,15 @@ static int uring_rx_queue(struct uring_rx *rx, uint16_t bid, uint32_t len)
 	return rx->count == 1;
 }
 
-/* fd's recv ended with res (no IORING_CQE_F_MORE). Returns 1 when the connection needs a
- * report: always, except when starved (its re-armed recv will report). */
+/* fd's recv ended with res (no IORING_CQE_F_MORE). Returns 1: the connection needs a
+ * report, starved too (its next read falls back to its own buffer, io_read). */
 static int uring_rx_ended(struct uring_rx *rx, int32_t res)
 {
 	rx->state &= (uint8_t)~(URING_RX_ARMED | URING_RX_CANCELLING);
-	if (res == -ENOBUFS) { /* the ring ran dry: wait for buffers, in turn */
+	if (res == -ENOBUFS) { /* the ring ran dry: fall back, or wait for buffers in turn */
 		rx->state |= URING_RX_STARVED;
 		uring.starved_count++;
-		return 0;
+		return 1;
 	}
 	if (res <= 0 && res != -ECANCELED) { /* end of input or an error: after the queue */
 		rx->state |= URING_RX_ENDED;

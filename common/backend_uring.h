@@ -32,7 +32,8 @@ STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE
 #define BACKEND_ACCEPT_KNOWS_LISTENER 0 /* one queue for every listener's accepts */
 
 /* A connection's transport handle (event_backend.h): at most one operation (recv or
- * send) is in flight per connection, because the connection code waits for each. */
+ * send) is in flight per connection through result, because the connection code waits for
+ * each (and reads only once its queue is sent: conn_service). */
 struct conn_io {
 	uint64_t token; /* the SQEs' user_data, so the CQEs come back with it */
 	int32_t fd;
@@ -199,9 +200,17 @@ static inline long backend_accept(int listen_fd)
  * buffer: the connection code keeps one contiguous input buffer, which the parser needs
  * (a head may span pieces). The copy is of the bytes received only (a 40-byte GET: 40
  * bytes), and the buffer goes back to the ring at once. When the ring runs dry a recv ends
- * with -ENOBUFS: the connection waits (URING_RX_STARVED), and its recv is armed again by a
- * wait after buffers came back, in turn (a round-robin sweep) (back-pressure: no data is read
- * that has no buffer, so none is lost, and one recv at a time keeps it in order).
+ * with -ENOBUFS (URING_RX_STARVED; no data is read that has no buffer, so none is lost).
+ * The ring is shared: connections that send and never read hold their URING_PBUF_CONN_MAX
+ * each, and enough of them hold it all (bench/uring_starve.py). So a starved connection
+ * does not wait for buffers: its next read, with nothing queued, falls back to one plain
+ * recv into the slot's own buffer (io_recv_own, the fixed design's read; uring_rx_fallback,
+ * URING_RX_FALLBACK), reported through io->result like a send, hence only when no send is
+ * in flight; the read after that arms the multishot recv again. A starved connection that
+ * cannot fall back yet (a send in flight) is armed again by a wait after buffers came back,
+ * in turn (a round-robin sweep, uring_rx_rearm_starved), or falls back once the send is
+ * done, whichever comes first. Either way one recv at a time (multishot, or fallback)
+ * keeps the input in order.
  * What the kernel does, as io_uring/net.c has it (io_recv, io_recv_buf_select,
  * io_recv_finish; io_uring/kbuf.c for the ring):
  *   - the buffer is selected before sock_recvmsg: a recv armed while the ring is empty ends
@@ -247,8 +256,10 @@ STATIC_ASSERT(URING_EV_RX < (1u << IORING_CQE_BUFFER_SHIFT), "below the buffer i
 /* uring_rx.state */
 #define URING_RX_ARMED 0x01      /* a multishot recv is in flight */
 #define URING_RX_CANCELLING 0x02 /* it holds URING_PBUF_CONN_MAX buffers: cancelled */
-#define URING_RX_STARVED 0x04    /* it ended with -ENOBUFS: waits for buffers */
+#define URING_RX_STARVED 0x04    /* it ended with -ENOBUFS: falls back, or waits for buffers */
 #define URING_RX_ENDED 0x08      /* it ended for good: end follows the queue */
+#define URING_RX_FALLBACK 0x10   /* starved, it reads through io_recv_own instead: that
+				  * recv is in flight or its outcome sits in io->result */
 
 /* One connection's receive side: the pieces received and not read yet. */
 struct uring_rx {
@@ -278,7 +289,8 @@ long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len);
 /* Arms fd's multishot recv, its reports carrying token. Returns IO_PENDING or -ENOMEM. */
 long uring_rx_arm(int fd, uint64_t token);
 
-/* fd has a recv in flight (only a receive side tracked by the backend can). */
+/* fd has a multishot recv in flight (only a receive side tracked by the backend can; its
+ * fallback recv is io->result's, URING_RX_FALLBACK). */
 static inline int uring_rx_armed(int fd)
 {
 	return URING_RECV_PBUF && fd < URING_RX_SLOTS && (uring_rx[fd].state & URING_RX_ARMED);
@@ -297,34 +309,21 @@ static inline void io_event(struct conn_io *io, const backend_event *e)
 {
 	if (URING_RECV_PBUF && (e->flags & URING_EV_RX))
 		return; /* input queued on the receive side, or its end: io_read finds it */
-	io->result = e->res; /* the one send (or, URING_RECV_PBUF 0, recv) has finished */
+	io->result = e->res; /* the one send or own-buffer recv (io_recv_own) has finished */
 }
 
-#if URING_RECV_PBUF
-static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
+/* Prepares one recv (Linux 5.6) of up to len bytes into buf, the slot's own buffer (it
+ * stays put), reported with io's token through io->result (io_event): the fixed design's
+ * every read, and the provided-buffer design's fallback when its ring ran dry. Expects
+ * nothing in flight on io->result. Returns IO_PENDING, or -ENOMEM without an SQE (io
+ * stays as it was). */
+static inline long io_recv_own(struct conn_io *io, char *buf, uint32_t len)
 {
-	struct uring_rx *rx = &uring_rx[io->fd];
-	if (rx->count)
-		return uring_rx_take(rx, buf, len);
-	if (rx->state & URING_RX_ENDED)
-		return rx->end;
-	if (rx->state & (URING_RX_ARMED | URING_RX_STARVED))
-		return IO_PENDING; /* starved: the wait re-arms it when buffers come back */
-	/* No POLL_FIRST: a recv is armed at the first read, when the request usually came
-	 * with the handshake, and after a piece of input, when more may follow. */
-	return uring_rx_arm(io->fd, io->token);
-}
-#else
-static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
-{
-	long r;
-	if (io_take_result(io, &r))
-		return r;
 	int fresh = io->result == IO_R_FRESH;
-	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_RECV); /* Linux 5.6 */
+	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_RECV);
 	if (!sqe)
 		return -ENOMEM;
-	sqe->addr = (uint64_t)(uintptr_t)buf; /* the slot's buffer: it stays put */
+	sqe->addr = (uint64_t)(uintptr_t)buf;
 	sqe->len = len;
 	/* After the first read the connection has usually just been answered and the next
 	 * request is not there yet: wait for it instead of trying a recv that would fail
@@ -333,6 +332,60 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	if (!fresh && URING_RECV_POLL_FIRST)
 		sqe->ioprio = IORING_RECVSEND_POLL_FIRST;
 	return IO_PENDING;
+}
+
+#if URING_RECV_PBUF
+/* rx's multishot recv starved (URING_RX_STARVED) and nothing is queued: reads through
+ * io_recv_own instead, which needs no buffer of the ring, so a ring held by connections
+ * that do not read cannot keep this one from its input. Only when io->result is free (no
+ * send in flight, no outcome untaken): the recv reports through it. The connection leaves
+ * the starved set, so the sweep does not arm a second recv on its socket. Returns
+ * IO_PENDING (issued, or waiting for the send, whose completion brings the connection
+ * back to read again) or -ENOMEM. */
+static inline long uring_rx_fallback(struct conn_io *io, struct uring_rx *rx, char *buf,
+				     uint32_t len)
+{
+	if (io->result != IO_R_IDLE && io->result != IO_R_FRESH)
+		return IO_PENDING;
+	long r = io_recv_own(io, buf, len);
+	if (r == IO_PENDING) {
+		rx->state = (uint8_t)((rx->state & ~URING_RX_STARVED) | URING_RX_FALLBACK);
+		uring.starved_count--;
+	}
+	return r;
+}
+
+static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
+{
+	struct uring_rx *rx = &uring_rx[io->fd];
+	long r;
+	if (rx->state & URING_RX_FALLBACK) { /* io->result is the fallback recv's */
+		if (!io_take_result(io, &r))
+			return io_recv_own(io, buf, len); /* -EAGAIN: again, still the fallback */
+		if (r != IO_PENDING) /* data, end of input or an error, as the fixed design */
+			rx->state &= (uint8_t)~URING_RX_FALLBACK;
+		return r;
+	}
+	if (rx->count)
+		return uring_rx_take(rx, buf, len);
+	if (rx->state & URING_RX_ENDED)
+		return rx->end;
+	if (rx->state & URING_RX_STARVED)
+		return uring_rx_fallback(io, rx, buf, len);
+	if (rx->state & URING_RX_ARMED)
+		return IO_PENDING;
+	/* No POLL_FIRST: a recv is armed at the first read, when the request usually came
+	 * with the handshake, and after a piece of input, when more may follow (or after the
+	 * fallback's: the ring may have buffers again; if not, it starves and falls back). */
+	return uring_rx_arm(io->fd, io->token);
+}
+#else
+static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
+{
+	long r;
+	if (io_take_result(io, &r))
+		return r;
+	return io_recv_own(io, buf, len);
 }
 #endif
 
@@ -398,7 +451,8 @@ static inline void io_cancel(uint64_t ud, uint8_t link)
 	}
 }
 
-/* Cancels what is in flight on io: its send (or fixed-buffer recv), its multishot recv. */
+/* Cancels what is in flight on io: its send or own-buffer recv (the fixed design's, or the
+ * fallback's: both are IO_R_PENDING under io->token), its multishot recv. */
 static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
 {
 	if (io->result == IO_R_PENDING)
@@ -407,8 +461,9 @@ static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
 		io_cancel(uring_rx[io->fd].recv_ud, link);
 }
 
-/* A send's (or fixed-buffer recv's) completion is then dropped by the token's epoch, a
- * multishot recv's by its receive side's generation. */
+/* A send's (or own-buffer recv's) completion is then dropped by the token's epoch, a
+ * multishot recv's by its receive side's generation; uring_rx_reset clears the fallback
+ * mark with the rest of the receive side. */
 static inline void io_abandon(struct conn_io *io)
 {
 	io_cancel_in_flight(io, 0);

@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +29,7 @@ constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/backend_uring.h
 // and bytes per buffer.
 constexpr int kPbufCount = 256;  // URING_PBUF_COUNT
 constexpr int kPbufSize = 2048;  // URING_PBUF_SIZE
+constexpr int kPbufConnMax = 4;  // URING_PBUF_CONN_MAX: buffers one connection may hold
 
 // What each of pid's descriptors refers to, as /proc/PID/fd's links say.
 std::vector<std::string> DescriptorTargets(pid_t pid)
@@ -254,6 +258,108 @@ TEST(UringTest, RingExhaustionPipelinedWhileStoppedAllServed)
 	EXPECT_EQ(after["responses_200"] - before["responses_200"],
 		  kConnections * (per_connection + 1) + 1); // the warm-up; the second scrape
 	EXPECT_EQ(LivenessProblem(daemon.port()), "");
+}
+
+// A root of two files, big (kBigBytes, so one answer fills a client's socket buffers
+// and the daemon's) and small, in a fresh temporary directory; removed with the object.
+class HogRoot {
+public:
+	static constexpr size_t kBigBytes = 1u << 20;
+	static constexpr const char *kSmallBody = "not starved\n";
+	HogRoot()
+	{
+		char name[] = "/tmp/apollod_hog_XXXXXX";
+		if (mkdtemp(name) == nullptr)
+			return;
+		dir_ = name;
+		std::ofstream(dir_ + "/big.bin", std::ios::binary) << std::string(kBigBytes, 'h');
+		std::ofstream(dir_ + "/small.txt", std::ios::binary) << kSmallBody;
+	}
+	~HogRoot()
+	{
+		unlink((dir_ + "/big.bin").c_str());
+		unlink((dir_ + "/small.txt").c_str());
+		rmdir(dir_.c_str());
+	}
+	const std::string &dir() const { return dir_; }
+
+private:
+	std::string dir_;
+};
+
+// Writes batch to every non-blocking descriptor of fds, over and over, until every one has
+// refused more (EAGAIN) for idle_ms in a row, or budget_ms pass. Returns true in the first
+// case: the daemon has stopped reading them all.
+bool WriteUntilAllBlock(const std::vector<int> &fds, const std::string &batch, int idle_ms,
+			int budget_ms)
+{
+	int64_t end = NowMs() + budget_ms;
+	int64_t blocked_since = -1;
+	while (NowMs() < end) {
+		bool wrote = false;
+		for (int fd : fds) {
+			ssize_t n = send(fd, batch.data(), batch.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+			wrote |= n > 0;
+		}
+		if (wrote) {
+			blocked_since = -1;
+			continue;
+		}
+		if (blocked_since < 0)
+			blocked_since = NowMs();
+		if (NowMs() - blocked_since >= idle_ms)
+			return true;
+		SleepMs(10);
+	}
+	return false;
+}
+
+// Clients that send and never read must not starve a fresh one (bench/uring_starve.py).
+// kHogs connections pipeline GET /big.bin without reading until the daemon's sends to them
+// block and it stops reading them: with provided buffers (URING_RECV_PBUF 1), each holds
+// the most unread input one connection may (kPbufConnMax buffers), and together more than
+// the ring has. A fresh connection then asks once: its answer must come whole, and the
+// close after it, within kFreshMs, far below the deadlines (which would otherwise end the
+// wait: the fresh client waits for the ring's buffers, which the hogs never give back).
+// The fixed design (one recv into each connection's own buffer) passes by construction.
+TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
+{
+	REQUIRE_FEATURE("uring");
+	constexpr int kHogs = kPbufCount / kPbufConnMax + 8; // more than the ring can feed
+	constexpr int kPipelined = 256;                      // requests per write
+	constexpr int kIdleMs = 500;     // every hog refused this long: the daemon stopped
+	constexpr int kFillBudgetMs = 15000;
+	constexpr int kFreshMs = 5000;   // a correctness bound, not a speed target
+	HogRoot root;
+	ASSERT_FALSE(root.dir().empty());
+	RaiseOwnNofileLimit(kHogs + 64);
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", root.dir(), "--idle-timeout", "60",
+					    "--header-timeout", "30", "--send-timeout", "60"}});
+	std::vector<int> hogs = ConnectMany(daemon.port(), kHogs);
+	struct CloseAll {
+		std::vector<int> &fds;
+		~CloseAll()
+		{
+			for (int fd : fds)
+				close(fd);
+		}
+	} close_hogs{hogs};
+	ASSERT_EQ(hogs.size(), static_cast<size_t>(kHogs));
+	std::string batch;
+	for (int i = 0; i < kPipelined; i++)
+		batch += Get("/big.bin");
+	ASSERT_TRUE(WriteUntilAllBlock(hogs, batch, kIdleMs, kFillBudgetMs))
+		<< "the hogs were still writing after " << kFillBudgetMs << " ms";
+	int fresh = ConnectLoopback(daemon.port());
+	ASSERT_GE(fresh, 0);
+	ASSERT_TRUE(SendAll(fresh, GetClose("/small.txt")));
+	Received r = ReadUntilClose(fresh, kFreshMs);
+	close(fresh);
+	HttpResponse resp = ParseResponse(r.bytes);
+	EXPECT_TRUE(r.eof) << r.bytes.size() << " bytes, no close within " << kFreshMs << " ms";
+	EXPECT_EQ(resp.status, 200);
+	EXPECT_EQ(resp.body, HogRoot::kSmallBody);
 }
 
 struct RefusedCase {
