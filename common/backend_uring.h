@@ -57,13 +57,14 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 #define URING_RECV_POLL_FIRST 1
 #endif
 
-/* How a connection receives (docs/ARCHITECTURE.md, "io_uring receive"): 1, one multishot
- * recv per connection into a ring of provided buffers shared by all connections (Linux
- * 6.0), copied into the slot's buffer when the connection code reads; 0, one recv per read
- * into the slot's own buffer, the default (README, "receive design": measured). A
- * measurement switch (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=1. */
+/* How a connection receives (docs/ARCHITECTURE.md, "io_uring receive"): 1, the default,
+ * one multishot recv per connection into a ring of provided buffers shared by all
+ * connections (Linux 6.0), copied into the slot's buffer when the connection code reads,
+ * and one recv into the slot's own buffer when the ring ran dry; 0, one recv per read into
+ * the slot's own buffer (README, "receive design": measured). A measurement switch
+ * (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=0. */
 #ifndef URING_RECV_PBUF
-#define URING_RECV_PBUF 0
+#define URING_RECV_PBUF 1
 #endif
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */

@@ -25,8 +25,8 @@ namespace {
 constexpr int kExitUring = 11;
 constexpr int kRunTimeoutMs = 5000;
 constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/backend_uring.h
-// A provided-buffer build's ring (common/backend_uring.h, URING_RECV_PBUF 1): buffers
-// and bytes per buffer.
+// The provided-buffer ring (common/backend_uring.h, URING_RECV_PBUF 1, the default):
+// buffers and bytes per buffer.
 constexpr int kPbufCount = 256;  // URING_PBUF_COUNT
 constexpr int kPbufSize = 2048;  // URING_PBUF_SIZE
 constexpr int kPbufConnMax = 4;  // URING_PBUF_CONN_MAX: buffers one connection may hold
@@ -321,7 +321,8 @@ bool WriteUntilAllBlock(const std::vector<int> &fds, const std::string &batch, i
 // the ring has. A fresh connection then asks once: its answer must come whole, and the
 // close after it, within kFreshMs, far below the deadlines (which would otherwise end the
 // wait: the fresh client waits for the ring's buffers, which the hogs never give back).
-// The fixed design (one recv into each connection's own buffer) passes by construction.
+// The fixed design (URING_RECV_PBUF 0: one recv into each connection's own buffer)
+// passes by construction.
 TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 {
 	REQUIRE_FEATURE("uring");
