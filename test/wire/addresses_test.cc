@@ -127,9 +127,14 @@ TEST(AddressesTest, MinRefusesASecondListen)
 TEST(AddressesTest, WildcardIpv6IsIpv6Only)
 {
 	REQUIRE_IPV6();
+	// A port below the ephemeral range, not port 0: the kernel's pick for [::] is an
+	// ephemeral port, which the parallel suites' client sockets may hold on 127.0.0.1
+	// (connected or in TIME_WAIT), and the bind below would fail for them, not for [::].
+	int port = RecentlyFreePort();
+	ASSERT_GT(port, 0);
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--listen", "[::]:0"}});
-	int port = daemon.port();
+	START_DAEMON(daemon, DaemonOptions{{"--listen", "[::]:" + std::to_string(port)}});
+	ASSERT_EQ(daemon.port(), port);
 	EXPECT_EQ(daemon.announced()[0], Name() + " listening on [::]:" + std::to_string(port));
 	EXPECT_EQ(HealthProblem(ConnectIpv6Loopback(port)), "");
 	EXPECT_LT(ConnectLoopback(port, 500), 0) << "[::] took IPv4 connections";
