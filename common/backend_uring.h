@@ -205,13 +205,17 @@ static inline long backend_accept(int listen_fd)
  * The ring is shared: connections that send and never read hold their URING_PBUF_CONN_MAX
  * each, and enough of them hold it all (bench/uring_starve.py). So a starved connection
  * does not wait for buffers: its next read, with nothing queued, falls back to one plain
- * recv into the slot's own buffer (io_recv_own, the fixed design's read; uring_rx_fallback,
- * URING_RX_FALLBACK), reported through io->result like a send, hence only when no send is
+ * recv into the slot's own buffer (io_recv_own, the fixed design's read; uring_rx_own,
+ * URING_RX_OWN), reported through io->result like a send, hence only when no send is
  * in flight; the read after that arms the multishot recv again. A starved connection that
  * cannot fall back yet (a send in flight) is armed again by a wait after buffers came back,
  * in turn (a round-robin sweep, uring_rx_rearm_starved), or falls back once the send is
- * done, whichever comes first. Either way one recv at a time (multishot, or fallback)
- * keeps the input in order.
+ * done, whichever comes first. Either way one recv at a time (multishot, or own-buffer)
+ * keeps the input in order. A connection's first read goes through io_recv_own too: its
+ * request usually came with the handshake, so that recv completes in the enter that
+ * submits it, and a connection answered once and closed never arms a multishot recv,
+ * whose cancel at the close would post one more completion and wake the loop once more
+ * (an io_uring_enter more per connection; README, close c=1).
  * What the kernel does, as io_uring/net.c has it (io_recv, io_recv_buf_select,
  * io_recv_finish; io_uring/kbuf.c for the ring):
  *   - the buffer is selected before sock_recvmsg: a recv armed while the ring is empty ends
@@ -259,8 +263,9 @@ STATIC_ASSERT(URING_EV_RX < (1u << IORING_CQE_BUFFER_SHIFT), "below the buffer i
 #define URING_RX_CANCELLING 0x02 /* it holds URING_PBUF_CONN_MAX buffers: cancelled */
 #define URING_RX_STARVED 0x04    /* it ended with -ENOBUFS: falls back, or waits for buffers */
 #define URING_RX_ENDED 0x08      /* it ended for good: end follows the queue */
-#define URING_RX_FALLBACK 0x10   /* starved, it reads through io_recv_own instead: that
-				  * recv is in flight or its outcome sits in io->result */
+#define URING_RX_OWN 0x10        /* the first read, or a starved one, goes through
+				  * io_recv_own: that recv is in flight or its outcome sits
+				  * in io->result */
 
 /* One connection's receive side: the pieces received and not read yet. */
 struct uring_rx {
@@ -291,7 +296,7 @@ long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len);
 long uring_rx_arm(int fd, uint64_t token);
 
 /* fd has a multishot recv in flight (only a receive side tracked by the backend can; its
- * fallback recv is io->result's, URING_RX_FALLBACK). */
+ * own-buffer recv is io->result's, URING_RX_OWN). */
 static inline int uring_rx_armed(int fd)
 {
 	return URING_RECV_PBUF && fd < URING_RX_SLOTS && (uring_rx[fd].state & URING_RX_ARMED);
@@ -336,22 +341,23 @@ static inline long io_recv_own(struct conn_io *io, char *buf, uint32_t len)
 }
 
 #if URING_RECV_PBUF
-/* rx's multishot recv starved (URING_RX_STARVED) and nothing is queued: reads through
- * io_recv_own instead, which needs no buffer of the ring, so a ring held by connections
+/* Reads through io_recv_own, into the slot's own buffer, for a connection with nothing
+ * queued and no multishot recv armed: its first read, or one whose multishot recv starved
+ * (URING_RX_STARVED), which needs no buffer of the ring, so a ring held by connections
  * that do not read cannot keep this one from its input. Only when io->result is free (no
- * send in flight, no outcome untaken): the recv reports through it. The connection leaves
- * the starved set, so the sweep does not arm a second recv on its socket. Returns
+ * send in flight, no outcome untaken): the recv reports through it. A starved connection
+ * leaves the starved set, so the sweep does not arm a second recv on its socket. Returns
  * IO_PENDING (issued, or waiting for the send, whose completion brings the connection
  * back to read again) or -ENOMEM. */
-static inline long uring_rx_fallback(struct conn_io *io, struct uring_rx *rx, char *buf,
-				     uint32_t len)
+static inline long uring_rx_own(struct conn_io *io, struct uring_rx *rx, char *buf,
+				uint32_t len)
 {
 	if (io->result != IO_R_IDLE && io->result != IO_R_FRESH)
 		return IO_PENDING;
 	long r = io_recv_own(io, buf, len);
 	if (r == IO_PENDING) {
-		rx->state = (uint8_t)((rx->state & ~URING_RX_STARVED) | URING_RX_FALLBACK);
-		uring.starved_count--;
+		uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
+		rx->state = (uint8_t)((rx->state & ~URING_RX_STARVED) | URING_RX_OWN);
 	}
 	return r;
 }
@@ -360,24 +366,24 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 {
 	struct uring_rx *rx = &uring_rx[io->fd];
 	long r;
-	if (rx->state & URING_RX_FALLBACK) { /* io->result is the fallback recv's */
+	if (rx->state & URING_RX_OWN) { /* io->result is the own-buffer recv's */
 		if (!io_take_result(io, &r))
-			return io_recv_own(io, buf, len); /* -EAGAIN: again, still the fallback */
+			return io_recv_own(io, buf, len); /* -EAGAIN: again, still URING_RX_OWN */
 		if (r != IO_PENDING) /* data, end of input or an error, as the fixed design */
-			rx->state &= (uint8_t)~URING_RX_FALLBACK;
+			rx->state &= (uint8_t)~URING_RX_OWN;
 		return r;
 	}
 	if (rx->count)
 		return uring_rx_take(rx, buf, len);
 	if (rx->state & URING_RX_ENDED)
 		return rx->end;
-	if (rx->state & URING_RX_STARVED)
-		return uring_rx_fallback(io, rx, buf, len);
+	if ((rx->state & URING_RX_STARVED) || io->result == IO_R_FRESH)
+		return uring_rx_own(io, rx, buf, len);
 	if (rx->state & URING_RX_ARMED)
 		return IO_PENDING;
-	/* No POLL_FIRST: a recv is armed at the first read, when the request usually came
-	 * with the handshake, and after a piece of input, when more may follow (or after the
-	 * fallback's: the ring may have buffers again; if not, it starves and falls back). */
+	/* No POLL_FIRST: the multishot recv is armed after a piece of input, when more may
+	 * follow (after the first read's, or a starved one's: the ring may have buffers
+	 * again; if not, it starves and reads through its own buffer again). */
 	return uring_rx_arm(io->fd, io->token);
 }
 #else
