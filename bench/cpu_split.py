@@ -26,43 +26,20 @@ Every load is bounded: wrk's duration, ROUNDS rounds per binary, loopback only.
 import argparse
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench import load  # noqa: E402  (the workspace root, for a plain python3 run)
+from bench import servers  # noqa: E402
 
 FREQ_HZ = 2000
 # (column, perf symbol whose children time is the column)
 SUBTREES = [("send", "tcp_sendmsg"), ("receive", "tcp_recvmsg")]
 ROW = re.compile(r"^\s+([\d.]+)%\s+([\d.]+)%\s+\[([k.])\]\s+(\S+)")
 EVENTS = re.compile(r"^# Event count \(approx\.\): (\d+)", re.M)
-WRK_REQUESTS = re.compile(r"(\d+) requests in")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(port, timeout_s=5.0):
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("nothing listens on port %d" % port)
-
-
-def wrk(port, conns, duration):
-    out = subprocess.run(["wrk", "-t2", "-c%d" % conns, "-d%ds" % duration,
-                          "http://127.0.0.1:%d/" % port], check=True, capture_output=True,
-                         text=True, timeout=duration + 30).stdout
-    return int(WRK_REQUESTS.search(out).group(1))
 
 
 def split(report):
@@ -85,22 +62,20 @@ def split(report):
 
 def profile(binary, conns, duration, workdir):
     """One profiled run. Returns {column: microseconds per request} with 'total'."""
-    port = free_port()
-    daemon = subprocess.Popen([binary, "--listen", "127.0.0.1:%d" % port],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scenario = {"name": "keep-alive c=%d" % conns, "family": "keep-alive",
+                "connections": conns, "headers": []}
+    server = servers.start_tier(os.path.basename(binary), binary)
     try:
-        wait_listening(port)
-        wrk(port, conns, 1)  # warm
+        load.run_wrk(server, scenario, 1)  # warm
         data = os.path.join(workdir, "perf.data")
         perf = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", str(FREQ_HZ),
-                                 "-g", "-p", str(daemon.pid), "-o", data, "--", "sleep",
+                                 "-g", "-p", str(server.pid), "-o", data, "--", "sleep",
                                  str(duration)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        requests = wrk(port, conns, duration)
+        requests = load.run_wrk(server, scenario, duration)["requests"]
         perf.wait(timeout=duration + 30)
     finally:
-        daemon.terminate()
-        daemon.wait(timeout=10)
+        server.stop()
     report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--children",
                              "--sort", "symbol", "-g", "none"], check=True,
                             capture_output=True, text=True, timeout=120).stdout

@@ -469,8 +469,8 @@ static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
 }
 
 /* A send's (or own-buffer recv's) completion is then dropped by the token's epoch, a
- * multishot recv's by its receive side's generation; uring_rx_reset clears the fallback
- * mark with the rest of the receive side. */
+ * multishot recv's by its receive side's generation; uring_rx_reset clears URING_RX_OWN
+ * with the rest of the receive side. */
 static inline void io_abandon(struct conn_io *io)
 {
 	io_cancel_in_flight(io, 0);

@@ -184,36 +184,15 @@ std::string ReadSlowlyThenFast(int fd, int bytes_per_s, int64_t slow_ms, int64_t
 	return got;
 }
 
-// A 4 MiB file under a fresh temporary root; removed with the object.
-class BigFileRoot {
-public:
-	static constexpr size_t kSize = 4u << 20;
-	BigFileRoot()
-	{
-		char name[] = "/tmp/apollod_slow_XXXXXX";
-		if (mkdtemp(name) == nullptr)
-			return;
-		dir_ = name;
-		std::ofstream out(dir_ + "/big.bin", std::ios::binary);
-		out << std::string(kSize, 'b');
-	}
-	~BigFileRoot()
-	{
-		unlink((dir_ + "/big.bin").c_str());
-		rmdir(dir_.c_str());
-	}
-	const std::string &dir() const { return dir_; }
-
-private:
-	std::string dir_;
-};
+// The file the slow readers ask for, /big.bin.
+constexpr size_t kBigFileSize = 4u << 20;
 
 // The idle timeout (1 s) no longer governs sending: at 50 KB/s nothing may leave for
 // longer than that while the kernel's buffers drain, yet the whole file arrives.
 TEST_F(SlowClientTest, SteadySlowReaderGetsTheWholeFile)
 {
 	REQUIRE_FEATURE("files");
-	BigFileRoot root;
+	FileRoot root({{"big.bin", std::string(kBigFileSize, 'b')}});
 	ASSERT_FALSE(root.dir().empty());
 	Start({"--idle-timeout", "1", "--root", root.dir()});
 	int fd = ConnectLoopback(daemon_.port());
@@ -223,7 +202,7 @@ TEST_F(SlowClientTest, SteadySlowReaderGetsTheWholeFile)
 	close(fd);
 	HttpResponse resp = ParseResponse(got);
 	EXPECT_EQ(resp.status, 200);
-	EXPECT_EQ(resp.body.size(), BigFileRoot::kSize) << "cut off after " << got.size();
+	EXPECT_EQ(resp.body.size(), kBigFileSize) << "cut off after " << got.size();
 	std::map<std::string, uint64_t> m = FetchMetrics(daemon_.port());
 	EXPECT_EQ(m["timeouts"], 0u);
 }
@@ -232,7 +211,7 @@ TEST_F(SlowClientTest, SteadySlowReaderGetsTheWholeFile)
 TEST_F(SlowClientTest, StalledReaderIsClosedAtSendDeadline)
 {
 	REQUIRE_FEATURE("files");
-	BigFileRoot root;
+	FileRoot root({{"big.bin", std::string(kBigFileSize, 'b')}});
 	ASSERT_FALSE(root.dir().empty());
 	Start({"--send-timeout", "1", "--idle-timeout", "60", "--root", root.dir()});
 	int fd = ConnectLoopback(daemon_.port());

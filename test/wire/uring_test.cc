@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <sys/socket.h>
 
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -260,32 +259,10 @@ TEST(UringTest, RingExhaustionPipelinedWhileStoppedAllServed)
 	EXPECT_EQ(LivenessProblem(daemon.port()), "");
 }
 
-// A root of two files, big (kBigBytes, so one answer fills a client's socket buffers
-// and the daemon's) and small, in a fresh temporary directory; removed with the object.
-class HogRoot {
-public:
-	static constexpr size_t kBigBytes = 1u << 20;
-	static constexpr const char *kSmallBody = "not starved\n";
-	HogRoot()
-	{
-		char name[] = "/tmp/apollod_hog_XXXXXX";
-		if (mkdtemp(name) == nullptr)
-			return;
-		dir_ = name;
-		std::ofstream(dir_ + "/big.bin", std::ios::binary) << std::string(kBigBytes, 'h');
-		std::ofstream(dir_ + "/small.txt", std::ios::binary) << kSmallBody;
-	}
-	~HogRoot()
-	{
-		unlink((dir_ + "/big.bin").c_str());
-		unlink((dir_ + "/small.txt").c_str());
-		rmdir(dir_.c_str());
-	}
-	const std::string &dir() const { return dir_; }
-
-private:
-	std::string dir_;
-};
+// The root the hogs and the fresh client ask: big (one answer fills a client's socket
+// buffers and the daemon's) and small.
+constexpr size_t kHogBigBytes = 1u << 20;
+constexpr const char *kHogSmallBody = "not starved\n";
 
 // Writes batch to every non-blocking descriptor of fds, over and over, until every one has
 // refused more (EAGAIN) for idle_ms in a row, or budget_ms pass. Returns true in the first
@@ -331,7 +308,7 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 	constexpr int kIdleMs = 500;     // every hog refused this long: the daemon stopped
 	constexpr int kFillBudgetMs = 15000;
 	constexpr int kFreshMs = 5000;   // a correctness bound, not a speed target
-	HogRoot root;
+	FileRoot root({{"big.bin", std::string(kHogBigBytes, 'h')}, {"small.txt", kHogSmallBody}});
 	ASSERT_FALSE(root.dir().empty());
 	RaiseOwnNofileLimit(kHogs + 64);
 	Daemon daemon;
@@ -360,7 +337,7 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 	HttpResponse resp = ParseResponse(r.bytes);
 	EXPECT_TRUE(r.eof) << r.bytes.size() << " bytes, no close within " << kFreshMs << " ms";
 	EXPECT_EQ(resp.status, 200);
-	EXPECT_EQ(resp.body, HogRoot::kSmallBody);
+	EXPECT_EQ(resp.body, kHogSmallBody);
 }
 
 struct RefusedCase {

@@ -500,6 +500,29 @@ SmallSite::~SmallSite()
 	rmdir(path_.c_str());
 }
 
+FileRoot::FileRoot(const std::vector<std::pair<std::string, std::string>> &files)
+{
+	char name[] = "/tmp/apollod-root-XXXXXX";
+	if (mkdtemp(name) == nullptr || chmod(name, 0755) != 0) {
+		ADD_FAILURE() << "mkdtemp: " << strerror(errno);
+		return;
+	}
+	dir_ = name;
+	for (const auto &f : files) {
+		std::ofstream(dir_ + "/" + f.first, std::ios::binary) << f.second;
+		names_.push_back(f.first);
+	}
+}
+
+FileRoot::~FileRoot()
+{
+	if (dir_.empty())
+		return;
+	for (const std::string &n : names_)
+		unlink((dir_ + "/" + n).c_str());
+	rmdir(dir_.c_str());
+}
+
 std::string WithoutDates(const std::string &raw, size_t *dates)
 {
 	Received r;

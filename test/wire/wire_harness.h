@@ -447,6 +447,22 @@ private:
 	std::string path_;
 };
 
+// A fresh /tmp/apollod-root-XXXXXX (mode 0755) holding files, each a name (no '/') and
+// its bytes, for --root: removed with them when the object goes. dir() is "" when
+// creation failed (the test has failed non-fatally then).
+class FileRoot {
+public:
+	explicit FileRoot(const std::vector<std::pair<std::string, std::string>> &files);
+	~FileRoot();
+	FileRoot(const FileRoot &) = delete;
+	FileRoot &operator=(const FileRoot &) = delete;
+	const std::string &dir() const { return dir_; }
+
+private:
+	std::string dir_;
+	std::vector<std::string> names_;
+};
+
 // ---- Child programs ----
 
 // A NULL-terminated argv view of args (which must outlive it), for execv/execvp. Build it

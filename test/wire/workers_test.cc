@@ -202,38 +202,23 @@ TEST(WorkersTest, KilledWorkerIsReplaced)
 	EXPECT_EQ(FetchMetrics(daemon.port())["workers_restarted"], 1u);
 }
 
-// A directory with one file of `size` bytes, removed with the object.
-class BigFileRoot {
-public:
-	explicit BigFileRoot(size_t size)
-	{
-		char dir[] = "/tmp/apollod-stop-XXXXXX";
-		root_ = mkdtemp(dir) ? dir : "";
-		body_.resize(size);
-		for (size_t i = 0; i < size; i++)
-			body_[i] = (char)('a' + (i * 7 + i / 4096) % 26);
-		std::ofstream(root_ + "/big.bin", std::ios::binary) << body_;
-	}
-	~BigFileRoot()
-	{
-		unlink((root_ + "/big.bin").c_str());
-		rmdir(root_.c_str());
-	}
-	const std::string &root() const { return root_; }
-	const std::string &body() const { return body_; }
-
-private:
-	std::string root_;
-	std::string body_;
-};
+// size bytes of a patterned body for /big.bin (a cut or reordered copy would not match).
+std::string BigBody(size_t size)
+{
+	std::string body(size, '\0');
+	for (size_t i = 0; i < size; i++)
+		body[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	return body;
+}
 
 // Starts a download of /big.bin with a small receive buffer and reads it slowly; SIGTERM
 // arrives while most of it is still to come. The client must get every byte, the daemon
 // must then exit 0. Run with 1 worker and with 2.
 void ExpectSlowDownloadSurvivesSigterm(const std::vector<std::string> &extra)
 {
-	BigFileRoot tree(16u << 20);
-	std::vector<std::string> args = {"--root", tree.root()};
+	const std::string body = BigBody(16u << 20);
+	FileRoot tree({{"big.bin", body}});
+	std::vector<std::string> args = {"--root", tree.dir()};
 	args.insert(args.end(), extra.begin(), extra.end());
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{args});
@@ -267,8 +252,8 @@ void ExpectSlowDownloadSurvivesSigterm(const std::vector<std::string> &extra)
 	ASSERT_TRUE(signalled);
 	size_t head_end = got.find("\r\n\r\n");
 	ASSERT_NE(head_end, std::string::npos);
-	EXPECT_EQ(got.size() - head_end - 4, tree.body().size()) << "every byte of the body";
-	EXPECT_TRUE(got.compare(head_end + 4, std::string::npos, tree.body()) == 0);
+	EXPECT_EQ(got.size() - head_end - 4, body.size()) << "every byte of the body";
+	EXPECT_TRUE(got.compare(head_end + 4, std::string::npos, body) == 0);
 	int status = 0;
 	ASSERT_TRUE(daemon.WaitExit(10000, &status)) << "the daemon did not exit after SIGTERM";
 	EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
@@ -356,9 +341,9 @@ TEST(StopTest, SecondSignalStopsAtOnce)
 {
 	REQUIRE_FEATURE("stop");
 	REQUIRE_FEATURE("files");
-	BigFileRoot tree(16u << 20);
+	FileRoot tree({{"big.bin", BigBody(16u << 20)}});
 	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{{"--root", tree.root()}});
+	START_DAEMON(daemon, DaemonOptions{{"--root", tree.dir()}});
 	Client slow(daemon.port());
 	int small = 4096;
 	setsockopt(slow.fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
