@@ -3,52 +3,41 @@ its entry in tiers.bzl, so every variants/<tier>/BUILD is two lines and all tier
 same shape. A tier's features derive everything: sources, defines, wire-test features."""
 
 load("//bazel:copts.bzl", "DAEMON_COPTS", "DAEMON_LINKOPTS")
-load("//bazel:tiers.bzl", "tier_named")
+load("//bazel:tiers.bzl", "tier_named", "tier_variant_defines")
 
-# The routed tiers' source groups, in link order; the hot path and deadlines come after.
-ROUTED_SRCS = [
-    "//common:runtime_srcs",
-    "//common:core_srcs",
-    "//common:serving_srcs",
+# The C reference hot path; a tier with asm_hotpath links its package's :hotpath instead.
+C_HOTPATH = [
+    "//common/base:span_c",
+    "//common/http:parse_c",
 ]
+ASM_HOTPATH = [":hotpath"]
 
-# The min tier: process entry, command line, listener, and its own loop.
-MIN_SRCS = [
-    "//common:runtime_srcs",
-    "//common:min_srcs",
-    "min.c",
-]
-
-# The event backend: epoll, or io_uring for a tier with the uring feature.
-BACKEND_EPOLL_SRCS = ["//common:backend_epoll_srcs"]
-BACKEND_URING_SRCS = ["//common:backend_uring_srcs"]
-
-# The C reference hot path; a tier with asm_hotpath links its package's :hotpath_srcs.
-C_HOTPATH_SRCS = ["//common:c_hotpath_srcs"]
-ASM_HOTPATH_SRCS = [":hotpath_srcs"]
-
-def _tier_srcs(features):
-    """The sources a tier with these features links."""
+def _tier_srcs_and_deps(tier):
+    """(srcs, deps) of a tier's binary: the entry compiled with the tier's macros, above
+    its serve layer (bazel/layers.bzl), the hot path and the runtime. The min tier has its
+    own entry, min.c, and the runtime."""
+    features = tier["features"]
     if "min" in features:
-        return MIN_SRCS
-    srcs = ROUTED_SRCS
-    srcs = srcs + (BACKEND_URING_SRCS if "uring" in features else BACKEND_EPOLL_SRCS)
-    srcs = srcs + (ASM_HOTPATH_SRCS if "asm_hotpath" in features else C_HOTPATH_SRCS)
-    if "deadlines" in features:
-        srcs = srcs + ["//common:deadline_srcs"]
-    return srcs
+        return ["min.c"], [
+            "//common/answer",
+            "//common/process",
+            "//common/base:span_c",
+            "//common/base:runtime",
+        ]
+    hotpath = ASM_HOTPATH if "asm_hotpath" in features else C_HOTPATH
+    return ["//common/main:daemon_main.c"], [
+        "//common/serve:serve_" + tier["name"],
+        "//common/base:runtime",
+    ] + hotpath
 
-def _tier_defines(name, features):
-    """The APOLLOD_VARIANT_* macros common/config.h reads, and the tier's name
-    (common/build_info.h)."""
+def _tier_defines(tier):
+    """The tier's name (common/base/build_info.h, --version) and, for a routed tier, the
+    APOLLOD_VARIANT_* macros common/base/config.h reads (the same as its serve layer's)."""
     # copts are split like a shell's words: the escaped quotes make it a C string.
-    name_define = {"APOLLOD_TIER_NAME": '\\"%s\\"' % name}
-    if "min" in features:
-        return name_define
-    return dict(name_define, **{
-        "APOLLOD_VARIANT_NO_DEADLINES": "0" if "deadlines" in features else "1",
-        "APOLLOD_VARIANT_URING": "1" if "uring" in features else "0",
-    })
+    defines = ["APOLLOD_TIER_NAME=\\\"%s\\\"" % tier["name"]]
+    if "min" in tier["features"]:
+        return defines
+    return defines + tier_variant_defines(tier)
 
 def _wire_features(features):
     """What the over-the-wire suite tests (test/wire/README.md): the tier's features,
@@ -77,13 +66,12 @@ def apollod_tier(name):
     tier = tier_named(name)
     binary = tier["binary"]
     features = tier["features"]
+    srcs, deps = _tier_srcs_and_deps(tier)
     native.cc_binary(
         name = binary,
-        srcs = _tier_srcs(features) + ["//common:hdrs"],
-        copts = DAEMON_COPTS + [
-            "-D%s=%s" % (k, v)
-            for k, v in sorted(_tier_defines(name, features).items())
-        ],
+        srcs = srcs,
+        deps = deps,
+        copts = DAEMON_COPTS + ["-D" + d for d in _tier_defines(tier)],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
     )

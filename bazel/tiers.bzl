@@ -55,3 +55,12 @@ def tier_named(name):
 def tier_label(tier):
     """The daemon binary's label."""
     return "//variants/%s:%s" % (tier["name"], tier["binary"])
+
+def tier_variant_defines(tier):
+    """The APOLLOD_VARIANT_* macros common/base/config.h reads, as NAME=VALUE strings, for
+    a routed tier's serve layer and entry."""
+    features = tier["features"]
+    return [
+        "APOLLOD_VARIANT_NO_DEADLINES=" + ("0" if "deadlines" in features else "1"),
+        "APOLLOD_VARIANT_URING=" + ("1" if "uring" in features else "0"),
+    ]

@@ -29,7 +29,7 @@ ROOT = os.path.dirname(HERE)
 TARGET = "//variants/uring:apollod"
 BINARY = "bazel-bin/variants/uring/apollod"
 
-# The default set of common/backend_uring.c, spelled out so a comparison can drop one.
+# The default set of common/serve/backend_uring.c, spelled out so a comparison can drop one.
 FLAGS_ALL = ["CQSIZE", "SUBMIT_ALL", "COOP_TASKRUN", "SINGLE_ISSUER", "DEFER_TASKRUN"]
 
 

@@ -279,11 +279,32 @@ def source_totals(depfiles, root):
     return total_bytes, total_lines, files
 
 
+def _global_symbols(path, defined_only):
+    """The names of the global (or, for an ELF, every) symbols nm lists for path."""
+    argv = ["nm", "--defined-only", "-g", path] if defined_only else ["nm", path]
+    return {line.split()[-1] for line in _tool(*argv).splitlines() if line.strip()}
+
+
+def linked_objects(tier):
+    """The (object, depfile) pairs that are part of the tier's binary. The layers come as
+    static archives (bazel/layers.bzl), and the linker takes a member only when something
+    refers to it: a member counts when one of its global symbols is in the binary."""
+    in_binary = _global_symbols(tier["binary"], defined_only=False)
+    depfile_of = {os.path.splitext(d)[0]: d for d in tier["depfiles"]}
+    pairs = []
+    for obj in tier["objects"]:
+        if _global_symbols(obj, defined_only=True) & in_binary:
+            pairs.append((obj, depfile_of.get(os.path.splitext(obj)[0])))
+    return pairs
+
+
 def tier_facts(tier, root, arch="x86_64"):
     """Every static row for one tier (a tier_manifest entry)."""
-    src_bytes, src_lines, files = source_totals(tier["depfiles"], root)
+    pairs = linked_objects(tier)
+    depfiles = [d for _, d in pairs if d]
+    src_bytes, src_lines, files = source_totals(depfiles, root)
     facts = {"source_bytes": src_bytes, "source_lines": src_lines, "source_files": files,
-             "object_bytes": sum(os.path.getsize(o) for o in tier["objects"])}
+             "object_bytes": sum(os.path.getsize(o) for o, _ in pairs)}
     facts.update(binary_facts(tier["binary"], arch))
     path_insns, path_funcs = request_path(tier["binary"], arch)
     facts["request_path_instructions"] = path_insns

@@ -18,14 +18,17 @@ TierFilesInfo = provider(
 )
 
 def _tier_files_aspect_impl(target, ctx):
-    # The link action's object inputs are the objects in the binary (Bazel also declares
-    # PIC twins it never builds for this link); each one's compile action wrote a .d file.
+    # The objects in the binary: the link action's own object inputs, and for each layer
+    # library (common/*/BUILD) its static archive's members. Bazel also declares PIC twins
+    # (.pic.o, .pic.a) it never builds for a static link; each object's compile action
+    # wrote a .d file.
     linked = {}
     for action in target.actions:
-        if action.mnemonic == "CppLink":
-            for f in action.inputs.to_list():
-                if f.extension == "o":
-                    linked[f.path] = True
+        if action.mnemonic not in ("CppArchive", "CppLink"):
+            continue
+        for f in action.inputs.to_list():
+            if f.extension == "o" and not f.basename.endswith(".pic.o"):
+                linked[f.path] = True
     objects = []
     depfiles = []
     for action in target.actions:

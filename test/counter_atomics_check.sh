@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Counter updates compile to single atomic instructions (common/counters.h): on aarch64
+# Counter updates compile to single atomic instructions (common/base/counters.h): on aarch64
 # one LSE `stadd` per increment and no exclusive-monitor retry loop (ldxr/stxr, ldaxr/
 # stlxr) and no other atomic; on x86_64 one `lock add`.
 # Usage: counter_atomics_check.sh OBJDUMP BINARY ARCH, ARCH aarch64 or x86_64.

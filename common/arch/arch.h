@@ -5,8 +5,8 @@
  *   arch_consts.h   per-architecture kernel facts (vDSO symbol names, ...)
  *   start.S         _start: hands the initial stack pointer to apollod_start()
  * An arch may also override a generic routine by defining its name as a macro, as musl's
- * arch files do: arch_epoll_wait (common/sys.h) where the kernel has no epoll_wait, and
- * arch_atomic_add_u64 (common/counters.h, in atomic_arch.h) where the compiler's atomic
+ * arch files do: arch_epoll_wait (common/base/sys.h) where the kernel has no epoll_wait, and
+ * arch_atomic_add_u64 (common/base/counters.h, in atomic_arch.h) where the compiler's atomic
  * builtin is not the instruction we want.
  * Generic code includes this header and never tests __x86_64__ itself. */
 #ifndef APOLLOD_COMMON_ARCH_ARCH_H

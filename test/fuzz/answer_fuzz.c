@@ -1,11 +1,11 @@
-/* libFuzzer target: the pure answer function (common/answer.h). The first input byte
+/* libFuzzer target: the pure answer function (common/answer/answer.h). The first input byte
  * sets the connection's state (buffer full, peer EOF, queue busy, a file cache that finds
  * nothing, a fake file or a fake directory, and whether the file has precompressed
  * variants); the rest is parsed as a request and answered, its header block read for the
  * file's validators, Range and Accept-Encoding. Checks the decision's contract: fields in
  * range, consumed within the input, a close form for every 400 and for bodies it will
  * not skip, counters that exist, a 206 slice inside the file, a representation of it. */
-#include "common/answer.h"
+#include "common/answer/answer.h"
 #include "test/fuzz/fuzz_common.h"
 
 #define FAKE_ETAG "\"a-1-2\""

@@ -4,7 +4,7 @@
  * into the input, every length, method, version, Content-Length, Connection, Host count.
  * The input ends against a PROT_NONE page, so an assembly over-read faults. Headers are
  * fed from every offset where a request line ended, and from offset 0. */
-#include "common/http_parse.h"
+#include "common/http/http_parse.h"
 #include "test/fuzz/fuzz_common.h"
 
 enum parse_outcome asm_parse_request_line(const char *buf, size_t len, struct request_line *out);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "common/http_parse.h"
+#include "common/http/http_parse.h"
 
 #define FUZZ_PAGE 4096
 /* The daemon never parses more than its 8 KiB buffer (CONN_BUFFER_SIZE == HTTP_HEAD_MAX):

@@ -1,8 +1,8 @@
 /* libFuzzer target: the C request parser (parse_request, and parse_request_line alone).
- * Besides the sanitizers it checks the parser's contract (common/http_parse.h): a
+ * Besides the sanitizers it checks the parser's contract (common/http/http_parse.h): a
  * COMPLETE head lies inside the input and within 8 KiB, its target inside the head and
  * starting with '/', the lengths consistent; the outcome is one of the three. */
-#include "common/http_request.h"
+#include "common/http/http_request.h"
 #include "test/fuzz/fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,8 +1,8 @@
-// activation_count (common/activation.h): which environments pass sockets to this pid.
+// activation_count (common/process/activation.h): which environments pass sockets to this pid.
 #include <string>
 #include <vector>
 
-#include "common/activation.h"
+#include "common/process/activation.h"
 #include "gtest/gtest.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The answer (common/answer.h): one table row for every outcome class of the behaviour
+// The answer (common/answer/answer.h): one table row for every outcome class of the behaviour
 // contract (docs/BEHAVIOUR.md 6, 7, 9 and 10). Requests are parsed by the real parser,
 // so each row reads as the bytes a client sends.
 #include <stdint.h>
@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/answer.h"
-#include "common/counters.h"
-#include "common/http_request.h"
-#include "common/responses.h"
+#include "common/answer/answer.h"
+#include "common/base/counters.h"
+#include "common/http/http_request.h"
+#include "common/answer/responses.h"
 
 namespace {
 

@@ -1,10 +1,10 @@
-// Calendar conversion (common/civil_time.h) against known dates and against the C
+// Calendar conversion (common/base/civil_time.h) against known dates and against the C
 // library's gmtime_r/timegm over every day of 1970..2400.
 #include <time.h>
 
 #include <gtest/gtest.h>
 
-#include "common/civil_time.h"
+#include "common/base/civil_time.h"
 
 namespace {
 

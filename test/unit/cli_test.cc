@@ -1,9 +1,9 @@
-// The command line (common/cli.h): address parsing, flags, and the start-up line.
+// The command line (common/process/cli.h): address parsing, flags, and the start-up line.
 
 // common/ headers first (kept from when kernel_consts.h named a field sa_handler, which glibc's
 // <signal.h> (reached through GoogleTest) defines as a macro.
-#include "common/cli.h"
-#include "common/kernel_consts.h"
+#include "common/process/cli.h"
+#include "common/base/kernel_consts.h"
 #include "test/unit/guarded_buffer.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-// The counter block (common/counters.h): atomic adds and the BEHAVIOUR 7 order.
+// The counter block (common/base/counters.h): atomic adds and the BEHAVIOUR 7 order.
 #include <stdint.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/counters.h"
+#include "common/base/counters.h"
 #include "test/unit/spec_counters.h"
 
 namespace {

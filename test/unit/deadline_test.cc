@@ -1,6 +1,6 @@
-// The deadline FIFO (common/deadline.h): scenarios of arm / touch / cancel, each checked
+// The deadline FIFO (common/serve/deadline.h): scenarios of arm / touch / cancel, each checked
 // for queue order (both link directions), epoll wait and the expired head. Then the idle
-// unit (common/idle.h) over its three FIFOs: the wait is the earliest head of any kind,
+// unit (common/serve/idle.h) over its three FIFOs: the wait is the earliest head of any kind,
 // expiry comes earliest first, a slot sits in one queue, eviction takes the idle head.
 #include <stdint.h>
 
@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/deadline.h"
-#include "common/idle.h"
+#include "common/serve/deadline.h"
+#include "common/serve/idle.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// errno_text (common/errno_text.h): every errno the table knows reads as the host libc's
+// errno_text (common/base/errno_text.h): every errno the table knows reads as the host libc's
 // strerror with a lower-case first letter; every other one as "error N"; never more than
 // ERRNO_TEXT_MAX bytes.
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "common/errno_text.h"
+#include "common/base/errno_text.h"
 #include "gtest/gtest.h"
 
 namespace {

@@ -1,10 +1,10 @@
-// --header checking and rendering (common/extra_fields.h): one row per outcome.
+// --header checking and rendering (common/answer/extra_fields.h): one row per outcome.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "common/extra_fields.h"
+#include "common/answer/extra_fields.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// What a GET or HEAD of a cached file gets (common/file_answer.h): tables of named cases
+// What a GET or HEAD of a cached file gets (common/answer/file_answer.h): tables of named cases
 // for the If-None-Match list, the Range parser and the whole decision, every input ending
 // against a PROT_NONE page so a read past it faults.
 #include <stdint.h>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/file_answer.h"
+#include "common/answer/file_answer.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // The list of hot-path implementations under test (see hotpath_impl.h).
 #include "test/unit/hotpath_impl.h"
 
-#include "common/span.h"
+#include "common/base/span.h"
 
 // The asm-hotpath tier's assembly, built with the asm_ symbol prefix
 // (//variants/asm-hotpath:asm_hotpath_for_tests) so it links next to the C reference.

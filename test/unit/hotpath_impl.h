@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/http_parse.h"
+#include "common/http/http_parse.h"
 
 /* One implementation's entry points; each has the contract of its namesake in
- * common/http_parse.h or common/span.h. */
+ * common/http/http_parse.h or common/base/span.h. */
 struct hotpath_impl {
 	const char *name; /* test-name suffix: letters, digits and '_' only */
 	enum parse_outcome (*parse_request_line)(const char *buf, size_t len,

@@ -1,4 +1,4 @@
-// IMF-fixdate rendering (common/http_date.h) against RFC 9110's example and the C
+// IMF-fixdate rendering (common/http/http_date.h) against RFC 9110's example and the C
 // library's strftime over one instant a day (plus an odd second) from 1970 to 2400; and
 // http_date_parse: the three forms of RFC 9110 5.6.7, a table of named rejects, and every
 // rendered date parsing back to its instant.
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/http_date.h"
+#include "common/http/http_date.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// On-demand header field lookup (common/http_fields.h), over blocks that end against a
+// On-demand header field lookup (common/http/http_fields.h), over blocks that end against a
 // PROT_NONE page so a read past the block's final CRLF faults.
 #include <string.h>
 
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/http_fields.h"
+#include "common/http/http_fields.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // so nothing from the host libc can stand in for a missing or wrong definition.
 #include "test/unit/kernel_facts.h"
 
-#include "common/kernel_consts.h"
+#include "common/base/kernel_consts.h"
 
 const struct kernel_fact apollod_kernel_facts[] = {
 #define APOLLOD_FACT(ours, libc) {#libc, (long)(ours)},

@@ -1,4 +1,4 @@
-// common/kernel_consts.h against the host libc: every constant and layout apollod spells
+// common/base/kernel_consts.h against the host libc: every constant and layout apollod spells
 // out itself must equal what glibc says (STYLE 3: a table of our own is checked).
 #include <fcntl.h>
 #include <netinet/in.h>

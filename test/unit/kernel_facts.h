@@ -1,4 +1,4 @@
-/* The kernel constants and structure layouts of common/kernel_consts.h paired with the
+/* The kernel constants and structure layouts of common/base/kernel_consts.h paired with the
  * host libc's names for the same thing: X(apollod's expression, libc's expression).
  * kernel_consts_probe.cc evaluates the first column with only common/ headers included,
  * kernel_consts_test.cc the second with only libc headers, and compares. */

@@ -1,10 +1,10 @@
-// Content-Type by extension (common/mime_types.h): the types the issue names, case
+// Content-Type by extension (common/answer/mime_types.h): the types the issue names, case
 // folding, what counts as the extension, and charset=utf-8 on every text type.
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "common/mime_types.h"
+#include "common/answer/mime_types.h"
 
 namespace {
 

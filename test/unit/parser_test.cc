@@ -1,4 +1,4 @@
-// The request-head parsers (common/http_parse.h) against tables of labelled cases, run for
+// The request-head parsers (common/http/http_parse.h) against tables of labelled cases, run for
 // every hot-path implementation, with every input ending against a PROT_NONE page.
 #include <stdint.h>
 #include <string.h>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "common/http_host.h"
-#include "common/http_parse.h"
-#include "common/http_request.h"
+#include "common/http/http_host.h"
+#include "common/http/http_parse.h"
+#include "common/http/http_request.h"
 #include "test/unit/guarded_buffer.h"
 #include "test/unit/hotpath_test.h"
 

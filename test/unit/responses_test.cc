@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "common/counters.h"
-#include "common/http_request.h"
-#include "common/metrics.h"
-#include "common/responses.h"
-#include "common/routes.h"
+#include "common/base/counters.h"
+#include "common/http/http_request.h"
+#include "common/answer/metrics.h"
+#include "common/answer/responses.h"
+#include "common/answer/routes.h"
 #include "test/unit/guarded_buffer.h"
 #include "test/unit/spec_counters.h"
 

@@ -1,4 +1,4 @@
-// Span compares and number formatting (common/span.h), run for every hot-path
+// Span compares and number formatting (common/base/span.h), run for every hot-path
 // implementation, with inputs and outputs ending against a PROT_NONE page.
 #include <stdint.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/span.h"
+#include "common/base/span.h"
 #include "test/unit/guarded_buffer.h"
 #include "test/unit/hotpath_test.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/counters.h"
+#include "common/base/counters.h"
 
 inline const std::vector<std::string> spec_counter_names = {
 	"requests_total", "requests_get",  "requests_head", "responses_200", "responses_400",

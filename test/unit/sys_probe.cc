@@ -1,8 +1,8 @@
-// The common/sys.h wrappers exported as function pointers (see sys_probe.h). Only
+// The common/base/sys.h wrappers exported as function pointers (see sys_probe.h). Only
 // common/ headers here.
 #include "test/unit/sys_probe.h"
 
-#include "common/sys.h"
+#include "common/base/sys.h"
 
 const struct sys_wrappers sys_wrappers = {
 	sys_is_error, sys_write, sys_close,  sys_socket, sys_getsockname,

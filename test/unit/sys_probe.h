@@ -1,4 +1,4 @@
-/* The syscall wrappers of common/sys.h as function pointers, so the test that compares
+/* The syscall wrappers of common/base/sys.h as function pointers, so the test that compares
  * them with the host libc never includes the kernel UAPI headers that sys.h needs and
  * glibc's in one translation unit (<linux/eventpoll.h> pulls in <asm/fcntl.h>, whose
  * struct flock and O_* clash with <fcntl.h>). Only plain types cross this header. */
@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/kernel_consts.h"
+#include "common/base/kernel_consts.h"
 
-/* Each member is the common/sys.h wrapper of the same name (sys_<member>). */
+/* Each member is the common/base/sys.h wrapper of the same name (sys_<member>). */
 struct sys_wrappers {
 	int (*is_error)(long r);
 	long (*write)(int fd, const void *buf, size_t count);

@@ -1,10 +1,10 @@
-// The syscall convention (common/sys.h) and the listener set-up (common/listener.h),
+// The syscall convention (common/base/sys.h) and the listener set-up (common/process/listener.h),
 // checked against the host libc in the same process: what a wrapper creates, libc sees,
 // and the other way round.
 
 // common/ headers first (kept from when kernel_consts.h named a field sa_handler, which glibc's
 // <signal.h> defines as a macro.
-#include "common/listener.h"
+#include "common/process/listener.h"
 #include "test/unit/sys_probe.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-// Percent-decoding of request paths (common/url_path.h): one named row per case, each
+// Percent-decoding of request paths (common/http/url_path.h): one named row per case, each
 // input ending against a guard page so any read past it crashes.
 #include <ctype.h>
 
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/url_path.h"
+#include "common/http/url_path.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {

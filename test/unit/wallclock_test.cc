@@ -1,14 +1,14 @@
-// The wall clock's two renders: the CLF date (common/wallclock.h): the Apache
+// The wall clock's two renders: the CLF date (common/serve/wallclock.h): the Apache
 // documentation's example, agreement with the C library's strftime over 1970..2100, and
-// the current second; and the Date tail (common/date_field.h), refreshed with it.
+// the current second; and the Date tail (common/http/date_field.h), refreshed with it.
 #include <time.h>
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "common/date_field.h"
-#include "common/wallclock.h"
+#include "common/http/date_field.h"
+#include "common/serve/wallclock.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {

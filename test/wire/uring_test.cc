@@ -23,8 +23,8 @@ namespace {
 
 constexpr int kExitUring = 11;
 constexpr int kRunTimeoutMs = 5000;
-constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/backend_uring.h
-// The provided-buffer ring (common/backend_uring.h, URING_RECV_PBUF 1, the default):
+constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/serve/backend_uring.h
+// The provided-buffer ring (common/serve/backend_uring.h, URING_RECV_PBUF 1, the default):
 // buffers and bytes per buffer.
 constexpr int kPbufCount = 256;  // URING_PBUF_COUNT
 constexpr int kPbufSize = 2048;  // URING_PBUF_SIZE

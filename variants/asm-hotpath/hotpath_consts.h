@@ -33,7 +33,7 @@
 #define ASCII_CASE_BIT 0x20
 #define ASCII_CASE_BITS4 BYTES4(ASCII_CASE_BIT, ASCII_CASE_BIT, ASCII_CASE_BIT, ASCII_CASE_BIT)
 
-/* enum parse_outcome (common/http_parse.h) */
+/* enum parse_outcome (common/http/http_parse.h) */
 #define ASM_PARSE_COMPLETE 0
 #define ASM_PARSE_PARTIAL 1
 #define ASM_PARSE_BAD 2
@@ -69,7 +69,7 @@
 #define ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH 13
 #define ASM_HEADER_BLOCK_HOST_COUNT 14
 
-/* http_char_class bits (common/char_class.h) */
+/* http_char_class bits (common/base/char_class.h) */
 #define ASM_CC_TCHAR 0x01
 #define ASM_CC_TARGET 0x02
 #define ASM_CC_VALUE 0x04

@@ -5,10 +5,10 @@
  * every CPU's header: the tables are the same, the compiler's target picks the header. */
 #include <stddef.h>
 
-#include "common/char_class.h"
-#include "common/http_parse.h"
-#include "common/span.h"
-#include "common/static_assert.h"
+#include "common/base/char_class.h"
+#include "common/http/http_parse.h"
+#include "common/base/span.h"
+#include "common/base/static_assert.h"
 #if defined(__x86_64__)
 #include "variants/asm-hotpath/x86_64/hotpath_asm.h"
 #elif defined(__aarch64__)

@@ -2,14 +2,14 @@
  * 200 OK, close. No parser, routing, counters or deadlines; as few instructions as
  * possible. Blocking sockets: there is nothing else to do while waiting. A peer that
  * closes early only makes read or write fail (SIGPIPE is ignored), and the loop goes on. */
-#include "common/cli.h"
-#include "common/exit_codes.h"
-#include "common/listener.h"
-#include "common/responses.h"
-#include "common/span.h"
-#include "common/start.h"
-#include "common/static_assert.h"
-#include "common/sys.h"
+#include "common/process/cli.h"
+#include "common/base/exit_codes.h"
+#include "common/process/listener.h"
+#include "common/answer/responses.h"
+#include "common/base/span.h"
+#include "common/base/start.h"
+#include "common/base/static_assert.h"
+#include "common/base/sys.h"
 
 #define MIN_BODY "OK"
 #define MIN_BODY_LEN 2

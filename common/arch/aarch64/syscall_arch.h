@@ -91,7 +91,7 @@ static inline long syscall6(long n, long a1, long a2, long a3, long a4, long a5,
 
 /* The asm-generic table has no epoll_wait; epoll_pwait with a NULL signal mask is the
  * same call (fs/eventpoll.c: a NULL mask is never read, nor is its size checked).
- * common/sys.h uses this instead of its epoll_wait when the arch defines it. */
+ * common/base/sys.h uses this instead of its epoll_wait when the arch defines it. */
 #define arch_epoll_wait(epfd, events, maxevents, timeout_ms) \
 	syscall6(__NR_epoll_pwait, (epfd), (long)(events), (maxevents), (timeout_ms), 0, 0)
 

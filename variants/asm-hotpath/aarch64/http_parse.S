@@ -1,6 +1,6 @@
 /* parse_request_line and parse_headers in AArch64 assembly: the contracts of
- * common/http_parse.h, behind the same C prototypes (AAPCS64), behaving exactly like the
- * C reference common/http_parse.c on every input: same outcome, and the result fields
+ * common/http/http_parse.h, behind the same C prototypes (AAPCS64), behaving exactly like the
+ * C reference common/http/http_parse.c on every input: same outcome, and the result fields
  * written with the same values at the same decision points. The structure follows
  * x86_64/http_parse.S label for label.
  *

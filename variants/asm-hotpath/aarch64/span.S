@@ -1,5 +1,5 @@
 /* span_eq, span_ieq, copy_span and u64_to_dec in AArch64 assembly: the contracts of
- * common/span.h, behind the same C prototypes (AAPCS64: arguments in x0, x1, x2; result
+ * common/base/span.h, behind the same C prototypes (AAPCS64: arguments in x0, x1, x2; result
  * in x0; x0-x17 may be clobbered; x19-x28, x29, sp preserved). None of these routines
  * touches the stack or calls anything. */
 #include "variants/asm-hotpath/aarch64/hotpath_asm.h"

@@ -1,6 +1,6 @@
 /* parse_request_line and parse_headers in x86_64 assembly: the contracts of
- * common/http_parse.h, behind the same C prototypes (System V AMD64 ABI), behaving
- * exactly like the C reference common/http_parse.c on every input: same outcome, and the
+ * common/http/http_parse.h, behind the same C prototypes (System V AMD64 ABI), behaving
+ * exactly like the C reference common/http/http_parse.c on every input: same outcome, and the
  * result fields written with the same values at the same decision points.
  *
  * Bounds: every load is at an index already proven < len (or, for a wide load, an index

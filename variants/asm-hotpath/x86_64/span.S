@@ -1,5 +1,5 @@
 /* span_eq, span_ieq, copy_span and u64_to_dec in x86_64 assembly: the contracts of
- * common/span.h, behind the same C prototypes (System V AMD64 ABI: arguments in rdi, rsi,
+ * common/base/span.h, behind the same C prototypes (System V AMD64 ABI: arguments in rdi, rsi,
  * rdx; result in rax; rax, rcx, rdx, rsi, rdi, r8-r11 may be clobbered; rbx, rbp, rsp,
  * r12-r15 preserved; the direction flag is clear on entry and exit). None of these
  * routines touches the stack or calls anything. */

@@ -1,0 +1,270 @@
+/* The answer: a pure function from one parsed request (or a parse failure) to what the
+ * connection does about it: which response, keep the connection or close it, body bytes
+ * to skip, linger before closing or not, and which counters the request moves. No
+ * syscalls, no globals, no counting: the connection code acts on the decision
+ * (conn.c), and test/unit/answer_test.cc checks one row for every outcome class of the
+ * behaviour contract (docs/BEHAVIOUR.md sections 6, 7, 9 and 10). */
+#ifndef APOLLOD_COMMON_ANSWER_H
+#define APOLLOD_COMMON_ANSWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/base/counters.h"
+#include "common/answer/file_answer.h"
+#include "common/answer/file_cache.h"
+#include "common/http/http_request.h"
+#include "common/answer/responses.h"
+#include "common/answer/routes.h"
+#include "common/base/span.h"
+#include "common/http/url_path.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* A GET or HEAD body is skipped on a persistent connection up to this size; a larger one
+ * ends the connection after the response instead of being read for nothing. */
+#define ANSWER_BODY_SKIP_MAX (1024u * 1024u)
+
+/* The name a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
+#define ANSWER_INDEX_NAME "index.html"
+
+/* Looks a path up in the file cache: file_cache_find's contract. */
+typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
+
+/* What the connection knows when it asks. */
+struct answer_input {
+	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
+	const char *fields;       /* its header block (request->headers.block_len bytes) */
+	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
+	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
+	uint32_t buffered;        /* input bytes from the request's first byte on */
+	uint8_t outcome;          /* enum parse_outcome: COMPLETE or BAD */
+	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
+	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
+	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
+	uint8_t stopping;         /* the daemon is stopping: this is the last answer */
+};
+
+enum answer_kind {
+	ANSWER_STATIC = 0,  /* static_responses[form][response] */
+	ANSWER_METRICS = 1, /* /metrics, rendered now */
+	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body */
+	ANSWER_LATER = 3,   /* an ANSWER_USES_SCRATCH kind behind queued responses: send those first,
+			     * then ask again (the one scratch buffer may still be queued);
+			     * nothing consumed, nothing counted */
+	ANSWER_REDIRECT = 4, /* 301 to the target's path with '/' appended, query kept:
+			      * rendered now from target (render_redirect) */
+	ANSWER_NOT_MODIFIED = 5, /* a cached file's 304 head, rendered now (file_head_304), no
+				  * body */
+	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
+	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
+};
+/* The kinds rendered into the connection's one scratch buffer: behind queued responses
+ * they are ANSWER_LATER. */
+#define ANSWER_USES_SCRATCH(kind)                                                      \
+	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
+	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED)
+
+#define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
+STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
+
+/* The decision. */
+struct answer {
+	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
+	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
+	const char *target;       /* ANSWER_REDIRECT: the request's target, in its input */
+	uint32_t target_len;      /* ANSWER_REDIRECT: the whole target, query included */
+	uint32_t path_len;        /* ANSWER_REDIRECT: the target up to its '?' */
+	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
+	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
+	uint8_t kind;             /* enum answer_kind */
+	uint8_t response;         /* enum static_response_id, for ANSWER_STATIC */
+	uint8_t form;             /* enum conn_form: the connection persists, or closes */
+	uint8_t linger;           /* on close, input may still be unread: linger first */
+	uint8_t head_only;        /* HEAD: the head of the GET response, no body */
+	uint8_t method_counter;   /* C_requests_get, C_requests_head or ANSWER_NO_COUNTER */
+	uint8_t cache_counter;    /* C_cache_hits, C_cache_misses or ANSWER_NO_COUNTER */
+	uint8_t status_counter;   /* C_responses_NNN of the response */
+};
+
+/* The function is defined here, inline: it runs once per request and the connection reads
+ * its decision field by field, so inlined the struct lives in registers; called out of line
+ * it cost about 120 more user-space instructions per request (callgrind, bench/
+ * callgrind_per_request.sh). */
+
+/* The kind of answer each file_status gets. */
+static const uint8_t file_status_kind[] = {
+	[FILE_STATUS_200] = ANSWER_FILE,
+	[FILE_STATUS_304] = ANSWER_NOT_MODIFIED,
+	[FILE_STATUS_206] = ANSWER_PARTIAL,
+	[FILE_STATUS_416] = ANSWER_UNSATISFIABLE,
+};
+
+/* Sets a to serve the cached file f (a hit): the representation Accept-Encoding picks
+ * (f or a precompressed variant), as 200, 304, 206 or 416 by the request's validators
+ * and Range (file_status_of); a 304, 206 or 416 behind queued responses waits
+ * (ANSWER_LATER). Costs one walk over the header block (field_scan). */
+static inline void answer_file(const struct answer_input *in, struct answer *a,
+			       const struct cached_file *f)
+{
+	if (file_has_variants(f)) /* the representation Accept-Encoding picks */
+		f = file_representation(in->fields, in->request->headers.block_len, f);
+	a->file = f;
+	a->cache_counter = C_cache_hits;
+	a->kind = file_status_kind[file_status_of(in->fields, in->request->headers.block_len,
+						  a->head_only, f, in->now, &a->first,
+						  &a->last)];
+	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
+		a->kind = ANSWER_LATER;
+}
+
+/* Looks line's path up in the file cache (in->find_file is set): percent-decoded
+ * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
+ * file, to a 301 for a directory named without its '/', or to a 400 for a bad escape;
+ * otherwise leaves a->response as the caller set it (404, or hello for "/"). Counts a
+ * hit for a file, a miss for anything else when miss is set. */
+static inline void answer_cached(const struct answer_input *in, const struct request_line *line,
+				 struct answer *a, int miss)
+{
+	char name[FILE_CACHE_PATH_MAX + 1]; /* longer than any loaded name: cannot match */
+	size_t len = 0;
+	int index = line->target[line->path_len - 1] == '/';
+	/* "/a/b" is cached as "a/b"; the path always starts with '/' */
+	enum url_path_outcome d = url_path_decode(line->target + 1, line->path_len - 1, name,
+						  sizeof(name), &len);
+	if (d == URL_PATH_OK && index) {
+		if (len > sizeof(name) - (sizeof(ANSWER_INDEX_NAME) - 1))
+			d = URL_PATH_TOO_LONG;
+		else
+			len = (size_t)(copy_span(name + len, LITERAL(ANSWER_INDEX_NAME)) - name);
+	}
+	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
+	if (d == URL_PATH_BAD)
+		a->response = RESP_BAD_REQUEST;
+	if (f && f->kind == CACHED_FILE) {
+		answer_file(in, a, f);
+		return;
+	}
+	a->cache_counter = miss ? C_cache_misses : ANSWER_NO_COUNTER;
+	if (f && !index) { /* a directory: its index is one '/' away */
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_REDIRECT;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+}
+
+/* Picks the response for a GET or HEAD of line's path: /health and /metrics first, then
+ * a cached file (or directory), then "/" says hello; else 404. */
+static inline void answer_route(const struct answer_input *in, const struct request_line *line,
+			  struct answer *a)
+{
+	a->head_only = line->method == HTTP_METHOD_HEAD;
+	a->method_counter = a->head_only ? C_requests_head : C_requests_get;
+	switch (route_match(line->target, line->path_len)) {
+	case ROUTE_ROOT: /* DIR's index.html when there is one */
+		a->response = RESP_HELLO;
+		if (in->find_file)
+			answer_cached(in, line, a, 0);
+		return;
+	case ROUTE_HEALTH:
+		a->response = RESP_HEALTH;
+		return;
+	case ROUTE_METRICS:
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_METRICS;
+		return;
+	case ROUTE_NONE:
+		break;
+	}
+	a->response = RESP_NOT_FOUND;
+	if (in->find_file)
+		answer_cached(in, line, a, 1);
+}
+
+/* Fills a for a complete head and returns 1 when the connection may persist after it
+ * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 with a
+ * body, a body beyond the skip limit, or a stopping daemon closes). *body is the
+ * announced body length. */
+static inline int answer_complete(const struct answer_input *in, struct answer *a, uint64_t *body)
+{
+	const struct request_line *line = &in->request->line;
+	const struct header_block *h = &in->request->headers;
+	int keep = line->version_minor ? h->connection != HTTP_CONNECTION_CLOSE
+				       : h->connection == HTTP_CONNECTION_KEEP_ALIVE;
+	*body = h->has_content_length ? h->content_length : 0;
+	a->consumed = in->request->head_len;
+	if (line->method == HTTP_METHOD_OTHER) {
+		a->response = RESP_NOT_ALLOWED;
+		return keep && *body == 0 && !in->stopping;
+	}
+	answer_route(in, line, a);
+	return keep && *body <= ANSWER_BODY_SKIP_MAX && !in->stopping;
+}
+
+/* The status counter of a decided answer (every kind but ANSWER_LATER). */
+static inline uint8_t answer_status_counter(const struct answer *a)
+{
+	switch (a->kind) {
+	case ANSWER_STATIC:
+		return (uint8_t)static_responses[a->form][a->response].counter;
+	case ANSWER_REDIRECT:
+		return C_responses_301;
+	case ANSWER_NOT_MODIFIED:
+		return C_responses_304;
+	case ANSWER_PARTIAL:
+		return C_responses_206;
+	case ANSWER_UNSATISFIABLE:
+		return C_responses_416;
+	default: /* a file or /metrics */
+		return C_responses_200;
+	}
+}
+
+/* Decides the answer to the request at the front of the connection's input and writes
+ * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
+ * (in->request filled) or BAD input. Pure: reads only *in, the request it points to and
+ * what find_file returns; writes only *a. */
+static inline void answer_request(const struct answer_input *in, struct answer *a)
+{
+	a->file = 0;
+	a->first = a->last = 0;
+	a->target = 0;
+	a->target_len = a->path_len = 0;
+	a->skip = 0;
+	a->consumed = in->buffered; /* a 400 ends the input */
+	a->kind = ANSWER_STATIC;
+	a->response = RESP_BAD_REQUEST;
+	a->linger = 0;
+	a->head_only = 0;
+	a->method_counter = ANSWER_NO_COUNTER;
+	a->cache_counter = ANSWER_NO_COUNTER;
+	uint64_t body = 0;
+	int keep = 0;
+	if (in->outcome == PARSE_COMPLETE) {
+		keep = answer_complete(in, a, &body);
+		if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
+			a->consumed = 0;
+			a->method_counter = ANSWER_NO_COUNTER;
+			a->cache_counter = ANSWER_NO_COUNTER;
+			a->status_counter = ANSWER_NO_COUNTER;
+			return;
+		}
+	}
+	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
+	if (keep) {
+		a->form = CONN_FORM_KEEP_ALIVE;
+		a->skip = body; /* discarded before the next head is parsed */
+	} else {
+		a->form = CONN_FORM_CLOSE;
+		/* Bytes may still be on their way: linger rather than reset them (RFC 9112 9.6). */
+		a->linger = !in->peer_eof && (in->outcome != PARSE_COMPLETE || in->buffer_full ||
+					      body > left || left > 0);
+	}
+	a->status_counter = answer_status_counter(a);
+}
+
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_ANSWER_H */

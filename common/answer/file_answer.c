@@ -1,0 +1,289 @@
+/* What a GET or HEAD of a cached file gets (see file_answer.h). */
+#include "common/answer/file_answer.h"
+
+#include "common/http/http_date.h"
+#include "common/http/http_fields.h"
+
+#define RANGE_UNIT "bytes="
+#define WEAK_PREFIX "W/"
+
+/* The fields file_status_of reads, in field_scan's order. */
+enum file_field {
+	F_IF_NONE_MATCH = 0,
+	F_IF_MODIFIED_SINCE = 1,
+	F_RANGE = 2,
+	F_IF_RANGE = 3,
+	FILE_FIELD_COUNT
+};
+static const struct text_span file_field_names[FILE_FIELD_COUNT] = {
+	[F_IF_NONE_MATCH] = {LITERAL("If-None-Match")},
+	[F_IF_MODIFIED_SINCE] = {LITERAL("If-Modified-Since")},
+	[F_RANGE] = {LITERAL("Range")},
+	[F_IF_RANGE] = {LITERAL("If-Range")},
+};
+STATIC_ASSERT(FILE_FIELD_COUNT <= FIELD_SCAN_MAX, "one scan finds them all");
+
+static int is_list_space(char c)
+{
+	return c == ' ' || c == '\t' || c == ',';
+}
+
+/* Moves p past OWS and commas (empty list members), not beyond end. */
+static const char *skip_list_space(const char *p, const char *end)
+{
+	while (p < end && is_list_space(*p))
+		p++;
+	return p;
+}
+
+int etag_list_matches(struct text_span list, const char *etag, size_t etag_len)
+{
+	const char *p = list.text, *end = list.text + list.len;
+	for (;;) {
+		p = skip_list_space(p, end);
+		if (p == end)
+			return 0;
+		if (*p == '*')
+			return 1;
+		if (end - p >= 2 && span_eq(p, LITERAL(WEAK_PREFIX)))
+			p += 2; /* the weak comparison ignores it */
+		if (p == end || *p != '"')
+			return 0;
+		const char *close = p + 1;
+		while (close < end && *close != '"')
+			close++;
+		if (close == end)
+			return 0;
+		size_t n = (size_t)(close + 1 - p);
+		if (n == etag_len && span_eq(p, etag, n))
+			return 1;
+		p = close + 1;
+	}
+}
+
+/* Reads the decimal digits at *p (before end) into *v, saturating at UINT64_MAX, and
+ * moves *p past them. Returns the number of digits read. */
+static size_t read_number(const char **p, const char *end, uint64_t *v)
+{
+	size_t n = 0;
+	*v = 0;
+	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, n++) {
+		uint64_t d = (uint64_t)(**p - '0');
+		*v = *v > (UINT64_MAX - d) / 10u ? UINT64_MAX : *v * 10u + d;
+	}
+	return n;
+}
+
+enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *first,
+			       uint64_t *last)
+{
+	const char *p = value.text, *end = value.text + value.len;
+	if (value.len < sizeof(RANGE_UNIT) - 1 || !span_ieq(p, LITERAL(RANGE_UNIT)))
+		return RANGE_IGNORED;
+	p = skip_list_space(p + sizeof(RANGE_UNIT) - 1, end);
+	uint64_t a = 0, b = 0;
+	int suffix = p < end && *p == '-'; /* "-n": the last n bytes */
+	if (!suffix && read_number(&p, end, &a) == 0)
+		return RANGE_IGNORED;
+	if (p == end || *p != '-')
+		return RANGE_IGNORED;
+	p++;
+	if (read_number(&p, end, &b) == 0) {
+		if (suffix)
+			return RANGE_IGNORED;
+		b = UINT64_MAX; /* "a-": to the end */
+	}
+	if (skip_list_space(p, end) != end || (!suffix && b < a))
+		return RANGE_IGNORED; /* a second range, bytes that are no range, or b < a */
+	if (suffix) {
+		if (b == 0)
+			return RANGE_UNSATISFIABLE;
+		a = b < size ? size - b : 0;
+		b = size - 1;
+	}
+	if (a >= size)
+		return RANGE_UNSATISFIABLE;
+	*first = a;
+	*last = b < size ? b : size - 1;
+	return RANGE_SATISFIABLE;
+}
+
+/* Returns 1 when an If-Range value holds for f: an entity-tag strongly equal to f's (a
+ * weak one never is: RFC 9110 13.1.5), or a date exactly f's Last-Modified. */
+static int if_range_holds(struct text_span v, const struct cached_file *f, wall_second_fn now)
+{
+	uint64_t date;
+	if (v.len && v.text[0] == '"')
+		return v.len == f->etag_len && span_eq(v.text, f->etag, v.len);
+	return http_date_parse(v.text, v.len, now(), &date) && date == f->mtime;
+}
+
+/* Returns 1 when an If-Modified-Since value says f is not modified: a valid date, not in
+ * the future (RFC 9110 13.1.3: that is invalid), at or after f's Last-Modified. */
+static int not_modified_since(struct text_span v, const struct cached_file *f, wall_second_fn now)
+{
+	uint64_t date, now_s = now();
+	return http_date_parse(v.text, v.len, now_s, &date) && date <= now_s && f->mtime <= date;
+}
+
+/* Returns 1 when some If-None-Match line of the block matches f (a request may send the
+ * list over several lines: RFC 9110 5.3). */
+static int none_match_matches(const char *block, uint32_t block_len, const struct cached_file *f)
+{
+	struct field_cursor c = field_cursor_start(block, block_len);
+	struct text_span v;
+	while (field_next(&c, file_field_names[F_IF_NONE_MATCH].text,
+			  file_field_names[F_IF_NONE_MATCH].len, &v))
+		if (etag_list_matches(v, f->etag, f->etag_len))
+			return 1;
+	return 0;
+}
+
+enum file_status file_status_of(const char *block, uint32_t block_len, int head_only,
+				const struct cached_file *f, wall_second_fn now, uint64_t *first,
+				uint64_t *last)
+{
+	struct text_span v[FILE_FIELD_COUNT];
+	uint32_t found = field_scan(block, block_len, file_field_names, FILE_FIELD_COUNT, v);
+	if (found == 0)
+		return FILE_STATUS_200;
+	if (found & (1u << F_IF_NONE_MATCH)) { /* If-Modified-Since is then ignored (13.1.3) */
+		if (none_match_matches(block, block_len, f))
+			return FILE_STATUS_304;
+	} else if ((found & (1u << F_IF_MODIFIED_SINCE)) &&
+		   not_modified_since(v[F_IF_MODIFIED_SINCE], f, now)) {
+		return FILE_STATUS_304;
+	}
+	/* Range is defined for GET only (14.2); an empty file has no range to give. */
+	if (head_only || f->size == 0 || !(found & (1u << F_RANGE)))
+		return FILE_STATUS_200;
+	if ((found & (1u << F_IF_RANGE)) && !if_range_holds(v[F_IF_RANGE], f, now))
+		return FILE_STATUS_200;
+	switch (range_parse(v[F_RANGE], f->size, first, last)) {
+	case RANGE_SATISFIABLE:
+		return FILE_STATUS_206;
+	case RANGE_UNSATISFIABLE:
+		return FILE_STATUS_416;
+	default:
+		return FILE_STATUS_200;
+	}
+}
+
+#define WEIGHT_MAX 1000 /* q=1 in thousandths */
+#define Q_PARAM "q="
+
+/* The codings Accept-Encoding may name that matter here, and their encodings. */
+static const struct {
+	struct text_span name;
+	uint8_t encoding; /* enum file_encoding */
+} coding_names[] = {
+	{{LITERAL("br")}, FILE_ENCODING_BR},
+	{{LITERAL("gzip")}, FILE_ENCODING_GZIP},
+	{{LITERAL("x-gzip")}, FILE_ENCODING_GZIP}, /* RFC 9110 8.4.1.3: the same as gzip */
+	{{LITERAL("identity")}, FILE_ENCODING_IDENTITY},
+};
+#define CODING_NAMES (sizeof(coding_names) / sizeof(coding_names[0]))
+
+/* Reads a qvalue (RFC 9110 12.4.2: "0" or "1", then up to three decimals, "1" only with
+ * zeros) from [p, end) into *q in thousandths. Returns the byte after it, or NULL when
+ * it is malformed. */
+static const char *read_qvalue(const char *p, const char *end, int *q)
+{
+	if (p == end || (*p != '0' && *p != '1'))
+		return 0;
+	int one = *p++ == '1', v = one ? WEIGHT_MAX : 0, scale = WEIGHT_MAX / 10;
+	if (p < end && *p == '.') {
+		for (p++; p < end && *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10) {
+			if (one && *p != '0')
+				return 0;
+			v += (*p - '0') * scale;
+		}
+	}
+	*q = v;
+	return p;
+}
+
+/* Reads the parameters after a coding at [p, end) ("; q=0.5"), up to the next comma or
+ * the end. Returns the weight in thousandths (1000 without q), or -1 when the member
+ * is malformed. */
+static int member_weight(const char *p, const char *end)
+{
+	int q = WEIGHT_MAX;
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p == ',')
+			return q;
+		if (*p++ != ';')
+			return -1;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p < 2 || !span_ieq(p, LITERAL(Q_PARAM)))
+			return -1; /* Accept-Encoding defines no other parameter */
+		p = read_qvalue(p + 2, end, &q);
+		if (!p)
+			return -1;
+	}
+}
+
+/* Records the weight q of the coding name[0..len) in *w (ignored when not one of ours). */
+static void note_weight(const char *name, size_t len, int q, struct coding_weights *w)
+{
+	if (len == 1 && name[0] == '*') {
+		w->star = (int16_t)q;
+		return;
+	}
+	for (size_t i = 0; i < CODING_NAMES; i++)
+		if (len == coding_names[i].name.len && span_ieq(name, coding_names[i].name.text, len))
+			w->q[coding_names[i].encoding] = (int16_t)q;
+}
+
+void accept_encoding_weigh(struct text_span value, struct coding_weights *w)
+{
+	const char *p = value.text, *end = value.text + value.len;
+	for (;;) {
+		p = skip_list_space(p, end);
+		if (p == end)
+			return;
+		const char *name = p;
+		while (p < end && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
+			p++;
+		size_t name_len = (size_t)(p - name);
+		int q = member_weight(p, end);
+		if (q >= 0)
+			note_weight(name, name_len, q, w);
+		while (p < end && *p != ',')
+			p++; /* past the parameters, to the next member */
+	}
+}
+
+enum file_encoding coding_choice(const struct coding_weights *w, unsigned available)
+{
+	enum file_encoding best = FILE_ENCODING_IDENTITY;
+	int best_q = 0;
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
+		int q = w->q[e] >= 0 ? w->q[e] : w->star;
+		if (((available >> e) & 1u) && q > best_q) { /* strict: br wins a tie */
+			best = (enum file_encoding)e;
+			best_q = q;
+		}
+	}
+	return w->q[FILE_ENCODING_IDENTITY] > best_q ? FILE_ENCODING_IDENTITY : best;
+}
+
+const struct cached_file *file_representation(const char *block, uint32_t block_len,
+					      const struct cached_file *f)
+{
+	struct coding_weights w = {{-1, -1, -1}, -1};
+	STATIC_ASSERT(FILE_ENCODING_COUNT == 3, "one initialiser per encoding");
+	struct field_cursor c = field_cursor_start(block, block_len);
+	struct text_span v;
+	unsigned available = 0;
+	while (field_next(&c, LITERAL("Accept-Encoding"), &v))
+		accept_encoding_weigh(v, &w);
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++)
+		if (f->variant[e - 1])
+			available |= 1u << e;
+	enum file_encoding chosen = coding_choice(&w, available);
+	return chosen == FILE_ENCODING_IDENTITY ? f : f->variant[chosen - 1];
+}

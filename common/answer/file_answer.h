@@ -1,0 +1,91 @@
+/* What a GET or HEAD of a cached file gets (BEHAVIOUR 10.8-10.10): which representation
+ * (the file or a precompressed variant, by Accept-Encoding), then the whole of it (200),
+ * not modified (304: If-None-Match, If-Modified-Since; RFC 9110 13.1-13.2), one range of
+ * it (206) or none it has (416: Range, If-Range; RFC 9110 14). The fields are read on
+ * demand (http_fields.h), so the hot-path parser and its header_block stay as they are.
+ * Pure; no syscalls. */
+#ifndef APOLLOD_COMMON_FILE_ANSWER_H
+#define APOLLOD_COMMON_FILE_ANSWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/answer/file_cache.h"
+#include "common/base/span.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+enum file_status {
+	FILE_STATUS_200 = 0, /* the whole file */
+	FILE_STATUS_304 = 1, /* not modified: its validators, no body */
+	FILE_STATUS_206 = 2, /* bytes [first, last] of it */
+	FILE_STATUS_416 = 3, /* the range names no byte of it */
+};
+
+/* Returns 1 when the entity-tag list (an If-None-Match value) holds "*" or a tag equal
+ * to etag (etag_len bytes, quotes included) by the weak comparison (RFC 9110 8.8.3.2:
+ * a "W/" prefix on either side is ignored), else 0. The list is read up to its first
+ * malformed member: what follows it never matches. Reads only list.text[0..list.len). */
+int etag_list_matches(struct text_span list, const char *etag, size_t etag_len);
+
+enum range_outcome {
+	RANGE_IGNORED = 0,       /* not one valid byte range: serve the whole file */
+	RANGE_SATISFIABLE = 1,   /* *first..*last (inclusive) lie inside the file */
+	RANGE_UNSATISFIABLE = 2, /* valid, but no byte of it is in the file: 416 */
+};
+
+/* Reads a Range value against a file of size bytes (size > 0): exactly one byte range
+ * `bytes=a-b`, `bytes=a-` or `bytes=-n` (the unit case-insensitive, empty list members
+ * and OWS around commas allowed, RFC 9110 14.1.1). A b past the end is cut to the last
+ * byte; `-n` longer than the file is the whole file. Returns RANGE_IGNORED for another
+ * unit, bad syntax, b < a, or two or more ranges; RANGE_UNSATISFIABLE when a >= size or
+ * n = 0; else RANGE_SATISFIABLE with *first and *last set. Numbers too large for 64 bits
+ * saturate. Reads only value.text[0..value.len). */
+enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *first,
+			       uint64_t *last);
+
+/* What an Accept-Encoding field says of each coding (RFC 9110 12.5.3): its weight in
+ * thousandths (q=0.5 is 500, no q is 1000), or -1 when the field does not name it. */
+struct coding_weights {
+	int16_t q[FILE_ENCODING_COUNT]; /* br, gzip (or x-gzip), identity */
+	int16_t star;                   /* "*": any coding not named */
+};
+
+/* Adds what one Accept-Encoding value says to *w: members `coding[;q=v]` separated by
+ * commas (OWS around them, empty members allowed), names case-insensitive. A member with
+ * a malformed q-value, or bytes after its parameters, is skipped; codings other than
+ * br, gzip, x-gzip, identity and * are ignored; a coding named twice keeps the last
+ * weight. Reads only value.text[0..value.len). */
+void accept_encoding_weigh(struct text_span value, struct coding_weights *w);
+
+/* The representation to serve when encodings in `available` (bit e set for each
+ * enum file_encoding e a variant exists for) are on offer: the one with the highest weight
+ * above 0 (a coding not named takes the weight of "*", if any), br before gzip on a tie;
+ * identity when none is above 0 or when "identity" is named with a higher weight than
+ * the best. Pure. */
+enum file_encoding coding_choice(const struct coding_weights *w, unsigned available);
+
+/* f itself, or the precompressed representation of f (f->variant) that the request's
+ * Accept-Encoding fields (all of them; none: identity) choose by coding_choice.
+ * Pure: reads the block and f only. */
+const struct cached_file *file_representation(const char *block, uint32_t block_len,
+					      const struct cached_file *f);
+
+/* Returns the wall clock's second (clock_now_unix_s, or a test's fixed clock). */
+typedef uint64_t (*wall_second_fn)(void);
+
+/* Decides the response to a GET (head_only 0) or HEAD of the file f from the request's
+ * header block (block, block_len: as parse_headers accepted it); now is asked for the
+ * wall clock's second only when a date is to be read. If-None-Match first (a match is 304); only without it,
+ * If-Modified-Since (a valid date not after now and not before f's mtime is 304);
+ * then, for a GET of a non-empty file, Range (206 or 416) when If-Range is absent or
+ * holds (an entity-tag strongly equal to f's, or f's exact Last-Modified date). Sets
+ * *first and *last for FILE_STATUS_206. Pure but for now(): reads the block and f only. */
+enum file_status file_status_of(const char *block, uint32_t block_len, int head_only,
+				const struct cached_file *f, wall_second_fn now, uint64_t *first,
+				uint64_t *last);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_FILE_ANSWER_H */

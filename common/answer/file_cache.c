@@ -1,0 +1,574 @@
+/* The warm file cache (see file_cache.h). Start-up only, except file_cache_find. */
+#include "common/answer/file_cache.h"
+
+#include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE */
+#include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
+#include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
+
+#include "common/base/clock.h"
+#include "common/base/console.h"
+#include "common/base/errno_text.h"
+#include "common/answer/mime_types.h"
+#include "common/answer/responses.h"
+#include "common/base/span.h"
+#include "common/base/sys.h"
+
+STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
+	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
+STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
+/* What one file (or representation) takes of the head arena: its validators and its 200
+ * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c). */
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
+
+/* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
+static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
+#define CODING_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(coding)},
+	FOR_EACH_FILE_ENCODING(CODING_ENTRY)
+#undef CODING_ENTRY
+};
+static const struct text_span encoding_suffix[FILE_ENCODING_COUNT] = {
+#define SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(suffix)},
+	FOR_EACH_FILE_ENCODING(SUFFIX_ENTRY)
+#undef SUFFIX_ENTRY
+};
+static const struct text_span encoding_etag_suffix[FILE_ENCODING_COUNT] = {
+#define ETAG_SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(etag_suffix)},
+	FOR_EACH_FILE_ENCODING(ETAG_SUFFIX_ENTRY)
+#undef ETAG_SUFFIX_ENTRY
+};
+#define ENCODING_CHECK(id, coding, suffix, etag_suffix)                                  \
+	STATIC_ASSERT(sizeof(coding) - 1 <= CONTENT_CODING_MAX &&                        \
+			      sizeof(etag_suffix) - 1 <= ETAG_SUFFIX_MAX, #id " fits the heads");
+FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
+#undef ENCODING_CHECK
+
+#define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
+#define NS_PER_S 1000000000ull
+/* Anonymous memory, touched (and so paid for) only as far as it is filled. */
+#define ARENA_PROT (PROT_READ | PROT_WRITE)
+#define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
+
+/* Sized by the first walk (file_cache_load), in anonymous memory: */
+static struct cached_file *files;  /* entries_max entries */
+static uint32_t *index_slot;       /* index_size slots: entry number + 1; 0 is empty */
+static uint32_t index_size;        /* a power of two, at least 2 * entries_max: load <= 1/2 */
+static char *name_arena;           /* names_max bytes: every relative path, unterminated */
+static char *head_arena;           /* every file's and representation's validators and
+				    * heads (HEAD_ARENA_PER_FILE at most each), packed */
+static char *body_arena;           /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
+static uint32_t entries_max;       /* entries the first walk counted */
+static uint32_t variants_max;      /* files it counted whose name ends in .br or .gz */
+static uint64_t names_max;         /* name bytes it counted */
+/* Filled by the second walk (the first one counts with the same two): */
+static uint32_t entry_count;       /* files and directories in files[] */
+static uint64_t names_used;
+static uint32_t file_count;        /* regular files among them */
+static uint64_t bytes_total;       /* body bytes copied */
+static uint64_t heads_used;
+static uint32_t variant_count;     /* representations at files[entries_max ...] */
+static int counting;               /* the first walk: count entries, open no file */
+static uint32_t max_entries;       /* --max-files */
+static unsigned load_flags;        /* FILE_CACHE_* */
+static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
+static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
+static const char *root_dir;
+static uint64_t load_second;       /* the wall clock when the load began */
+
+/* What copy_file learnt of one file. */
+struct loaded_file {
+	const char *body;   /* in the body arena; NULL when empty */
+	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
+	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
+	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
+	uint64_t inode;
+};
+
+/* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
+ * reason being err's text (none when err is 0: a limit). Returns code. */
+static enum exit_code fail_because(enum exit_code code, const char *what, long err)
+{
+	char reason[ERRNO_TEXT_MAX];
+	write_stderr(LITERAL("apollod: --root "));
+	write_stderr(root_dir, cstr_len(root_dir));
+	write_stderr(LITERAL(": "));
+	write_stderr(what, cstr_len(what));
+	if (path[0]) {
+		write_stderr(LITERAL(": "));
+		write_stderr(path, cstr_len(path));
+	}
+	if (err) {
+		write_stderr(LITERAL(": "));
+		write_stderr(reason, errno_text(err, reason));
+	}
+	write_stderr(LITERAL("\n"));
+	return code;
+}
+
+/* Writes "apollod: --root DIR: <what>[: <relative path>]\n" to stderr; returns code. */
+static enum exit_code fail(enum exit_code code, const char *what)
+{
+	return fail_because(code, what, 0);
+}
+
+/* Closes the file being loaded, then reports like fail_because(). */
+static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
+{
+	sys_close((int)fd);
+	return fail_because(code, what, err);
+}
+
+/* FNV-1a over the name: cheap, and good enough for short path keys. */
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+const struct cached_file *file_cache_find(const char *name, size_t len)
+{
+	if (entry_count == 0)
+		return 0;
+	for (uint32_t i = name_hash(name, len);; i++) {
+		uint32_t slot = index_slot[i & (index_size - 1)];
+		if (slot == 0)
+			return 0;
+		const struct cached_file *f = &files[slot - 1];
+		if (f->name_len == len && span_eq(f->name, name, len))
+			return f;
+	}
+}
+
+uint32_t file_cache_count(void)
+{
+	return file_count;
+}
+
+uint64_t file_cache_bytes(void)
+{
+	return bytes_total;
+}
+
+/* Reads up to size bytes of fd into the body arena after what it holds. Returns the
+ * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
+static long copy_body(int fd, uint64_t size)
+{
+	char *at = body_arena + bytes_total;
+	uint64_t got = 0;
+	while (got < size) {
+		long n = sys_read(fd, at + got, size - got);
+		if (n == -EINTR)
+			continue;
+		if (sys_is_error(n))
+			return n;
+		if (n == 0)
+			break;
+		got += (uint64_t)n;
+	}
+	return (long)got;
+}
+
+/* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;
+ * else the tree grew since it was counted: EXIT_ROOT_READ (reported). */
+static enum exit_code check_room(size_t len)
+{
+	if (entry_count < entries_max && len <= names_max - names_used)
+		return EXIT_OK;
+	return fail(EXIT_ROOT_READ, "the tree changed while loading");
+}
+
+/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
+ * Returns the digit count. */
+static size_t u64_to_hex(uint64_t v, char *out)
+{
+	size_t n = 1;
+	for (uint64_t rest = v >> 4; rest; rest >>= 4)
+		n++;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = "0123456789abcdef"[v & 0xf];
+	return n;
+}
+
+/* The file's times as served: Last-Modified is its mtime's second, but never before 1970
+ * and never after the load began (RFC 9110 8.8.2.1: an origin server must not send a
+ * Last-Modified later than its Date); the ETag takes the mtime as it is, to the ns. */
+static void note_times(const struct statx *st, struct loaded_file *out)
+{
+	int64_t s = st->stx_mtime.tv_sec;
+	out->mtime = s < 0 ? 0 : (uint64_t)s > load_second ? load_second : (uint64_t)s;
+	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
+	out->inode = st->stx_ino;
+}
+
+/* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
+ * checks the limits and copies it into the body arena: the snapshot, which no later
+ * change to the file can reach. Returns EXIT_OK with *out filled, EXIT_OK with
+ * out->size == FILE_SKIPPED when the entry is no longer a regular file, or the start-up
+ * error (reported). */
+#define FILE_SKIPPED UINT64_MAX
+static enum exit_code copy_file(int dirfd, const char *name, size_t len,
+				struct loaded_file *out)
+{
+	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return fail_because(EXIT_ROOT_READ, "cannot open", fd);
+	struct statx st;
+	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
+	if (sys_is_error(r))
+		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
+	out->size = FILE_SKIPPED;
+	out->body = 0;
+	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
+		sys_close((int)fd);
+		return EXIT_OK;
+	}
+	if (check_room(len) != EXIT_OK) {
+		sys_close((int)fd);
+		return EXIT_ROOT_READ;
+	}
+	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
+		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files", 0);
+	long got = copy_body((int)fd, st.stx_size);
+	sys_close((int)fd);
+	if (sys_is_error(got))
+		return fail_because(EXIT_ROOT_READ, "cannot read", got);
+	out->body = got ? body_arena + bytes_total : 0;
+	out->size = (uint64_t)got;
+	note_times(&st, out);
+	return EXIT_OK;
+}
+
+/* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
+ * checked every limit. Returns the entry. */
+static struct cached_file *add_entry(size_t len, enum cached_kind kind)
+{
+	struct cached_file *f = &files[entry_count];
+	f->name = copy_span(name_arena + names_used, path, len) - len;
+	f->name_len = (uint16_t)len;
+	f->kind = (uint8_t)kind;
+	names_used += (uint32_t)len;
+	uint32_t i = name_hash(f->name, len);
+	while (index_slot[i & (index_size - 1)])
+		i++;
+	index_slot[i & (index_size - 1)] = entry_count + 1;
+	entry_count++;
+	return f;
+}
+
+/* Renders the validators of the file l (HEAD_LAST_MODIFIED_FIELD, then HEAD_ETAG_FIELD)
+ * at the end of the head arena, and points f->etag at its ETag there. */
+static void add_validators(struct cached_file *f, const struct loaded_file *l)
+{
+	char *out = head_arena + heads_used;
+	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
+	http_date_render(p, l->mtime);
+	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
+	f->etag = p;
+	*p++ = '"';
+	p += u64_to_hex(l->size, p);
+	*p++ = '-';
+	p += u64_to_hex(l->mtime_ns, p);
+	*p++ = '-';
+	p += u64_to_hex(l->inode, p);
+	*p++ = '"';
+	f->etag_len = (uint8_t)(p - f->etag);
+	heads_used += (uint64_t)(p - out);
+}
+
+/* Records the loaded file path[0..len): its entry and its validators; its heads come
+ * once every file is loaded (render_heads), when its variants are known. The caller
+ * checked every limit. */
+static void add_file(size_t len, const struct loaded_file *l)
+{
+	struct cached_file *f = add_entry(len, CACHED_FILE);
+	f->body = l->body;
+	f->size = l->size;
+	f->mtime = l->mtime;
+	bytes_total += l->size;
+	file_count++;
+	add_validators(f, l);
+}
+
+/* The encoding whose file name suffix name[0..len) ends with (".br", ".gz", after at least
+ * one byte), or FILE_ENCODING_IDENTITY. */
+static enum file_encoding suffix_encoding(const char *name, size_t len)
+{
+	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
+		const struct text_span *x = &encoding_suffix[e];
+		if (len > x->len && span_eq(name + len - x->len, x->text, x->len))
+			return (enum file_encoding)e;
+	}
+	return FILE_ENCODING_IDENTITY;
+}
+
+/* Makes the representation of base in encoding e from v, the loaded file beside it
+ * (base's name with e's suffix): v's bytes and Last-Modified, v's ETag with e's ETag
+ * suffix inside the quotes (so it differs from v's own and base's), base's name (which
+ * gives the type). Links it as base->variant[e - 1]. */
+static void add_variant(struct cached_file *base, const struct cached_file *v,
+			enum file_encoding e)
+{
+	struct cached_file *rep = &files[entries_max + variant_count++];
+	*rep = *v;
+	rep->name = base->name;
+	rep->name_len = base->name_len;
+	rep->encoding = (uint8_t)e;
+	for (int i = 0; i < FILE_VARIANTS; i++)
+		rep->variant[i] = 0; /* v's own (X.gz.br for X.gz) are not the representation's */
+	char *out = head_arena + heads_used; /* v's validators, the closing quote held back */
+	char *p = copy_span(out, v->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + v->etag_len - 1u);
+	p = copy_span(p, encoding_etag_suffix[e].text, encoding_etag_suffix[e].len);
+	*p++ = '"';
+	rep->etag = out + VALIDATORS_ETAG_AT;
+	rep->etag_len = (uint8_t)(p - rep->etag);
+	heads_used += (uint64_t)(p - out);
+	base->variant[e - 1] = rep;
+}
+
+/* Links every loaded X.br and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
+static void link_variants(void)
+{
+	for (uint32_t i = 0; i < entry_count; i++) {
+		const struct cached_file *v = &files[i];
+		enum file_encoding e = v->kind == CACHED_FILE
+					       ? suffix_encoding(v->name, v->name_len)
+					       : FILE_ENCODING_IDENTITY;
+		if (e == FILE_ENCODING_IDENTITY)
+			continue;
+		struct cached_file *base = (struct cached_file *)file_cache_find(
+			v->name, v->name_len - encoding_suffix[e].len);
+		if (base && base->kind == CACHED_FILE)
+			add_variant(base, v, e);
+	}
+}
+
+/* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
+ * (the type), encoding, validators and variants, and notes where a 206 splices it. */
+static void render_heads(struct cached_file *f)
+{
+	struct text_span type;
+	mime_type_of(f->name, f->name_len, &type);
+	struct text_span validators = file_validators(f);
+	char fields[FILE_FIELDS_200_MAX];
+	char *p = fields;
+	if (f->encoding != FILE_ENCODING_IDENTITY) {
+		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
+		p = copy_span(p, encoding_coding[f->encoding].text, encoding_coding[f->encoding].len);
+	}
+	p = copy_span(p, validators.text, validators.len);
+	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
+	if (file_varies(f))
+		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
+	char *h = head_arena + heads_used;
+	f->head = h;
+	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
+						     (size_t)(p - fields), FILE_HEAD_FORM);
+	heads_used += f->head_len;
+	char digits[U64_DEC_MAX];
+	f->type_len = (uint8_t)type.len;
+	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
+				u64_to_dec(f->size, digits));
+}
+
+/* After the loading walk: links the variants, then renders every file's heads and every
+ * representation's. */
+static void finish_load(void)
+{
+	link_variants();
+	for (uint32_t i = 0; i < entry_count; i++)
+		if (files[i].kind == CACHED_FILE)
+			render_heads(&files[i]);
+	for (uint32_t k = 0; k < variant_count; k++)
+		render_heads(&files[entries_max + k]);
+}
+
+/* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
+ * (reported) past --max-files. */
+static enum exit_code count_entry(size_t len)
+{
+	if (entry_count == max_entries)
+		return fail(EXIT_ROOT_LIMIT, "more files and directories than --max-files");
+	entry_count++;
+	names_used += len;
+	return EXIT_OK;
+}
+
+/* Records the directory path[0..len) (not the root), or counts it in the first walk.
+ * Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code add_directory(size_t len)
+{
+	if (counting)
+		return count_entry(len);
+	enum exit_code r = check_room(len);
+	if (r == EXIT_OK)
+		add_entry(len, CACHED_DIRECTORY);
+	return r;
+}
+
+/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
+ * Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code load_file(int dirfd, const char *name, size_t len)
+{
+	if (counting) {
+		variants_max += suffix_encoding(path, len) != FILE_ENCODING_IDENTITY;
+		return count_entry(len);
+	}
+	struct loaded_file l;
+	enum exit_code r = copy_file(dirfd, name, len, &l);
+	if (r == EXIT_OK && l.size != FILE_SKIPPED)
+		add_file(len, &l);
+	return r;
+}
+
+static enum exit_code walk(int dirfd, int depth, size_t len);
+
+/* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
+ * value for anything never served. Some file systems leave d_type unknown: then it asks
+ * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
+static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
+{
+	*type = d->d_type;
+	if (*type != K_DT_UNKNOWN)
+		return EXIT_OK;
+	struct statx st;
+	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (sys_is_error(r))
+		return fail_because(EXIT_ROOT_READ, "cannot stat", r);
+	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
+		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
+						    : K_DT_UNKNOWN;
+	return EXIT_OK;
+}
+
+/* Loads one entry d of directory dirfd (`depth` levels below the root, relative path
+ * path[0..len)): a subdirectory is walked, a regular file loaded, anything else (symbolic
+ * links, devices, FIFOs, sockets) never followed or served. Leaves path[0..len) as it
+ * found it. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct k_dirent64 *d)
+{
+	const char *name = d->d_name;
+	size_t name_len = cstr_len(name);
+	if (name[0] == '.' && (!(load_flags & FILE_CACHE_DOTFILES) || name_len == 1 ||
+				(name_len == 2 && name[1] == '.')))
+		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
+	size_t sub_len = len + (len ? 1 : 0) + name_len;
+	if (sub_len > FILE_CACHE_PATH_MAX)
+		return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
+	char *p = path + len;
+	if (len)
+		*p++ = '/';
+	copy_span(p, name, name_len)[0] = '\0';
+
+	unsigned type;
+	enum exit_code r = entry_type(dirfd, d, &type);
+	if (r == EXIT_OK && type == K_DT_DIR) {
+		if (depth == FILE_CACHE_DEPTH_MAX)
+			return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
+		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sys_is_error(sub))
+			return fail_because(EXIT_ROOT_READ, "cannot open directory", sub);
+		r = add_directory(sub_len);
+		if (r == EXIT_OK)
+			r = walk((int)sub, depth + 1, sub_len);
+		sys_close((int)sub);
+	} else if (r == EXIT_OK && type == K_DT_REG) {
+		r = load_file(dirfd, name, sub_len);
+	}
+	path[len] = '\0';
+	return r;
+}
+
+/* Walks directory dirfd, `depth` levels below the root, whose relative path is
+ * path[0..len). Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk(int dirfd, int depth, size_t len)
+{
+	char *buf = dirent_buffer[depth];
+	for (;;) {
+		long n = sys_getdents64(dirfd, buf, DIRENT_BUFFER_SIZE);
+		if (n == 0)
+			return EXIT_OK;
+		if (sys_is_error(n))
+			return fail_because(EXIT_ROOT_READ, "cannot list", n);
+		for (long off = 0; off < n;) {
+			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
+			off += d->d_reclen;
+			enum exit_code r = walk_entry(dirfd, depth, len, d);
+			if (r != EXIT_OK)
+				return r;
+		}
+	}
+}
+
+/* Maps bytes of anonymous memory at *at (nothing for 0). Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code reserve(uint64_t bytes, void **at)
+{
+	*at = 0;
+	if (bytes == 0)
+		return EXIT_OK;
+	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
+	if (sys_is_error(m))
+		return fail_because(EXIT_ROOT_READ, "cannot map memory for the cache", m);
+	*at = (void *)m;
+	return EXIT_OK;
+}
+
+/* Sizes the table from what the first walk counted (entry_count, names_used), maps it,
+ * and resets the counts for the second walk. Returns EXIT_OK or EXIT_ROOT_READ
+ * (reported). */
+static enum exit_code allocate(void)
+{
+	entries_max = entry_count;
+	names_max = names_used;
+	entry_count = 0;
+	names_used = 0;
+	index_size = 2;
+	while (index_size < 2 * (uint64_t)entries_max)
+		index_size *= 2;
+	uint64_t files_max = (uint64_t)entries_max + variants_max; /* representations after */
+	enum exit_code r = reserve(files_max * sizeof(struct cached_file), (void **)&files);
+	if (r == EXIT_OK)
+		r = reserve((uint64_t)index_size * sizeof(uint32_t), (void **)&index_slot);
+	if (r == EXIT_OK)
+		r = reserve(names_max, (void **)&name_arena);
+	if (r == EXIT_OK)
+		r = reserve(files_max * HEAD_ARENA_PER_FILE, (void **)&head_arena);
+	if (r == EXIT_OK && entries_max)
+		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&body_arena);
+	return r;
+}
+
+/* One walk of the tree at root: the counting one or the loading one. Returns EXIT_OK or
+ * the start-up error (reported). */
+static enum exit_code walk_root(const char *root)
+{
+	path[0] = '\0';
+	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
+	enum exit_code r = walk((int)fd, 0, 0);
+	sys_close((int)fd);
+	return r;
+}
+
+enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files)
+{
+	root_dir = root;
+	load_flags = flags;
+	load_second = clock_now_unix_s();
+	max_entries = max_files;
+	counting = 1; /* first the size of the table, then the table */
+	enum exit_code r = walk_root(root);
+	counting = 0;
+	if (r == EXIT_OK)
+		r = allocate();
+	if (r == EXIT_OK)
+		r = walk_root(root);
+	if (r == EXIT_OK)
+		finish_load();
+	return r;
+}

@@ -1,0 +1,121 @@
+/* The daemon's counters: one list (FOR_EACH_COUNTER) gives the enum, the /metrics names
+ * and their order, so they cannot drift apart. All counters live in one 64-byte aligned
+ * struct that could sit on a page shared by several workers. Writers use relaxed atomic
+ * adds (x86_64: one `lock add`; aarch64 with LSE: one `stadd`); readers use plain aligned
+ * 8-byte loads, which both architectures make single-copy atomic. */
+#ifndef APOLLOD_COMMON_COUNTERS_H
+#define APOLLOD_COMMON_COUNTERS_H
+
+#include <stdint.h>
+
+#include "common/arch/arch.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* BEHAVIOUR 7: the first ten, in this order, never reordered; later ones are appended.
+ * connections_accepted / connections_closed: every descriptor accept4 returned / closed.
+ * syscalls_total: every syscall the serving loop makes (epoll, accept4, read, write,
+ * writev, shutdown, close; the vDSO clock is not one), so syscalls per request is
+ * Δsyscalls_total / Δrequests_total from /metrics alone.
+ * The file cache (--root): cache_hits / cache_misses: GET or HEAD of a path that is / is
+ * not a cached file (built-in routes are neither); response_syscalls: write and writev
+ * calls that sent responses; write_eagains: those that returned EAGAIN; files_cached,
+ * bytes_cached: what --root loaded at start-up.
+ * timeouts_head / timeouts_idle / timeouts_send: each kind of deadline's expiries
+ * (timeouts is their sum); connections_evicted: connections waiting between requests
+ * closed to make room for a new one; responses_408: head deadlines answered.
+ * workers_restarted: serving processes the supervisor replaced after they died
+ * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 12).
+ * log_lines_dropped: access-log lines the log could not take (access_log.h).
+ * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
+ * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9). */
+#define FOR_EACH_COUNTER(X) \
+	X(requests_total)   \
+	X(requests_get)     \
+	X(requests_head)    \
+	X(responses_200)    \
+	X(responses_400)    \
+	X(responses_404)    \
+	X(responses_405)    \
+	X(bytes_read)       \
+	X(bytes_written)    \
+	X(timeouts)         \
+	X(connections_accepted) \
+	X(connections_closed)   \
+	X(syscalls_total)       \
+	X(cache_hits)           \
+	X(cache_misses)         \
+	X(response_syscalls)    \
+	X(write_eagains)        \
+	X(files_cached)         \
+	X(bytes_cached)         \
+	X(timeouts_head)        \
+	X(timeouts_idle)        \
+	X(timeouts_send)        \
+	X(connections_evicted)  \
+	X(responses_408)        \
+	X(workers_restarted)    \
+	X(responses_301)        \
+	X(log_lines_dropped)    \
+	X(responses_304)        \
+	X(responses_206)        \
+	X(responses_416)
+
+/* The status counters: every answered request moves exactly one of them (a 408 answers
+ * no request: it is not one of them). With several
+ * workers adding at once, a scrape could see a request's requests_total before its status,
+ * so /metrics renders requests_total as their sum instead of storing it: always
+ * consistent, and one atomic add per request fewer. */
+#define FOR_EACH_STATUS_COUNTER(X) \
+	X(responses_200)           \
+	X(responses_400)           \
+	X(responses_404)           \
+	X(responses_405)           \
+	X(responses_301)           \
+	X(responses_304)           \
+	X(responses_206)           \
+	X(responses_416)
+
+enum counter_id {
+#define COUNTER_ENUM(name) C_##name,
+	FOR_EACH_COUNTER(COUNTER_ENUM)
+#undef COUNTER_ENUM
+	COUNTER_COUNT
+};
+
+/* The block fills one page of its own, so that with --workers it can be replaced in place
+ * by a shared mapping (counters_share) and every worker's adds land on the same words,
+ * with no pointer to follow on the hot path. "Page" is the largest the arch's kernels
+ * use (ARCH_PAGE_MAX: 4 KiB on x86_64, 64 KiB on aarch64), so that MAP_FIXED gets an
+ * aligned address and replaces nothing but the block whatever the kernel's page size. */
+#define COUNTERS_PAGE ARCH_PAGE_MAX
+struct counters {
+	uint64_t value[COUNTER_COUNT];
+} __attribute__((aligned(COUNTERS_PAGE)));
+STATIC_ASSERT(sizeof(uint64_t) == 8, "counters are 8-byte words");
+STATIC_ASSERT(sizeof(struct counters) == COUNTERS_PAGE, "the block is exactly one page");
+
+/* The daemon's one counter block. */
+extern struct counters apollod_counters;
+
+/* Adds n to counter id with a relaxed atomic read-modify-write: no increment is lost
+ * even if another thread or process shares the block; no ordering is implied. */
+static inline void counter_add(enum counter_id id, uint64_t n)
+{
+#ifdef arch_atomic_add_u64
+	arch_atomic_add_u64(&apollod_counters.value[id], n);
+#else
+	__atomic_fetch_add(&apollod_counters.value[id], n, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Reads counter id with one aligned 8-byte load. */
+static inline uint64_t counter_read(enum counter_id id)
+{
+	return __atomic_load_n(&apollod_counters.value[id], __ATOMIC_RELAXED);
+}
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_COUNTERS_H */

@@ -1,0 +1,158 @@
+/* Kernel constants and structures that the UAPI headers do not export to user space
+ * (the socket-family and socket-type numbers live in glibc's <bits/socket.h>, not in
+ * the linux/ UAPI headers). Values are from include/linux/socket.h and include/linux/net.h in the
+ * kernel tree; test/unit/kernel_consts_test.cc checks every one against the host libc. */
+#ifndef APOLLOD_COMMON_KERNEL_CONSTS_H
+#define APOLLOD_COMMON_KERNEL_CONSTS_H
+
+#include <stdint.h>
+
+#include "common/base/static_assert.h"
+
+#define K_AF_INET 2
+#define K_SOCK_STREAM 1
+#define K_SOCK_NONBLOCK 00004000 /* == O_NONBLOCK */
+#define K_SOCK_CLOEXEC 02000000  /* == O_CLOEXEC */
+#define K_MSG_DONTWAIT 0x40
+#define K_MSG_NOSIGNAL 0x4000
+#define K_SHUT_WR 1
+#define K_SIGHUP 1
+#define K_SIGINT 2
+#define K_SIGPIPE 13
+#define K_SIGTERM 15
+#define K_SIGCHLD 17
+#define K_CLONE_VFORK 0x4000 /* clone: the caller waits for the child's execve or exit */
+#define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
+#define K_SIG_BLOCK 0
+#define K_SIG_UNBLOCK 1
+#define K_WNOHANG 1
+/* The bit of signal sig in a kernel sigset_t (signals count from 1). */
+#define K_SIGBIT(sig) (1ull << ((sig) - 1))
+#define K_SIG_IGN 1
+#define K_CLOCK_REALTIME 0
+#define K_CLOCK_MONOTONIC 1
+#define K_RLIMIT_NOFILE 7
+#define K_STDOUT 1
+#define K_STDERR 2
+
+/* struct sockaddr_in (include/uapi/linux/in.h), declared here so headers of the host libc
+ * and of the kernel never meet in one test translation unit. Port and address are in
+ * network byte order. */
+struct k_sockaddr_in {
+	uint16_t sin_family; /* K_AF_INET */
+	uint16_t sin_port;   /* big-endian */
+	uint32_t sin_addr;   /* big-endian */
+	uint8_t sin_zero[8]; /* must be zero */
+};
+#define K_SOCKADDR_IN_SIZE 16
+STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in is 16 bytes");
+
+/* fcntl(2) (include/uapi/asm-generic/fcntl.h: the same on x86_64 and aarch64). */
+#define K_F_SETFD 2
+#define K_FD_CLOEXEC 1
+#define K_F_GETFL 3
+#define K_F_SETFL 4
+#define K_O_NONBLOCK 04000
+#define K_F_SETOWN 8
+#define K_F_DUPFD_CLOEXEC 1030
+#define K_O_ASYNC 020000 /* FASYNC */
+#define K_O_CLOEXEC 02000000
+
+/* IPv6 (include/uapi/linux/in6.h, linux/socket.h, linux/in.h). */
+#define K_AF_INET6 10
+#define K_IPPROTO_IPV6 41
+#define K_IPV6_V6ONLY 26
+#define K_IN6_ADDR_SIZE 16
+
+/* struct sockaddr_in6: port and address in network byte order. */
+struct k_sockaddr_in6 {
+	uint16_t sin6_family;   /* K_AF_INET6 */
+	uint16_t sin6_port;     /* big-endian */
+	uint32_t sin6_flowinfo; /* 0 */
+	uint8_t sin6_addr[K_IN6_ADDR_SIZE];
+	uint32_t sin6_scope_id; /* 0: no link-local scope */
+};
+#define K_SOCKADDR_IN6_SIZE 28
+STATIC_ASSERT(sizeof(struct k_sockaddr_in6) == K_SOCKADDR_IN6_SIZE, "sockaddr_in6 is 28 bytes");
+
+/* Either family, as bind(2) and getsockname(2) take it: the family field comes first in
+ * both, so `family` says which member is meant. */
+union k_sockaddr {
+	uint16_t family;
+	struct k_sockaddr_in in;
+	struct k_sockaddr_in6 in6;
+};
+
+/* The length bind(2) is given for addr: its family's structure size. */
+static inline uint32_t k_sockaddr_len(const union k_sockaddr *addr)
+{
+	return addr->family == K_AF_INET6 ? K_SOCKADDR_IN6_SIZE : K_SOCKADDR_IN_SIZE;
+}
+
+/* struct timespec as the 64-bit kernel and the vDSO write it. */
+struct k_timespec {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+STATIC_ASSERT(sizeof(struct k_timespec) == 16, "timespec is two 64-bit words");
+
+/* struct iovec (include/uapi/linux/uio.h). */
+struct k_iovec {
+	const void *iov_base;
+	uint64_t iov_len;
+};
+STATIC_ASSERT(sizeof(struct k_iovec) == 16, "iovec is pointer + length");
+
+/* struct user_msghdr (include/linux/socket.h, kept out of UAPI) for sendmsg(2) and
+ * IORING_OP_SENDMSG: no address, no control data, only the gathered iovecs. */
+struct k_msghdr {
+	void *msg_name;
+	int32_t msg_namelen;
+	const struct k_iovec *msg_iov;
+	uint64_t msg_iovlen;
+	void *msg_control;
+	uint64_t msg_controllen;
+	uint32_t msg_flags;
+};
+#define K_MSGHDR_SIZE 56
+#define K_MSGHDR_IOV_OFFSET 16
+#define K_MSGHDR_IOVLEN_OFFSET 24
+STATIC_ASSERT(sizeof(struct k_msghdr) == K_MSGHDR_SIZE, "user_msghdr is 56 bytes");
+STATIC_ASSERT(__builtin_offsetof(struct k_msghdr, msg_iov) == K_MSGHDR_IOV_OFFSET,
+	      "user_msghdr: msg_iov after the name and its padded length");
+STATIC_ASSERT(__builtin_offsetof(struct k_msghdr, msg_iovlen) == K_MSGHDR_IOVLEN_OFFSET,
+	      "user_msghdr: msg_iovlen follows msg_iov");
+
+/* The kernel's struct sigaction for rt_sigaction(2) on x86_64 and the generic ABI:
+ * handler, flags, restorer, then the kernel's 64-bit signal mask. The fields are not
+ * named sa_* because glibc's <signal.h> defines sa_handler as a macro. */
+struct k_sigaction {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+#define K_SIGSET_SIZE 8
+
+/* struct linux_dirent64 as getdents64(2) writes it (the kernel keeps it out of UAPI). */
+struct k_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	uint16_t d_reclen; /* bytes to the next entry */
+	uint8_t d_type;    /* K_DT_* */
+	char d_name[];     /* NUL-terminated */
+};
+#define K_DIRENT64_NAME_OFFSET 19
+STATIC_ASSERT(__builtin_offsetof(struct k_dirent64, d_name) == K_DIRENT64_NAME_OFFSET,
+	      "linux_dirent64 layout");
+#define K_DT_UNKNOWN 0
+#define K_DT_DIR 4
+#define K_DT_REG 8
+
+/* struct rlimit64 for prlimit64(2). */
+struct k_rlimit {
+	uint64_t rlim_cur;
+	uint64_t rlim_max;
+};
+
+#endif /* APOLLOD_COMMON_KERNEL_CONSTS_H */

@@ -1,0 +1,27 @@
+/* The daemon's fixed limits: every table is sized at compile time (there is no heap), and
+ * these are the sizes more than one layer needs. One small header, so a lower layer can
+ * size a per-connection array without including the connection module (serve/conn.h). */
+#ifndef APOLLOD_COMMON_BASE_LIMITS_H
+#define APOLLOD_COMMON_BASE_LIMITS_H
+
+#include "common/base/static_assert.h"
+
+/* Connection slots, indexed by descriptor: a descriptor >= CONN_SLOTS is closed on
+ * accept. The deadline queue, the access log's per-peer text and the io_uring receive
+ * sides all have one entry per slot. */
+#define CONN_SLOTS 4096
+/* Responses queued per slot: they leave in one writev (IOV_MAX is 1024). */
+#define CONN_QUEUE_MAX 64
+/* Request line + header fields + CRLFCRLF: one whole head fits one slot's buffer. */
+#define HTTP_HEAD_MAX 8192
+/* --listen addresses (and the listening sockets the loop watches). */
+#define LISTENERS_MAX 8
+/* --workers: serving processes under one supervisor. */
+#define WORKERS_MAX 64
+/* --header: extra fields given at most this often. */
+#define EXTRA_FIELDS_MAX 32
+
+STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "the slot table is a power of two");
+STATIC_ASSERT(CONN_QUEUE_MAX < 1024, "a queue leaves in one writev: IOV_MAX is 1024");
+
+#endif /* APOLLOD_COMMON_BASE_LIMITS_H */

@@ -1,4 +1,0 @@
-/* The counter block (see counters.h). In .bss: zero at start, costs nothing on disk. */
-#include "common/counters.h"
-
-struct counters apollod_counters;

@@ -1,0 +1,92 @@
+/* HTTP/1.x request-head parser (BEHAVIOUR 6). Pure: no syscalls, no allocation, no
+ * writes outside the result structure. Both parsers read only bytes in [buf, buf + len)
+ * and may return early: a byte that can never start a valid request is reported as BAD
+ * at once, even when the head is not complete yet.
+ *
+ * The layouts below are shared with the assembly implementation in the asm-hotpath tier,
+ * whose offsets are named in its hotpath_asm.h and checked against these structs at
+ * compile time (variants/asm-hotpath/layout_check.c). parse_headers validates Host with
+ * http_host_valid (http_host.h), the layer below it. */
+#ifndef APOLLOD_COMMON_HTTP_PARSE_H
+#define APOLLOD_COMMON_HTTP_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/base/limits.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* Limits from BEHAVIOUR 6. */
+#define HTTP_METHOD_MAX 16         /* bytes of A-Z */
+#define HTTP_TARGET_MAX 1024       /* bytes of 0x21-0x7e, starting with '/' */
+#define HTTP_HEADER_NAME_MAX 64    /* tchar bytes */
+#define HTTP_CONTENT_LENGTH_MAX 19 /* digits: every value fits in a uint64_t */
+
+/* What a parser found. Never a bare number. */
+enum parse_outcome {
+	PARSE_COMPLETE = 0, /* a whole element was parsed; its length is in the result */
+	PARSE_PARTIAL = 1,  /* every byte so far is valid, but more are needed */
+	PARSE_BAD = 2,      /* the bytes can never form a valid element: answer 400 */
+};
+
+enum http_method {
+	HTTP_METHOD_GET = 0,
+	HTTP_METHOD_HEAD = 1,
+	HTTP_METHOD_OTHER = 2, /* any other 1-16 byte A-Z token: 405 */
+};
+
+/* What the Connection header asked for. "close" wins over "keep-alive". */
+enum http_connection {
+	HTTP_CONNECTION_NONE = 0,
+	HTTP_CONNECTION_KEEP_ALIVE = 1,
+	HTTP_CONNECTION_CLOSE = 2,
+};
+
+/* Result of parse_request_line. */
+struct request_line {
+	const char *target;     /* into buf: first byte of the target, always '/' */
+	uint32_t target_len;    /* whole target, query included: 1..HTTP_TARGET_MAX */
+	uint32_t path_len;      /* target up to (not including) the first '?' */
+	uint32_t line_len;      /* bytes consumed, CRLF included */
+	uint8_t method;         /* enum http_method */
+	uint8_t version_minor;  /* 0 for HTTP/1.0, 1 for HTTP/1.1 */
+	uint8_t reserved[2];
+};
+#define REQUEST_LINE_SIZE 24
+STATIC_ASSERT(sizeof(struct request_line) == REQUEST_LINE_SIZE, "layout");
+
+/* Result of parse_headers. */
+struct header_block {
+	uint64_t content_length; /* valid when has_content_length */
+	uint32_t block_len;      /* bytes consumed, the final empty line's CRLF included */
+	uint8_t connection;      /* enum http_connection */
+	uint8_t has_content_length;
+	uint8_t host_count;      /* 0 or 1 (two or more is BAD) */
+	uint8_t reserved;
+};
+#define HEADER_BLOCK_SIZE 16
+STATIC_ASSERT(sizeof(struct header_block) == HEADER_BLOCK_SIZE, "layout");
+
+/* Parses `METHOD SP target SP HTTP/1.x CRLF` at the start of buf.
+ * COMPLETE: *out is filled; out->line_len bytes were consumed and out->target points
+ *           into [buf, buf + len).
+ * PARTIAL:  buf is a valid prefix of a request line; *out is unspecified.
+ * BAD:      400 (empty, lowercase or over-long method, target not starting with '/',
+ *           over-long target, target byte outside 0x21-0x7e, other version, bare CR or
+ *           LF, anything else out of place); *out is unspecified. */
+enum parse_outcome parse_request_line(const char *buf, size_t len, struct request_line *out);
+
+/* Parses header lines up to and including the empty line that ends the head.
+ * buf starts at the first header line (or at the final CRLF when there are none).
+ * COMPLETE: *out is filled; out->block_len bytes were consumed.
+ * PARTIAL:  buf is a valid prefix of a header block; *out is unspecified.
+ * BAD:      400 (no colon, empty or non-tchar or over-long name, obs-fold, control byte,
+ *           bare CR or LF, Transfer-Encoding, bad or conflicting Content-Length, two Host
+ *           lines, a Host value that is not host[:port]); *out is unspecified. */
+enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_HTTP_PARSE_H */

@@ -1,0 +1,273 @@
+/* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
+ * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
+ * (--workers). */
+#include "common/serve/access_log.h"
+#include "common/process/activation.h"
+#include "common/process/cli.h"
+#include "common/base/clock.h"
+#include "common/serve/conn.h"
+#include "common/base/console.h"
+#include "common/base/counters.h"
+#include "common/serve/event_backend.h"
+#include "common/base/exit_codes.h"
+#include "common/answer/extra_fields.h"
+#include "common/answer/file_cache.h"
+#include "common/serve/idle.h"
+#include "common/process/listener.h"
+#include "common/serve/loop.h"
+#include "common/process/reload.h"
+#include "common/process/signals.h"
+#include "common/base/span.h"
+#include "common/base/start.h"
+#include "common/base/sys.h"
+#include "common/process/workers.h"
+
+#ifndef APOLLOD_TIER_NAME
+#error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
+#endif
+
+/* The routed tiers' name and flags. */
+static const struct program routed = {
+	"apollod", APOLLOD_TIER_NAME,
+	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
+		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
+		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER,
+};
+
+#define MS_PER_S 1000u
+STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
+STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
+STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
+
+/* Sets the soft RLIMIT_NOFILE to the descriptors the table indexes (CONN_SLOTS), or the
+ * hard limit if that is lower (BEHAVIOUR 4): under Debian's soft 1024 the table would
+ * otherwise end at descriptor 1023, and with more than CONN_SLOTS a descriptor the table
+ * cannot hold would be accepted, where EMFILE lets the loop evict instead. A failure
+ * leaves the limit as it was: the daemon serves with fewer connections. */
+static void set_descriptor_limit(void)
+{
+	struct k_rlimit lim;
+	if (sys_is_error(sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim)))
+		return;
+	uint64_t want = lim.rlim_max < CONN_SLOTS ? lim.rlim_max : CONN_SLOTS;
+	if (lim.rlim_cur == want)
+		return;
+	lim.rlim_cur = want;
+	sys_prlimit64(0, K_RLIMIT_NOFILE, &lim, 0);
+}
+
+/* The kinds' lengths (idle.h) from the command line, in milliseconds. */
+static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KINDS])
+{
+	ms[IDLE_WAITING] = (uint64_t)opts->idle_timeout_s * MS_PER_S;
+	ms[IDLE_HEAD] = (uint64_t)opts->header_timeout_s * MS_PER_S;
+	ms[IDLE_SEND] = (uint64_t)opts->send_timeout_s * MS_PER_S;
+}
+
+/* What every serving process needs. */
+struct serve_plan {
+	struct cli_options opts;
+	const uint64_t *auxv;
+	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
+	 * or with socket activation the passed ones, the same in every row */
+	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
+	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
+	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
+};
+
+/* Whether every worker serves the same sockets (passed by a service manager), rather than
+ * its own SO_REUSEPORT socket per address. */
+static int plan_shared(const struct serve_plan *plan)
+{
+	return plan->passed && plan->groups == 1;
+}
+
+/* Serving process `index`: its own backend, deadlines, connection table and signal
+ * descriptor, then the loop on its listener. Returns the loop's exit code. */
+static enum exit_code serve(void *ctx, uint32_t index)
+{
+	const struct serve_plan *plan = ctx;
+	uint32_t workers = plan->opts.workers; /* resolved: 1..CLI_WORKERS_MAX */
+	uint32_t addresses = plan->opts.listen_count;
+	for (uint32_t i = 0; i < workers && workers > 1; i++)
+		for (uint32_t a = 0; a < addresses && i != index && !plan_shared(plan); a++)
+			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
+							   * hold the others' listeners */
+	/* A single process reloads itself; a worker leaves that to its supervisor, which
+	 * passes on reload_handed_over's SIGIO. */
+	long signal_fd = signals_watch(
+		SIGNALS_STOP | (workers > 1 ? K_SIGBIT(K_SIGIO) : RELOAD_SIGNALS), 1);
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
+		return EXIT_EPOLL_CREATE;
+	}
+	enum exit_code opened = backend_open();
+	if (opened != EXIT_OK)
+		return opened;
+	uint64_t deadline_ms[IDLE_KINDS];
+	deadline_lengths(&plan->opts, deadline_ms);
+	clock_init(plan->auxv); /* deadlines and the Date field read it */
+	idle_init(plan->auxv, deadline_ms);
+	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
+	if (workers == 1)
+		reload_ready(); /* about to serve: the old image may stop accepting */
+	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
+				    (uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
+	access_log_flush(); /* the last iteration's lines */
+	return r;
+}
+
+/* BEHAVIOUR 13.5, 14: serves the passed sockets, in plan->groups equal groups (a reload
+ * of --workers N passes worker i's sockets as group i; a service manager passes one group
+ * for all); their addresses replace opts.listen. Returns EXIT_OK or EXIT_LISTEN
+ * (reported). */
+static enum exit_code take_passed(struct serve_plan *plan)
+{
+	static union k_sockaddr addrs[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	static int fds[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	uint32_t per_group = (uint32_t)(plan->passed / plan->groups);
+	enum exit_code r = activation_take((uint32_t)plan->passed, BACKEND_LISTENER_FLAGS, addrs,
+					   fds);
+	plan->opts.listen_count = per_group;
+	for (uint32_t a = 0; a < per_group; a++)
+		plan->opts.listen[a] = addrs[a];
+	for (uint32_t i = 0; i < plan->opts.workers && r == EXIT_OK; i++)
+		for (uint32_t a = 0; a < per_group; a++)
+			plan->listen_fd[i][a] = fds[(plan->groups > 1 ? i * per_group : 0) + a];
+	return r;
+}
+
+/* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
+ * socket per worker and address; with socket activation takes the passed sockets instead
+ * (their addresses replace opts.listen). Unused entries of listen_fd are -1. Returns
+ * EXIT_OK or the failing step's code (reported). */
+static enum exit_code open_listeners(struct serve_plan *plan)
+{
+	uint32_t workers = plan->opts.workers;
+	int group[CLI_WORKERS_MAX];
+	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
+		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
+			plan->listen_fd[i][a] = -1;
+	if (plan->passed)
+		return take_passed(plan);
+	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
+		union k_sockaddr *addr = &plan->opts.listen[a];
+		enum exit_code r =
+			workers > 1 ? listener_open_group(addr, BACKEND_LISTENER_FLAGS, workers, group)
+				    : listener_open(addr, BACKEND_LISTENER_FLAGS, group);
+		if (r != EXIT_OK)
+			return r;
+		for (uint32_t i = 0; i < workers; i++)
+			plan->listen_fd[i][a] = group[i];
+	}
+	return EXIT_OK;
+}
+
+/* The one line a stop ends with (BEHAVIOUR 11). Returns code. */
+static int say_stopped(enum exit_code code)
+{
+	if (code == EXIT_OK)
+		write_stderr(LITERAL("apollod: stopped: every response finished\n"));
+	else if (code == EXIT_DRAIN_TIMEOUT)
+		write_stderr(LITERAL("apollod: stopped: --drain-timeout passed, responses cut\n"));
+	else if (code == EXIT_STOP_AGAIN)
+		write_stderr(LITERAL("apollod: stopped at once: a second stop signal\n"));
+	return code;
+}
+
+/* Starts --workers N (> 1) under the supervisor. Returns its exit code. */
+static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
+{
+	long r = counters_share();
+	if (sys_is_error(r)) {
+		console_fail("mmap shared counters", 0, 0, r);
+		return EXIT_WORKERS;
+	}
+	long signal_fd = signals_watch(SIGNALS_STOP | RELOAD_SIGNALS, 0);
+	if (sys_is_error(signal_fd)) {
+		console_fail("signalfd", 0, 0, signal_fd);
+		return EXIT_WORKERS;
+	}
+	reload_ready(); /* the workers start at once: the old group may stop accepting */
+	/* Sockets a service manager passed are one set for all: the supervisor holds them
+	 * once. Otherwise row i is worker i's, and a reload passes row after row. */
+	uint32_t rows = plan_shared(plan) ? 1 : n;
+	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
+			   rows, serve, plan);
+}
+
+/* Reads LISTEN_FDS (and a reload's RELOAD_ENV_GROUPS) into plan->passed and
+ * plan->groups; with groups from a reload, they are the worker count. Returns EXIT_OK, or
+ * EXIT_USAGE after one line. */
+static enum exit_code passed_sockets(char **envp, struct serve_plan *plan)
+{
+	plan->groups = reload_listen_groups(CLI_WORKERS_MAX);
+	if (plan->groups > 0)
+		plan->passed = activation_count(envp, sys_getpid(),
+						CLI_LISTEN_MAX * (uint32_t)plan->groups);
+	if (plan->groups < 0 || plan->passed < 0 || plan->passed % plan->groups ||
+	    plan->passed / plan->groups > CLI_LISTEN_MAX) {
+		write_stderr(LITERAL("apollod: LISTEN_FDS: not 1 to 8 sockets for this process\n"));
+		return EXIT_USAGE;
+	}
+	if (plan->passed && plan->groups > 1)
+		plan->opts.workers = (uint32_t)plan->groups; /* the old group's count */
+	return EXIT_OK;
+}
+
+/* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
+ * EXIT_USAGE after one stderr line naming the refused word and why. */
+static enum exit_code setup_extra_fields(const struct cli_options *opts)
+{
+	uint32_t bad = 0;
+	enum extra_field_problem p = extra_fields_setup(opts->headers, opts->header_count, &bad);
+	if (p == EXTRA_OK)
+		return EXIT_OK;
+	const char *word = opts->headers[bad], *why = extra_field_reasons[p];
+	write_stderr(LITERAL("apollod: --header '"));
+	write_stderr(word, cstr_len(word));
+	write_stderr(LITERAL("': "));
+	write_stderr(why, cstr_len(why));
+	write_stderr(LITERAL("\n"));
+	return EXIT_USAGE;
+}
+
+int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
+{
+	static struct serve_plan plan; /* outlives the fork: the workers read it */
+	plan.auxv = auxv;
+	int done = startup_options(argc, argv, &routed, &plan.opts);
+	if (done != STARTUP_CONTINUE)
+		return done;
+	if (setup_extra_fields(&plan.opts) != EXIT_OK)
+		return EXIT_USAGE;
+	reload_setup(argv, envp);
+	if (passed_sockets(envp, &plan) != EXIT_OK)
+		return EXIT_USAGE;
+	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+	enum exit_code logged = access_log_open(plan.opts.access_log, auxv);
+	if (logged != EXIT_OK) /* before the socket, like --root */
+		return logged;
+	set_descriptor_limit();
+	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
+		enum exit_code loaded = file_cache_load(
+			plan.opts.root, plan.opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
+			plan.opts.max_files);
+		if (loaded != EXIT_OK)
+			return loaded;
+		counter_add(C_files_cached, file_cache_count());
+		counter_add(C_bytes_cached, file_cache_bytes());
+	}
+
+	if (plan.opts.workers == CLI_WORKERS_AUTO)
+		plan.opts.workers = workers_auto();
+	uint32_t workers = plan.opts.workers;
+	enum exit_code r = open_listeners(&plan);
+	if (r != EXIT_OK)
+		return r;
+	for (uint32_t a = 0; a < plan.opts.listen_count; a++)
+		listener_announce(LITERAL("apollod"), &plan.opts.listen[a]);
+	enum exit_code code = workers > 1 ? supervise(workers, &plan) : serve(&plan, 0);
+	reload_handed_over();
+	return say_stopped(code);
+}

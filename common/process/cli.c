@@ -1,0 +1,517 @@
+/* Command-line parsing (see cli.h). */
+#include "common/process/cli.h"
+
+#include "common/base/span.h"
+#include "common/base/text_out.h"
+
+#define PORT_MAX 65535u
+#define OCTET_MAX 255u
+#define MAX_DIGITS_U32 10
+
+/* Network byte order, without libc's htons/htonl. */
+static uint16_t to_be16(uint32_t v)
+{
+	return (uint16_t)(((v & 0xffu) << 8) | ((v >> 8) & 0xffu));
+}
+
+static uint32_t to_be32(uint32_t v)
+{
+	return ((v & 0xffu) << 24) | ((v & 0xff00u) << 8) | ((v >> 8) & 0xff00u) | (v >> 24);
+}
+
+/* Parses 1..MAX_DIGITS_U32 decimal digits at *s up to max. Advances *s past them.
+ * Returns 1 and stores the value, or 0 (no digit, too many, or over max). */
+static int parse_decimal(const char **s, uint32_t max, uint32_t *value)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+	int n = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (++n > MAX_DIGITS_U32)
+			return 0;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (n == 0 || v > max)
+		return 0;
+	*s = p;
+	*value = (uint32_t)v;
+	return 1;
+}
+
+int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr)
+{
+	uint32_t ip = 0;
+	for (int part = 0; part < 4; part++) {
+		uint32_t octet;
+		if (!parse_decimal(&s, OCTET_MAX, &octet))
+			return 0;
+		ip = (ip << 8) | octet;
+		if (*s++ != (part < 3 ? '.' : ':'))
+			return 0;
+	}
+	uint32_t port;
+	if (!parse_decimal(&s, PORT_MAX, &port) || *s != '\0')
+		return 0;
+	addr->sin_family = K_AF_INET;
+	addr->sin_port = to_be16(port);
+	addr->sin_addr = to_be32(ip);
+	for (int i = 0; i < 8; i++)
+		addr->sin_zero[i] = 0;
+	return 1;
+}
+
+
+/* The value of hex digit c, or -1. */
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parses the IPv6 text s[0..n) (see cli_parse_addr_port) into g[8]. Returns 1 or 0. */
+static int parse_ipv6_groups(const char *s, size_t n, uint16_t g[8])
+{
+	uint16_t part[8];
+	int count = 0, gap = -1; /* gap: groups before the "::" */
+	size_t i = 0;
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		gap = 0;
+		i = 2;
+	}
+	while (i < n) {
+		uint32_t v = 0;
+		int digits = 0;
+		for (; i < n && hex_value(s[i]) >= 0 && digits <= 4; digits++)
+			v = v * 16 + (uint32_t)hex_value(s[i++]);
+		if (digits == 0 || digits > 4 || count == 8)
+			return 0;
+		part[count++] = (uint16_t)v;
+		if (i == n)
+			break;
+		if (s[i++] != ':' || i == n)
+			return 0; /* not a separator, or a trailing single ':' */
+		if (s[i] == ':') {
+			if (gap >= 0)
+				return 0; /* a second "::" */
+			gap = count;
+			i++;
+		}
+	}
+	if (gap < 0 ? count != 8 : count > 7)
+		return 0;
+	int zeros = 8 - count;
+	for (int k = 0, out = 0; k < count; k++, out++) {
+		if (k == gap)
+			for (int z = 0; z < zeros; z++)
+				g[out++] = 0;
+		g[out] = part[k];
+	}
+	for (int z = 0; gap == count && z < zeros; z++)
+		g[count + z] = 0; /* "::" at the end, or alone */
+	return 1;
+}
+
+int cli_parse_addr_port(const char *s, union k_sockaddr *addr)
+{
+	if (s[0] != '[')
+		return cli_parse_ipv4_port(s, &addr->in);
+	size_t close = 1;
+	while (s[close] && s[close] != ']')
+		close++;
+	uint16_t g[8];
+	if (s[close] != ']' || s[close + 1] != ':' || !parse_ipv6_groups(s + 1, close - 1, g))
+		return 0;
+	const char *port_text = s + close + 2;
+	uint32_t port;
+	if (!parse_decimal(&port_text, PORT_MAX, &port) || *port_text != '\0')
+		return 0;
+	struct k_sockaddr_in6 *a = &addr->in6;
+	a->sin6_family = K_AF_INET6;
+	a->sin6_port = to_be16(port);
+	a->sin6_flowinfo = 0;
+	a->sin6_scope_id = 0;
+	for (int k = 0; k < 8; k++) {
+		a->sin6_addr[2 * k] = (uint8_t)(g[k] >> 8);
+		a->sin6_addr[2 * k + 1] = (uint8_t)g[k];
+	}
+	return 1;
+}
+
+/* If arg is `flag` or `flag=VALUE`, returns the value (the next argv word in the first
+ * case, advancing *i; NULL when it is missing) and sets *matched. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag, int *matched)
+{
+	const char *arg = argv[*i];
+	size_t n = cstr_len(flag);
+	*matched = 0;
+	/* span_eq reads all n bytes: never more than the word has. */
+	if (cstr_len(arg) < n || !span_eq(arg, flag, n))
+		return 0;
+	if (arg[n] == '=') {
+		*matched = 1;
+		return arg + n + 1;
+	}
+	if (arg[n] != '\0')
+		return 0;
+	*matched = 1;
+	if (*i + 1 >= argc)
+		return 0;
+	return argv[++*i];
+}
+
+/* What a flag's value is, and so how it is parsed and where it goes. */
+enum flag_kind {
+	FLAG_SWITCH,  /* no value: sets a uint8_t to 1 */
+	FLAG_NUMBER,  /* a whole number 1..max (or "auto"): a uint32_t */
+	FLAG_ADDRESS, /* ADDR:PORT: the struct k_sockaddr_in */
+	FLAG_PATH,    /* a non-empty word: a const char * */
+	FLAG_HEADER,  /* a word kept for extra_fields.h to check: appended to headers[] */
+};
+
+/* One flag: the one list parsing, the usage line and --help are all made from. A new
+ * flag is one row here (and its field in struct cli_options). */
+struct flag_row {
+	const char *flag;
+	const char *value;  /* the value's name in usage and --help; NULL for a switch */
+	const char *help;   /* what it does, for --help */
+	const char *shown_default; /* FLAG_PATH: what --help says its absence means */
+	unsigned accept;    /* the CLI_ACCEPT_* bit that turns it on; 0: every tier */
+	uint8_t kind;       /* enum flag_kind */
+	uint8_t automatic;  /* FLAG_NUMBER: the word "auto" stands for CLI_WORKERS_AUTO */
+	uint32_t max;       /* FLAG_NUMBER: the largest value */
+	size_t offset;      /* of its field in struct cli_options */
+};
+#define FIELD(name) __builtin_offsetof(struct cli_options, name)
+static const struct flag_row flag_rows[] = {
+	{"--listen", "ADDR:PORT", "address to serve: A.B.C.D:PORT or [IPv6]:PORT; repeatable", 0,
+	 CLI_ACCEPT_LISTEN, FLAG_ADDRESS, 0, 0, FIELD(listen)},
+	{"--idle-timeout", "SECONDS", "close a connection idle between requests after this",
+	 0, CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(idle_timeout_s)},
+	{"--header-timeout", "SECONDS", "a request head must arrive within this", 0,
+	 CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(header_timeout_s)},
+	{"--send-timeout", "SECONDS", "a response may stall this long", 0,
+	 CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(send_timeout_s)},
+	{"--max-connections", "N", "connections open at once (1-4096)", 0,
+	 CLI_ACCEPT_MAX_CONNECTIONS, FLAG_NUMBER, 0, CLI_MAX_CONNECTIONS,
+	 FIELD(max_connections)},
+	{"--root", "DIR", "serve the files under DIR, loaded at start-up",
+	 "none: built-in routes only", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(root)},
+	{"--dotfiles", 0, "--root also serves names starting with '.'", 0, CLI_ACCEPT_ROOT,
+	 FLAG_SWITCH, 0, 0, FIELD(dotfiles)},
+	{"--max-files", "N", "--root loads at most N files and directories", 0, CLI_ACCEPT_ROOT,
+	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
+	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
+	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
+	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
+	 "none", CLI_ACCEPT_HEADER, FLAG_HEADER, 0, 0, FIELD(headers)},
+	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
+	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
+	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
+	 CLI_ACCEPT_DRAIN_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(drain_timeout_s)},
+	{"--help", 0, "print this help and exit", 0, 0, FLAG_SWITCH, 0, 0, FIELD(help)},
+	{"--version", 0, "print the version and tier and exit", 0, 0, FLAG_SWITCH, 0, 0,
+	 FIELD(version)},
+};
+#define FLAG_ROWS (sizeof(flag_rows) / sizeof(flag_rows[0]))
+
+unsigned cli_flag_rows(void)
+{
+	return FLAG_ROWS;
+}
+
+/* Stores value v (NULL: missing) of flag row r in opts. Returns 1, or 0 when v is
+ * missing or not a valid value for r. */
+static int store_value(const struct flag_row *r, const char *v, struct cli_options *opts)
+{
+	char *field = (char *)opts + r->offset;
+	uint32_t n;
+	if (!v)
+		return 0;
+	switch (r->kind) {
+	case FLAG_NUMBER:
+		if (r->automatic && cstr_len(v) == 4 && span_eq(v, "auto", 4))
+			n = CLI_WORKERS_AUTO;
+		else if (!parse_decimal(&v, r->max, &n) || *v || !n)
+			return 0;
+		*(uint32_t *)field = n;
+		return 1;
+	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
+		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
+	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
+		opts->headers[opts->header_count++] = v;
+		return 1;
+	default: /* FLAG_PATH */
+		if (!*v)
+			return 0;
+		*(const char **)field = v;
+		return 1;
+	}
+}
+
+/* Parses the flag at argv[*i] (advancing *i past a separate value) into opts. Returns 1,
+ * or 0 with opts->problem set. */
+static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_options *opts)
+{
+	const char *word = argv[*i];
+	for (unsigned f = 0; f < FLAG_ROWS; f++) {
+		const struct flag_row *r = &flag_rows[f];
+		int matched;
+		if (r->accept && !(accept & r->accept))
+			continue;
+		if (r->kind == FLAG_SWITCH) {
+			size_t n = cstr_len(r->flag);
+			if (cstr_len(word) != n || !span_eq(word, r->flag, n))
+				continue;
+			*((uint8_t *)opts + r->offset) = 1;
+			return 1;
+		}
+		const char *v = flag_value(argc, argv, i, r->flag, &matched);
+		if (!matched)
+			continue;
+		int full = (r->kind == FLAG_ADDRESS &&
+			    opts->listen_count ==
+				    (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1)) ||
+			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX);
+		if (!full && store_value(r, v, opts))
+			return 1;
+		opts->problem = full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
+		opts->problem_word = v;
+		opts->problem_flag = r->flag;
+		return 0;
+	}
+	opts->problem = CLI_PROBLEM_UNKNOWN;
+	opts->problem_word = word;
+	opts->problem_flag = 0;
+	return 0;
+}
+
+/* Sets opts->listen[0] to the default address. */
+static void set_default_listen(struct cli_options *opts)
+{
+	struct k_sockaddr_in listen = {
+		.sin_family = K_AF_INET,
+		.sin_port = to_be16(CLI_DEFAULT_PORT),
+		.sin_addr = to_be32(CLI_DEFAULT_ADDR),
+	};
+	opts->listen[0].in = listen;
+}
+
+/* Fills opts with every default. */
+static void set_defaults(struct cli_options *opts)
+{
+	set_default_listen(opts);
+	opts->listen_count = 0; /* cli_parse: 1 (the default) if no --listen comes */
+	opts->idle_timeout_s = CLI_DEFAULT_IDLE_S;
+	opts->drain_timeout_s = CLI_DEFAULT_DRAIN_S;
+	opts->workers = CLI_DEFAULT_WORKERS;
+	opts->header_timeout_s = CLI_DEFAULT_HEADER_S;
+	opts->send_timeout_s = CLI_DEFAULT_SEND_S;
+	opts->max_connections = CLI_MAX_CONNECTIONS;
+	opts->help = 0;
+	opts->version = 0;
+	opts->root = 0;
+	opts->dotfiles = 0;
+	opts->max_files = CLI_DEFAULT_MAX_FILES;
+	opts->access_log = 0;
+	opts->header_count = 0;
+	opts->problem = 0;
+	opts->problem_word = 0;
+	opts->problem_flag = 0;
+}
+
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+{
+	set_defaults(opts);
+	for (int i = 1; i < argc; i++)
+		if (!parse_flag(argc, argv, &i, accept, opts))
+			return 0;
+	if (!opts->listen_count) {
+		set_default_listen(opts);
+		opts->listen_count = 1;
+	}
+	return 1;
+}
+
+size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts)
+{
+	struct text_out o = {out, out + cap};
+	const char *word = opts->problem_word ? opts->problem_word : "";
+	size_t n = cstr_len(word);
+	put_cstr(&o, "apollod: ");
+	if (opts->problem == CLI_PROBLEM_TOO_MANY) {
+		put_cstr(&o, opts->problem_flag);
+		put_cstr(&o, ": given more often than this tier serves\n");
+		return (size_t)(o.p - out);
+	}
+	if (opts->problem == CLI_PROBLEM_UNKNOWN) {
+		put_cstr(&o, "unknown flag '");
+	} else {
+		put_cstr(&o, opts->problem_flag ? opts->problem_flag : "");
+		put_cstr(&o, opts->problem == CLI_PROBLEM_MISSING ? " needs a value"
+								  : ": bad value '");
+	}
+	if (opts->problem != CLI_PROBLEM_MISSING) {
+		put(&o, word, n < CLI_WORD_SHOWN ? n : CLI_WORD_SHOWN);
+		put_cstr(&o, n > CLI_WORD_SHOWN ? "...'" : "'");
+	}
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+size_t cli_format_usage(char *out, size_t cap, const char *name, unsigned accept)
+{
+	struct text_out o = {out, out + cap};
+	put_cstr(&o, "usage: ");
+	put_cstr(&o, name);
+	for (unsigned f = 0; f < FLAG_ROWS; f++) {
+		const struct flag_row *r = &flag_rows[f];
+		if (r->accept && !(accept & r->accept))
+			continue;
+		put_cstr(&o, " [");
+		put_cstr(&o, r->flag);
+		if (r->value) {
+			put_cstr(&o, " ");
+			put_cstr(&o, r->value);
+		}
+		put_cstr(&o, "]");
+	}
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+/* Appends " (default D)" for row r, D read from the values cli_parse starts from (a
+ * path row has none: its shown_default says what its absence means). */
+static void put_default(struct text_out *o, const struct flag_row *r)
+{
+	struct cli_options defaults;
+	char text[CLI_ADDR_MAX > U64_DEC_MAX ? CLI_ADDR_MAX : U64_DEC_MAX];
+	const char *field = (const char *)&defaults + r->offset;
+	set_defaults(&defaults);
+	put_cstr(o, " (default ");
+	if (r->kind == FLAG_NUMBER)
+		put(o, text, u64_to_dec(*(const uint32_t *)field, text));
+	else if (r->kind == FLAG_ADDRESS)
+		put(o, text, cli_format_addr(text, (const union k_sockaddr *)field));
+	else
+		put_cstr(o, r->shown_default);
+	put_cstr(o, ")");
+}
+
+/* --help's flag column is padded to this width. */
+#define HELP_COLUMN 28
+
+size_t cli_format_help_row(char *out, size_t cap, unsigned row, unsigned accept)
+{
+	if (row >= FLAG_ROWS)
+		return 0;
+	const struct flag_row *r = &flag_rows[row];
+	if (r->accept && !(accept & r->accept))
+		return 0;
+	struct text_out o = {out, out + cap};
+	put_cstr(&o, "  ");
+	put_cstr(&o, r->flag);
+	size_t used = 2 + cstr_len(r->flag);
+	if (r->value) {
+		put_cstr(&o, " ");
+		put_cstr(&o, r->value);
+		used += 1 + cstr_len(r->value);
+	}
+	for (; used < HELP_COLUMN; used++)
+		put_cstr(&o, " ");
+	put_cstr(&o, " ");
+	put_cstr(&o, r->help);
+	if (r->kind != FLAG_SWITCH)
+		put_default(&o, r);
+	put_cstr(&o, "\n");
+	return (size_t)(o.p - out);
+}
+
+/* The first and length of the longest run of two or more zero groups in g[8] (the first
+ * of equals), or a length of 0. */
+static void longest_zero_run(const uint16_t g[8], int *first, int *len)
+{
+	*first = 0;
+	*len = 0;
+	for (int i = 0; i < 8;) {
+		int j = i;
+		while (j < 8 && g[j] == 0)
+			j++;
+		if (j - i > *len && j - i >= 2) {
+			*first = i;
+			*len = j - i;
+		}
+		i = j > i ? j : i + 1;
+	}
+}
+
+/* Writes v in lower-case hex without leading zeros; returns the digits written (1-4). */
+static size_t hex_group(uint16_t v, char *out)
+{
+	static const char digit[] = "0123456789abcdef";
+	size_t n = 0;
+	for (int shift = 12; shift >= 0; shift -= 4)
+		if ((v >> shift) || shift == 0 || n)
+			out[n++] = digit[(v >> shift) & 0xf];
+	return n;
+}
+
+/* Writes the RFC 5952 text of the 16-byte address a at out (at most 39 bytes). */
+static size_t format_ipv6(const uint8_t *a, char *out)
+{
+	uint16_t g[8];
+	for (int i = 0; i < 8; i++)
+		g[i] = (uint16_t)(a[2 * i] << 8 | a[2 * i + 1]);
+	int first, len;
+	longest_zero_run(g, &first, &len);
+	char *p = out;
+	for (int i = 0; i < 8; i++) {
+		if (len && i == first) {
+			*p++ = ':';
+			if (i == 0)
+				*p++ = ':';
+			i += len - 1;
+			continue;
+		}
+		p += hex_group(g[i], p);
+		if (i < 7)
+			*p++ = ':';
+	}
+	return (size_t)(p - out);
+}
+
+size_t cli_format_addr(char *out, const union k_sockaddr *addr)
+{
+	char *p = out;
+	uint16_t port = addr->family == K_AF_INET6 ? addr->in6.sin6_port : addr->in.sin_port;
+	if (addr->family == K_AF_INET6) {
+		*p++ = '[';
+		p += format_ipv6(addr->in6.sin6_addr, p);
+		*p++ = ']';
+	} else {
+		uint32_t ip = to_be32(addr->in.sin_addr);
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			p += u64_to_dec((ip >> shift) & OCTET_MAX, p);
+			if (shift)
+				*p++ = '.';
+		}
+	}
+	*p++ = ':';
+	p += u64_to_dec(to_be16(port), p);
+	return (size_t)(p - out);
+}
+
+size_t cli_format_announce(char *out, const char *name, size_t name_len,
+			   const union k_sockaddr *addr)
+{
+	static const char mid[] = " listening on ";
+	char *p = copy_span(out, name, name_len);
+	p = copy_span(p, mid, sizeof(mid) - 1);
+	p += cli_format_addr(p, addr);
+	*p++ = '\n';
+	return (size_t)(p - out);
+}

@@ -1,0 +1,128 @@
+/* Command-line parsing and the start-up line's text, shared by every tier. Pure: no
+ * syscalls (listener.h writes what these produce). */
+#ifndef APOLLOD_COMMON_CLI_H
+#define APOLLOD_COMMON_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/base/limits.h"
+#include "common/base/kernel_consts.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define CLI_DEFAULT_ADDR 0x7f000001u /* 127.0.0.1, host byte order */
+#define CLI_DEFAULT_PORT 8080
+#define CLI_DEFAULT_IDLE_S 10
+#define CLI_DEFAULT_HEADER_S 10   /* BEHAVIOUR 5: a head has this long from its first byte */
+#define CLI_DEFAULT_SEND_S 60     /* BEHAVIOUR 5: a response may stall this long */
+#define CLI_IDLE_MAX_S 86400      /* a day, for every timeout: longer is surely a typo */
+#define CLI_MAX_CONNECTIONS CONN_SLOTS /* the default and the largest table */
+#define CLI_DEFAULT_DRAIN_S 10
+#define CLI_DEFAULT_WORKERS 1
+#define CLI_WORKERS_MAX WORKERS_MAX /* serving processes */
+#define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
+#define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
+#define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
+#define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
+
+#define CLI_LISTEN_MAX LISTENERS_MAX /* --listen addresses */
+
+/* What the command line asked for. */
+struct cli_options {
+	/* --listen, in command-line order: family, port and address in network byte order;
+	 * the default address alone when no --listen was given. */
+	union k_sockaddr listen[CLI_LISTEN_MAX];
+	uint32_t listen_count;       /* 1..CLI_LISTEN_MAX */
+	uint32_t idle_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint32_t header_timeout_s;   /* 1..CLI_IDLE_MAX_S */
+	uint32_t send_timeout_s;     /* 1..CLI_IDLE_MAX_S */
+	uint32_t max_connections;    /* 1..CLI_MAX_CONNECTIONS */
+	uint32_t drain_timeout_s;    /* 1..CLI_IDLE_MAX_S: graceful stop's bound */
+	uint32_t workers;            /* 1..CLI_WORKERS_MAX, or CLI_WORKERS_AUTO */
+	uint8_t help;                /* --help was given */
+	uint8_t version;             /* --version was given */
+	const char *root;            /* --root DIR, or NULL */
+	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
+	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
+	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
+	/* After cli_parse returned 0: what was wrong (cli_format_problem says it). */
+	uint8_t problem;             /* CLI_PROBLEM_* */
+	const char *problem_word;    /* the word at fault (argv[i]) */
+	const char *problem_flag;    /* the flag it is the value of, or NULL */
+	uint32_t header_count;       /* --header words in headers[], in order */
+	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
+};
+
+/* Why cli_parse refused the command line. */
+#define CLI_PROBLEM_UNKNOWN 1 /* problem_word is no flag this tier has */
+#define CLI_PROBLEM_MISSING 2 /* problem_flag is the last word: its value is missing */
+#define CLI_PROBLEM_VALUE 3   /* problem_word is no valid value for problem_flag */
+#define CLI_PROBLEM_TOO_MANY 4 /* problem_flag given more often than the tier serves */
+
+/* Which flags a tier accepts. */
+#define CLI_ACCEPT_LISTEN 0x1
+#define CLI_ACCEPT_IDLE_TIMEOUT 0x2 /* and --header-timeout, --send-timeout */
+#define CLI_ACCEPT_ROOT 0x4
+#define CLI_ACCEPT_MAX_CONNECTIONS 0x8
+#define CLI_ACCEPT_WORKERS 0x10       /* --workers */
+#define CLI_ACCEPT_DRAIN_TIMEOUT 0x20 /* --drain-timeout */
+#define CLI_ACCEPT_LISTEN_MANY 0x40   /* --listen up to CLI_LISTEN_MAX times, not once */
+#define CLI_ACCEPT_ACCESS_LOG 0x80    /* --access-log */
+#define CLI_ACCEPT_HEADER 0x100       /* --header 'Name: value', repeatable */
+/* --help and --version exist in every tier. */
+
+/* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
+ * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */
+int cli_parse_ipv4_port(const char *s, struct k_sockaddr_in *addr);
+
+/* Parses "a.b.c.d:port" as above or "[IPv6]:port" into addr: the IPv6 address in the
+ * text form of RFC 4291 2.2 forms 1 and 2 (eight groups of 1-4 hex digits, or fewer
+ * with one "::" standing for one or more zero groups); no embedded IPv4, no zone.
+ * Returns 1, or 0 on any syntax error (addr is then unspecified). */
+int cli_parse_addr_port(const char *s, union k_sockaddr *addr);
+
+/* Parses argv (argc entries, argv[0] skipped) into *opts, which it first fills with the
+ * defaults. Flags take their value as the next word or after '=' (--listen=ADDR:PORT).
+ * `accept` (CLI_ACCEPT_*) says which flags exist. Returns 1, or 0 on the first bad flag
+ * or value, with opts->problem, problem_word and problem_flag saying which. */
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
+
+/* The texts below are built into a caller's buffer of the size given; longer text is
+ * cut at the end of the buffer (never past it). Each returns the bytes written. */
+#define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
+#define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
+
+/* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",
+ * "apollod: --listen: bad value 'localhost:80'\n" or "apollod: --listen: given more often
+ * than this tier serves\n", from the problem cli_parse left in opts. */
+size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts);
+
+/* "usage: <name> [--listen ADDR:PORT] ... [--help] [--version]\n": the flags accept
+ * turns on, in table order. */
+size_t cli_format_usage(char *out, size_t cap, const char *name, unsigned accept);
+
+/* --help's row `row` (0 .. cli_flag_rows()-1): "  --flag VALUE  what it does (default D)\n",
+ * or 0 bytes when accept does not turn that flag on. Defaults come from the values
+ * cli_parse starts from, so the text cannot drift from them. */
+size_t cli_format_help_row(char *out, size_t cap, unsigned row, unsigned accept);
+unsigned cli_flag_rows(void);
+
+/* Writes "a.b.c.d:port" or "[IPv6]:port" (no newline) at out (at least CLI_ADDR_MAX
+ * bytes) and returns its length. IPv6 in RFC 5952's form: lower-case hex without leading
+ * zeros, the longest run of two or more zero groups (the first of equals) as "::". */
+#define CLI_ADDR_MAX 48 /* "[" + 39 + "]:" + 5 */
+size_t cli_format_addr(char *out, const union k_sockaddr *addr);
+
+/* Writes "<name> listening on <cli_format_addr>\n" into out (at least CLI_ANNOUNCE_MAX
+ * bytes) and returns its length. */
+#define CLI_ANNOUNCE_MAX 96
+STATIC_ASSERT(CLI_ANNOUNCE_MAX >= 16 + sizeof(" listening on \n") + CLI_ADDR_MAX,
+	      "a 16-byte name and the widest address fit");
+size_t cli_format_announce(char *out, const char *name, size_t name_len,
+			   const union k_sockaddr *addr);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_CLI_H */

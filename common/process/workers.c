@@ -1,0 +1,156 @@
+/* The worker supervisor (see workers.h). */
+#include "common/process/workers.h"
+
+#include <linux/mman.h> /* PROT_*, MAP_* */
+
+#include "common/process/cli.h"
+#include "common/base/console.h"
+#include "common/base/counters.h"
+#include "common/process/reload.h"
+#include "common/process/signals.h"
+#include "common/base/sys.h"
+
+#define AFFINITY_BYTES 128 /* a 1024-CPU mask, glibc's cpu_set_t */
+
+/* A worker's slot: its pid, or 0 once it has exited for good. */
+static int worker_pid[CLI_WORKERS_MAX];
+
+uint32_t workers_auto(void)
+{
+	uint8_t mask[AFFINITY_BYTES];
+	long n = sys_sched_getaffinity(0, sizeof(mask), mask);
+	uint32_t cpus = 0;
+	for (long i = 0; i < n; i++) /* count the set bits; no libgcc popcount helper */
+		for (uint8_t b = mask[i]; b; b &= (uint8_t)(b - 1))
+			cpus++;
+	if (cpus > CLI_WORKERS_MAX)
+		cpus = CLI_WORKERS_MAX;
+	return cpus ? cpus : 1;
+}
+
+long counters_share(void)
+{
+	static struct counters saved; /* the page's values while it is replaced */
+	saved = apollod_counters;
+	long m = sys_mmap(&apollod_counters, sizeof(apollod_counters), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (sys_is_error(m))
+		return m;
+	apollod_counters = saved;
+	return 0;
+}
+
+/* Starts worker i. Returns its pid, or -errno; never returns in the child. */
+static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
+{
+	long pid = sys_fork();
+	if (pid == 0) {
+		sys_close(signal_fd); /* the worker reads its own signals */
+		sys_setpgid(0, 0);
+		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP sent to a worker directly
+		 * is ignored. Ignoring cannot fail for SIGHUP with a valid struct. */
+		struct k_sigaction ignore = {.handler = K_SIG_IGN};
+		sys_rt_sigaction(K_SIGHUP, &ignore, 0);
+		uint64_t hup = K_SIGBIT(K_SIGHUP);
+		sys_rt_sigprocmask(K_SIG_UNBLOCK, &hup, 0);
+		sys_exit_group(serve(ctx, (uint32_t)i));
+	}
+	if (pid > 0)
+		worker_pid[i] = (int)pid;
+	return pid;
+}
+
+/* Sends sig to every live worker. */
+static void signal_all(uint32_t n, int sig)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (worker_pid[i] > 0)
+			sys_kill(worker_pid[i], sig);
+}
+
+/* Collects every worker that has exited. Replaces it unless stopping; else records the
+ * first non-zero status in *status. Returns the number of workers still running. */
+static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn serve, void *ctx,
+		     enum exit_code *status)
+{
+	int wstatus;
+	long pid;
+	while ((pid = sys_wait4(-1, &wstatus, K_WNOHANG)) > 0) {
+		if (reload_reaped(pid, wstatus))
+			continue; /* the reload's child: reload_poll reports it */
+		for (uint32_t i = 0; i < n; i++) {
+			if (worker_pid[i] != pid)
+				continue;
+			worker_pid[i] = 0;
+			/* wait(2): exited normally when the low 7 bits are 0; code in bits 8-15 */
+			int code = (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
+			if (stopping) {
+				if (code && *status == EXIT_OK)
+					*status = (enum exit_code)code;
+			} else if (!sys_is_error(spawn((int)i, signal_fd, serve, ctx))) {
+				counter_add(C_workers_restarted, 1);
+			}
+		}
+	}
+	uint32_t live = 0;
+	for (uint32_t i = 0; i < n; i++)
+		live += worker_pid[i] > 0;
+	return live;
+}
+
+/* Closes the supervisor's copies of the listeners (at the first stop). */
+static void close_listeners(const int *listen_fd, uint32_t listen_fds)
+{
+	for (uint32_t i = 0; i < listen_fds; i++)
+		if (listen_fd[i] >= 0)
+			sys_close(listen_fd[i]);
+}
+
+/* What sig asks of the supervisor: 1 for a graceful stop (SIGTERM, SIGINT, or a reload
+ * whose new group is ready), 0 for nothing more. A HUP starts a reload with the
+ * listeners; SIGIO and SIGCHLD may finish one. */
+static int supervisor_signal(long sig, uint32_t n, const int *listen_fd, uint32_t listen_fds,
+			     uint32_t groups)
+{
+	if (sig == K_SIGHUP)
+		reload_begin(listen_fd, listen_fds, groups);
+	enum reload_state reload = RELOAD_PENDING;
+	if (sig == K_SIGIO || sig == K_SIGCHLD)
+		reload = reload_poll();
+	if (sig == K_SIGIO && reload == RELOAD_IDLE)
+		signal_all(n, K_SIGIO); /* from the group we replaced: re-arm (reload.h) */
+	if (reload == RELOAD_READY)
+		return 1;
+	return sig == K_SIGTERM || sig == K_SIGINT;
+}
+
+enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
+			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		long pid = spawn((int)i, signal_fd, serve, ctx);
+		if (sys_is_error(pid)) {
+			console_fail("fork worker", 0, 0, pid);
+			signal_all(i, K_SIGTERM);
+			return EXIT_WORKERS;
+		}
+	}
+	enum exit_code status = EXIT_OK;
+	int stops = 0; /* stop signals received (a ready reload counts as one) */
+	for (;;) {
+		long sig = signals_next(signal_fd);
+		if (sig == K_SIGHUP && stops)
+			sig = 0; /* stopping: no reload any more */
+		if (supervisor_signal(sig, n, listen_fd, listen_fds, groups)) {
+			if (!stops)
+				close_listeners(listen_fd, listen_fds);
+			reload_abandon(); /* after a ready one: nothing under way */
+			stops++;
+			/* a second one stops the workers at once too */
+			signal_all(n, sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
+		}
+		uint32_t live = reap(n, stops > 0, signal_fd, serve, ctx, &status);
+		if (live == 0)
+			return stops ? status : EXIT_WORKERS; /* none could be restarted */
+	}
+}

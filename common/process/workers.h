@@ -1,0 +1,38 @@
+/* --workers N: N serving processes on one listener, one set of counters, and a parent
+ * that supervises them and serves nothing. */
+#ifndef APOLLOD_COMMON_WORKERS_H
+#define APOLLOD_COMMON_WORKERS_H
+
+#include <stdint.h>
+
+#include "common/base/exit_codes.h"
+
+/* What worker `index` (0..n-1) runs: serves until stopped and returns its exit code. */
+typedef enum exit_code (*worker_main_fn)(void *ctx, uint32_t index);
+
+/* The CPUs this process may run on (sched_getaffinity), at least 1: --workers auto. */
+uint32_t workers_auto(void);
+
+/* Replaces the counter block's page with a shared anonymous mapping holding the same
+ * values, so every process forked afterwards adds to the same counters.
+ * Returns 0 or -errno (the block is then unchanged). */
+long counters_share(void);
+
+/* Forks n workers, each running serve(ctx) in a process group of its own (a terminal's
+ * Ctrl-C reaches the parent only, which passes it on once), and supervises them:
+ * a worker that dies is replaced and counted in workers_restarted; SIGTERM and SIGINT
+ * are passed to every worker (a graceful stop; a second one stops them at once). SIGHUP
+ * reloads the group (reload.h, BEHAVIOUR 17): a new supervisor image is passed every
+ * listener, in `groups` groups (one per worker, or one for all); once it is ready this
+ * group stops as on SIGTERM; if it fails this group serves on. A worker ignores a SIGHUP
+ * sent to it directly.
+ * signal_fd reports SIGTERM, SIGINT and RELOAD_SIGNALS (signals.h, blocking).
+ * listen_fd[0..listen_fds) are the workers' listeners, -1 for an unused entry: the parent
+ * keeps them for replacements and a reload, and closes them at the first stop, so that
+ * no connection waits on a listener nobody accepts from.
+ * Returns, once every worker has exited after a stop, EXIT_OK if all exited 0, else the
+ * first other status; EXIT_WORKERS when a worker cannot be forked at start. */
+enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
+			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx);
+
+#endif /* APOLLOD_COMMON_WORKERS_H */

@@ -1,0 +1,531 @@
+/* The io_uring event backend, its out-of-line half (see event_backend.h and
+ * backend_uring.h): the ring's set-up, the listener's multishot accept, and the wait
+ * that submits and reaps in one io_uring_enter.
+ *
+ * What it needs of the kernel, and since when (the tier runs on 6.x):
+ *   io_uring_setup/enter/register                 5.1
+ *   IORING_FEAT_SINGLE_MMAP (one mapping for both rings)  5.4
+ *   IORING_FEAT_NODROP (no CQE is lost when the CQ is full)  5.5
+ *   IORING_SETUP_CQSIZE, CLAMP                     5.5 / 5.6
+ *   IORING_FEAT_EXT_ARG (a timeout on the wait, no timeout SQE)  5.11
+ *   IORING_SETUP_SUBMIT_ALL                        5.18
+ *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
+ *   IORING_ACCEPT_MULTISHOT                        5.19
+ *   IORING_SETUP_COOP_TASKRUN                      5.19
+ *   IORING_REGISTER_PBUF_RING (provided buffer ring, URING_RECV_PBUF 1)  5.19
+ *   IORING_RECV_MULTISHOT (URING_RECV_PBUF 1)      6.0
+ *   IORING_SETUP_SINGLE_ISSUER                     6.0
+ *   IORING_SETUP_DEFER_TASKRUN                     6.1
+ * A kernel without io_uring (ENOSYS), one that refuses it (EPERM: the
+ * kernel.io_uring_disabled sysctl, 6.6, or a seccomp filter), or one too old for the
+ * flags (EINVAL) makes the daemon exit with EXIT_URING and one line on stderr. */
+#include "common/serve/event_backend.h"
+
+#include <linux/mman.h> /* PROT_*, MAP_* */
+#include <linux/poll.h> /* POLLIN */
+
+#include "common/base/console.h"
+#include "common/base/span.h"
+
+struct uring_state uring;
+/* One entry in the fixed-buffer build, which never reads it (every use is behind
+ * URING_RECV_PBUF), so that build carries no 128 KiB table. */
+struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
+
+/* Completions the CQ holds: every connection has at most one operation in flight, plus
+ * failed closes and cancels, plus accepts. */
+#define URING_CQ_ENTRIES 8192
+
+/* Single issuer and deferred task running: completions are posted only when this one
+ * thread enters the kernel to wait for them, so no interrupt or task work disturbs the
+ * serving loop (io_uring_setup(2)). A measurement build may replace the set
+ * (--copt=-DURING_SETUP_FLAGS=...); CQSIZE must stay. */
+#ifndef URING_SETUP_FLAGS
+#define URING_SETUP_FLAGS                                                             \
+	(IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |   \
+	 IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
+#endif
+/* Register the ring's descriptor (1), or enter through the plain descriptor (0): a
+ * measurement switch (README: --copt=-DURING_REGISTER_RING=0). */
+#ifndef URING_REGISTER_RING
+#define URING_REGISTER_RING 1
+#endif
+#define URING_FEATURES_NEEDED \
+	(IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG)
+
+#define URING_PARAMS_SIZE 120
+#define URING_RSRC_UPDATE_SIZE 16
+#define URING_GETEVENTS_ARG_SIZE 24
+STATIC_ASSERT(sizeof(struct io_uring_params) == URING_PARAMS_SIZE, "io_uring_params layout");
+STATIC_ASSERT(sizeof(struct io_uring_rsrc_update) == URING_RSRC_UPDATE_SIZE,
+	      "io_uring_rsrc_update layout");
+STATIC_ASSERT(sizeof(struct io_uring_getevents_arg) == URING_GETEVENTS_ARG_SIZE,
+	      "io_uring_getevents_arg layout");
+STATIC_ASSERT(URING_SQ_ENTRIES >= BACKEND_EVENTS_MAX, "one wait's reports fit the SQ");
+
+#define MS_PER_S 1000
+#define NS_PER_MS 1000000
+
+/* Writes "apollod: io_uring unavailable: <what> (errno N)\n". Returns EXIT_URING. */
+static enum exit_code uring_refused(const char *what, long err)
+{
+	char digits[U64_DEC_MAX];
+	write_stderr(LITERAL("apollod: io_uring unavailable: "));
+	write_stderr(what, cstr_len(what));
+	write_stderr(LITERAL(" (errno "));
+	write_stderr(digits, u64_to_dec((uint64_t)-err, digits));
+	write_stderr(LITERAL(")\n"));
+	return EXIT_URING;
+}
+
+/* Maps the rings of ring_fd as p describes them: one mapping for SQ and CQ
+ * (IORING_FEAT_SINGLE_MMAP), one for the SQEs. Returns 0 or -errno. */
+static long uring_map(int ring_fd, const struct io_uring_params *p)
+{
+	uint64_t sq_bytes = p->sq_off.array + p->sq_entries * sizeof(uint32_t);
+	uint64_t cq_bytes = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
+	uint64_t ring_bytes = sq_bytes > cq_bytes ? sq_bytes : cq_bytes;
+	long ring = sys_mmap(0, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			     ring_fd, (long)IORING_OFF_SQ_RING);
+	if (sys_is_error(ring))
+		return ring;
+	long sqes = sys_mmap(0, p->sq_entries * sizeof(struct io_uring_sqe),
+			     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring_fd,
+			     (long)IORING_OFF_SQES);
+	if (sys_is_error(sqes))
+		return sqes;
+	char *base = (char *)ring;
+	uring.sqes = (struct io_uring_sqe *)sqes;
+	uring.sq_head = (uint32_t *)(base + p->sq_off.head);
+	uring.sq_tail = (uint32_t *)(base + p->sq_off.tail);
+	uring.sq_mask = *(uint32_t *)(base + p->sq_off.ring_mask);
+	uring.cqes = (struct io_uring_cqe *)(base + p->cq_off.cqes);
+	uring.cq_head = (uint32_t *)(base + p->cq_off.head);
+	uring.cq_tail = (uint32_t *)(base + p->cq_off.tail);
+	uring.cq_mask = *(uint32_t *)(base + p->cq_off.ring_mask);
+	/* SQE i always sits at SQ index i: the indirection array is the identity. */
+	uint32_t *array = (uint32_t *)(base + p->sq_off.array);
+	for (uint32_t i = 0; i < p->sq_entries; i++)
+		array[i] = i;
+	uring.sq_next = *uring.sq_tail;
+	return 0;
+}
+
+/* Registers the ring's own descriptor (IORING_REGISTER_RING_FDS) so io_uring_enter skips
+ * the descriptor lookup; keeps the plain descriptor if the kernel declines. */
+static void uring_register_ring(int ring_fd)
+{
+	struct io_uring_rsrc_update up = {.offset = ~0u, .data = (uint64_t)ring_fd};
+	uring.enter_fd = (uint32_t)ring_fd;
+	uring.enter_flags = 0;
+	if (URING_REGISTER_RING &&
+	    sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
+		uring.enter_fd = up.offset;
+		uring.enter_flags = IORING_ENTER_REGISTERED_RING;
+	}
+}
+
+/* ---- The provided buffer ring (URING_RECV_PBUF; backend_uring.h) ---- */
+
+#define URING_PAGE 4096 /* the buffer ring's entries start on a page (kernel, 5.19) */
+/* The ring's entries, rounded up to a page so the buffers after them start on one. */
+#define URING_PBUF_RING_BYTES \
+	((URING_PBUF_COUNT * URING_BUF_SIZE + URING_PAGE - 1) / URING_PAGE * URING_PAGE)
+#define URING_BUF_REG_SIZE 40
+STATIC_ASSERT(URING_PBUF_RING_BYTES % URING_PAGE == 0, "the buffers start on a page too");
+STATIC_ASSERT(sizeof(struct io_uring_buf_reg) == URING_BUF_REG_SIZE, "io_uring_buf_reg layout");
+
+static uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into each queued buffer */
+static uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
+STATIC_ASSERT(URING_PBUF_SIZE <= 0xffff, "a received length fits pbuf_len");
+
+/* Hands buffer bid to the kernel (published at the next enter, uring_publish). Writes the
+ * fields one by one: bufs[0].resv is the ring's tail (liburing's io_uring_buf_ring_add). */
+static void uring_pbuf_give(uint16_t bid)
+{
+	struct io_uring_buf *b = &uring.pbuf_ring->bufs[uring.pbuf_tail++ & (URING_PBUF_COUNT - 1)];
+	b->addr = (uint64_t)(uintptr_t)(uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE);
+	b->len = URING_PBUF_SIZE;
+	b->bid = bid;
+}
+
+/* Maps the buffer ring and its buffers (one anonymous mapping: no heap), registers it as
+ * group URING_PBUF_GROUP of ring_fd (before the ring's descriptor is registered: plain
+ * io_uring_register wants the real one) and gives every buffer. Returns 0 or -errno. */
+static long uring_pbuf_setup(int ring_fd)
+{
+	uint64_t bytes = URING_PBUF_RING_BYTES + (uint64_t)URING_PBUF_COUNT * URING_PBUF_SIZE;
+	long m = sys_mmap(0, bytes, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (sys_is_error(m))
+		return m;
+	uring.pbuf_ring = (struct io_uring_buf_ring *)m;
+	uring.pbuf_mem = (char *)m + URING_PBUF_RING_BYTES;
+	struct io_uring_buf_reg reg = {.ring_addr = (uint64_t)m,
+				       .ring_entries = URING_PBUF_COUNT,
+				       .bgid = URING_PBUF_GROUP};
+	long r = sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_PBUF_RING, &reg, 1);
+	if (sys_is_error(r))
+		return r;
+	for (uint32_t bid = 0; bid < URING_PBUF_COUNT; bid++)
+		uring_pbuf_give((uint16_t)bid);
+	return 0;
+}
+
+void uring_rx_reset(int fd)
+{
+	if (fd < 0 || fd >= URING_RX_SLOTS)
+		return;
+	struct uring_rx *rx = &uring_rx[fd];
+	uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
+	uring.pbuf_held = (uint16_t)(uring.pbuf_held - rx->count);
+	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = pbuf_next[bid])
+		uring_pbuf_give(bid);
+	rx->gen++;
+	rx->recv_ud = ((uint64_t)rx->gen << 32) | URING_RX_TAG | (uint32_t)fd;
+	rx->head = URING_PBUF_NONE;
+	rx->off = 0;
+	rx->state = 0;
+	rx->end = 0;
+}
+
+long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len)
+{
+	uint32_t done = 0;
+	while (rx->count && done < len) {
+		uint16_t bid = rx->head;
+		uint32_t n = pbuf_len[bid] - rx->off;
+		if (n > len - done)
+			n = len - done;
+		/* The one copy of this design: the bytes received, once (mem.c's memcpy). */
+		__builtin_memcpy(buf + done, uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE + rx->off, n);
+		done += n;
+		rx->off = (uint16_t)(rx->off + n);
+		if (rx->off == pbuf_len[bid]) { /* emptied: back to the ring */
+			rx->head = pbuf_next[bid];
+			rx->off = 0;
+			rx->count--;
+			uring.pbuf_held--;
+			uring_pbuf_give(bid);
+		}
+	}
+	return done;
+}
+
+long uring_rx_arm(int fd, uint64_t token)
+{
+	struct uring_rx *rx = &uring_rx[fd];
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_RECV;
+	sqe->fd = fd;
+	sqe->flags = IOSQE_BUFFER_SELECT; /* len 0: the buffer's size */
+	sqe->buf_group = URING_PBUF_GROUP;
+	sqe->ioprio = IORING_RECV_MULTISHOT;
+	sqe->user_data = rx->recv_ud;
+	rx->token = token;
+	rx->state |= URING_RX_ARMED;
+	return IO_PENDING;
+}
+
+/* Queues buffer bid, len bytes received, on fd's receive side; cancels its recv once it
+ * holds URING_PBUF_CONN_MAX buffers (input the connection does not read yet must not take
+ * the whole ring). Returns 1 when the queue was empty: the connection needs a report. */
+static int uring_rx_queue(struct uring_rx *rx, uint16_t bid, uint32_t len)
+{
+	pbuf_len[bid] = (uint16_t)len;
+	pbuf_next[bid] = URING_PBUF_NONE;
+	if (rx->count)
+		pbuf_next[rx->tail] = bid;
+	else
+		rx->head = bid;
+	rx->tail = bid;
+	rx->count++;
+	uring.pbuf_held++;
+	if (rx->count >= URING_PBUF_CONN_MAX && (rx->state & URING_RX_ARMED) &&
+	    !(rx->state & URING_RX_CANCELLING)) {
+		io_cancel(rx->recv_ud, 0); /* its end comes back as a last CQE */
+		rx->state |= URING_RX_CANCELLING;
+	}
+	return rx->count == 1;
+}
+
+/* fd's recv ended with res (no IORING_CQE_F_MORE). Returns 1: the connection needs a
+ * report, starved too (its next read falls back to its own buffer, io_read). */
+static int uring_rx_ended(struct uring_rx *rx, int32_t res)
+{
+	rx->state &= (uint8_t)~(URING_RX_ARMED | URING_RX_CANCELLING);
+	if (res == -ENOBUFS) { /* the ring ran dry: fall back, or wait for buffers in turn */
+		rx->state |= URING_RX_STARVED;
+		uring.starved_count++;
+		return 1;
+	}
+	if (res <= 0 && res != -ECANCELED) { /* end of input or an error: after the queue */
+		rx->state |= URING_RX_ENDED;
+		rx->end = res;
+	} /* else: it stopped (cancelled at the cap, or by the kernel): io_read re-arms it */
+	return 1;
+}
+
+/* Takes a recv CQE: queues its buffer on the receive side it belongs to, or gives the
+ * buffer back when that side has let go (stale). Stores in *event the connection's
+ * report when it needs one. Returns 1 when it stored one, else 0. */
+static int uring_rx_complete(const struct io_uring_cqe *cqe, backend_event *event)
+{
+	int fd = (int)((uint32_t)cqe->user_data & URING_RX_FD_MASK);
+	struct uring_rx *rx = &uring_rx[fd];
+	int stale = cqe->user_data != rx->recv_ud;
+	int report = 0;
+	if (cqe->flags & IORING_CQE_F_BUFFER) {
+		uint16_t bid = (uint16_t)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+		if (stale || cqe->res <= 0)
+			uring_pbuf_give(bid);
+		else
+			report = uring_rx_queue(rx, bid, (uint32_t)cqe->res);
+	}
+	if (stale)
+		return 0;
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		report |= uring_rx_ended(rx, cqe->res);
+	if (report)
+		*event = (backend_event){.user_data = rx->token, .flags = URING_EV_RX};
+	return report;
+}
+
+/* Re-arms starved connections, as many as the ring may have buffers for (those not
+ * queued on connections; a recv that still finds none starves again), in turn: the sweep
+ * goes on where the last one stopped, so every starved connection gets its go. Bounded:
+ * one pass over the table at most, and only while some connection starves. */
+static void uring_rx_rearm_starved(void)
+{
+	uint32_t spare = URING_PBUF_COUNT - uring.pbuf_held;
+	for (uint32_t seen = 0; uring.starved_count && spare && seen < URING_RX_SLOTS; seen++) {
+		int fd = (int)(uring.starved_cursor & URING_RX_FD_MASK);
+		struct uring_rx *rx = &uring_rx[fd];
+		if (rx->state & URING_RX_STARVED) {
+			/* Armed is IO_PENDING, itself an -errno (-EAGAIN): compare, don't test
+			 * for an error (760036d did, and so armed the first starved connection
+			 * again at every wait, never the others: two recvs on one socket split
+			 * its input, and the close cancelled one, leaving the socket open). */
+			if (uring_rx_arm(fd, rx->token) != IO_PENDING)
+				return; /* no SQE: the next wait tries again from here */
+			rx->state &= (uint8_t)~URING_RX_STARVED;
+			uring.starved_count--;
+			spare--;
+		}
+		uring.starved_cursor++;
+	}
+}
+
+enum exit_code backend_open(void)
+{
+	struct io_uring_params p = {.flags = URING_SETUP_FLAGS, .cq_entries = URING_CQ_ENTRIES};
+	long fd = sys_io_uring_setup(URING_SQ_ENTRIES, &p);
+	if (sys_is_error(fd))
+		return uring_refused("io_uring_setup", fd);
+	if ((p.features & URING_FEATURES_NEEDED) != URING_FEATURES_NEEDED ||
+	    p.sq_entries != URING_SQ_ENTRIES)
+		return uring_refused("kernel too old", -EINVAL);
+	long r = uring_map((int)fd, &p);
+	if (sys_is_error(r))
+		return uring_refused("mmap of the rings", r);
+	r = URING_RECV_PBUF ? uring_pbuf_setup((int)fd) : 0;
+	if (sys_is_error(r))
+		return uring_refused("buffer ring", r);
+	uring_register_ring((int)fd);
+	return EXIT_OK;
+}
+
+/* Publishes the prepared SQEs and returns how many the kernel has not consumed yet. */
+static uint32_t uring_publish(void)
+{
+	/* Release: the entries' stores must be visible before the tail that hands them over
+	 * (io_uring/io_uring.c, the comment at its top: "smp_store_release to store the tail
+	 * will do"; liburing's __io_uring_flush_sq). */
+	__atomic_store_n(uring.sq_tail, uring.sq_next, __ATOMIC_RELEASE);
+	/* Release, the same for the buffers given back since the last enter: their entries
+	 * before the buffer ring's tail (liburing's io_uring_buf_ring_advance; the kernel
+	 * reads the tail with smp_load_acquire, io_uring/kbuf.c). */
+	if (URING_RECV_PBUF)
+		__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
+	return uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
+}
+
+long uring_submit(void)
+{
+	uint32_t pending = uring_publish();
+	return COUNTED(sys_io_uring_enter(uring.enter_fd, pending, 0, uring.enter_flags, 0, 0));
+}
+
+/* An SQE for a multishot operation of the loop's own (accept, signal poll) on fd,
+ * reported with token. Returns it, or NULL without an SQE. */
+static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t token)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return 0;
+	sqe->opcode = opcode;
+	sqe->fd = fd;
+	sqe->user_data = token;
+	return sqe;
+}
+
+/* Arms the multishot accept on listener i: every connection it takes comes back as a
+ * CQE with LISTENER_TOKEN_OF(i), its descriptor in res, IORING_CQE_F_MORE while it goes
+ * on. Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS).
+ * Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_accept(uint32_t i)
+{
+	struct io_uring_sqe *sqe =
+		uring_multishot(IORING_OP_ACCEPT, uring.listener_fd[i], LISTENER_TOKEN_OF(i));
+	if (!sqe)
+		return -ENOMEM;
+	uring.accept_armed |= (uint8_t)(1u << i);
+	uring.accept_live |= (uint8_t)(1u << i);
+	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
+	sqe->accept_flags = K_SOCK_CLOEXEC;
+	return 0;
+}
+
+long backend_watch_listener(uint32_t index, int fd, int on)
+{
+	uint8_t bit = (uint8_t)(1u << index);
+	uring.listener_fd[index] = fd;
+	uring.listener_watched = (uint8_t)(on ? uring.listener_watched | bit
+					      : uring.listener_watched & ~bit);
+	/* Connections the multishot accepts took before a park wait in the queue, and no
+	 * new completion will announce them: report a listener once more. */
+	if (on && uring.accept_head != uring.accept_tail)
+		uring.listener_nudge = 1;
+	if (on && !(uring.accept_armed & bit))
+		return uring_arm_accept(index);
+	if (!on && (uring.accept_armed & bit)) { /* its -ECANCELED end is dropped when reaped */
+		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+		if (!sqe)
+			return -ENOMEM;
+		sqe->addr = LISTENER_TOKEN_OF(index);
+		uring.accept_armed &= (uint8_t)~bit;
+	}
+	return 0;
+}
+
+/* Arms a multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13) on the signal descriptor:
+ * each pending signal comes back as a CQE with SIGNAL_TOKEN; the loop reads the signal
+ * itself. Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_signals(void)
+{
+	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_POLL_ADD, uring.signal_fd,
+						   SIGNAL_TOKEN);
+	if (!sqe)
+		return -ENOMEM;
+	uring.signals_armed = 1;
+	sqe->len = IORING_POLL_ADD_MULTI;
+	sqe->poll32_events = POLLIN;
+	return 0;
+}
+
+int backend_accepts_settled(void)
+{
+	return !uring.accept_live && uring.accept_head == uring.accept_tail;
+}
+
+long backend_watch_signals(int fd)
+{
+	uring.signal_fd = fd;
+	uring.signals_watched = 1;
+	return uring_arm_signals();
+}
+
+long uring_accept_drained(void)
+{
+	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
+		if ((uring.listener_watched & ~uring.accept_armed) & (1u << i))
+			uring_arm_accept(i); /* no SQE: the next drained queue tries again */
+	return -EAGAIN;
+}
+
+/* Takes an accept CQE: queues its descriptor or error, notes whether the multishot
+ * accept goes on. Returns 0, or -1 when the queue is full (the CQE stays in the ring). */
+static int uring_take_accept(const struct io_uring_cqe *cqe)
+{
+	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
+		return -1;
+	if (!(cqe->flags & IORING_CQE_F_MORE)) { /* ended: re-armed when the queue is drained */
+		uring.accept_armed &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
+		uring.accept_live &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
+	}
+	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
+		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
+	return 0;
+}
+
+/* Copies up to BACKEND_EVENTS_MAX reports out of the CQ into events: connection CQEs as
+ * they are, accept CQEs into the accept queue with one listener report per wait, the
+ * failures of unwatched operations dropped. Returns the count. */
+static long uring_reap(backend_event *events)
+{
+	uint32_t head = *uring.cq_head; /* ours alone */
+	/* Acquire: pairs with the kernel's release of the CQ tail after it wrote the
+	 * entries (io_uring/io_uring.c, the comment at its top: "using smp_load_acquire to
+	 * read the tail will do"; liburing's __io_uring_peek_cqe). */
+	uint32_t tail = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE);
+	long n = 0;
+	int listener_reported = 0;
+	for (; head != tail && n < BACKEND_EVENTS_MAX; head++) {
+		const struct io_uring_cqe *cqe = &uring.cqes[head & uring.cq_mask];
+		if (listener_of_token(cqe->user_data) >= 0) {
+			if (uring_take_accept(cqe) < 0)
+				break;
+			if (!listener_reported++)
+				events[n++] = *cqe;
+		} else if (cqe->user_data == SIGNAL_TOKEN) {
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				uring.signals_armed = 0; /* ended: re-armed below */
+			events[n++] = *cqe;
+		} else if (cqe->user_data == URING_IGNORE_TOKEN) {
+			continue;
+		} else if (URING_RECV_PBUF && ((uint32_t)cqe->user_data & URING_RX_TAG)) {
+			n += uring_rx_complete(cqe, &events[n]);
+		} else {
+			events[n++] = *cqe;
+		}
+	}
+	/* Release: the entries are read before the kernel may reuse them ("smp_store_release
+	 * to store head will do", ibid.; liburing's io_uring_cq_advance). */
+	__atomic_store_n(uring.cq_head, head, __ATOMIC_RELEASE);
+	if (uring.listener_nudge && n < BACKEND_EVENTS_MAX) {
+		uring.listener_nudge = 0;
+		if (!listener_reported) {
+			struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN_OF(0)};
+			events[n++] = nudge;
+		}
+	}
+	if (uring.signals_watched && !uring.signals_armed)
+		uring_arm_signals(); /* no SQE: the next reap tries again */
+	return n;
+}
+
+/* Submits what the connections prepared and waits in the same io_uring_enter: for one
+ * CQE, none when some are already there or timeout_ms is 0, for at most timeout_ms (the
+ * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
+long backend_wait(backend_event *events, int timeout_ms)
+{
+	if (URING_RECV_PBUF)
+		uring_rx_rearm_starved();
+	uint32_t pending = uring_publish();
+	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
+		    uring.listener_nudge;
+	struct k_timespec ts = {timeout_ms / MS_PER_S, (timeout_ms % MS_PER_S) * NS_PER_MS};
+	struct io_uring_getevents_arg arg = {.ts = timeout_ms < 0 ? 0 : (uint64_t)(uintptr_t)&ts};
+	unsigned wait_nr = ready || timeout_ms == 0 ? 0 : 1;
+	long r = COUNTED(sys_io_uring_enter(uring.enter_fd, pending, wait_nr,
+					    IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
+						    uring.enter_flags,
+					    &arg, sizeof(arg)));
+	/* -ETIME: the timeout passed; -EBUSY: completions wait in the overflow list, which
+	 * the next enter flushes once this one has made room. Both leave the CQ to reap. */
+	if (sys_is_error(r) && r != -ETIME && r != -EBUSY)
+		return r;
+	return uring_reap(events);
+}

@@ -1,0 +1,595 @@
+/* One connection's life (see conn.h), from the first read after accept4 to the close.
+ *
+ * Every complete request already in the buffer is answered in order (pipelining); their
+ * responses are queued and leave together in one write(2) or writev(2). A partial head at
+ * the end of the buffer waits for more input. HTTP/1.1 connections persist unless the
+ * request says "Connection: close"; HTTP/1.0 ones only with "Connection: keep-alive"
+ * (BEHAVIOUR 9). See docs/AUDIT.md for the state machine and docs/ARCHITECTURE.md for a
+ * request's way through the files. */
+#include "common/serve/conn.h"
+
+#include "common/serve/access_log.h"
+#include "common/base/clock.h"
+#include "common/base/counters.h"
+#include "common/http/date_field.h"
+#include "common/answer/extra_fields.h"
+#include "common/http/http_request.h"
+#include "common/serve/idle.h"
+#include "common/answer/metrics.h"
+#include "common/answer/responses.h"
+
+/* Lingering close: when the daemon closes with request bytes still unread in the kernel
+ * (a body not yet arrived, input after the last answered request), closing at once makes
+ * the kernel send RST, which can destroy the answer before the client reads it
+ * (RFC 9112 9.6). Such a connection shuts down its write side and reads and discards
+ * until the client closes: at most LINGER_MAX bytes, bounded in time by the idle
+ * deadline (armed when the linger starts, not moved by what it discards). */
+#define LINGER_MAX (256u * 1024u)
+
+/* Entries one response can take in the queue: its head up to the Date field, the Date
+ * tail (date_field.h), the --header block when there is one (extra_fields.h), its body. */
+#define RESPONSE_IOV_MAX 4
+/* A file's 200 in the form it is not stored in (FILE_HEAD_FORM) takes one entry more: the
+ * stored head up to its Connection line, then the line of its own form (conn_take_file).
+ * That form is the close one, so such a response is the connection's last
+ * (CONN_F_CLOSE_AFTER stops the answering): it alone may use the spare entry after
+ * CONN_QUEUE_MAX. */
+#define SPLICE_IOV 1
+STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splices");
+STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
+STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
+STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
+STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
+	      "a 301 for the longest target fits the scratch buffer");
+STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
+		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE &&
+		      FILE_HEAD_304_MAX <= METRICS_BUFFER_SIZE,
+	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
+
+enum conn_state {
+	CONN_FREE = 0,     /* no connection on this descriptor */
+	CONN_OPEN = 1,     /* reading requests and sending their responses */
+	CONN_LINGERING = 2, /* answered and shut down; reading and discarding until the peer
+			     * closes */
+};
+
+/* What a connection waits for, which decides its kind of deadline (idle.h) and what its
+ * expiry does (conn_expire, BEHAVIOUR 5). */
+enum conn_phase {
+	CONN_P_WAITING = 0, /* for a request: nothing buffered, nothing queued */
+	CONN_P_HEAD = 1,    /* for the rest of a head: some of it is buffered */
+	CONN_P_BODY = 2,    /* for body bytes to skip */
+	CONN_P_SEND = 3,    /* for the client to take queued responses */
+	CONN_P_LINGER = 4,  /* for the client to close (conn_linger) */
+	CONN_P_ANSWERED = 5, /* a request was just answered: the next wait arms afresh */
+};
+
+/* conn.flags */
+#define CONN_F_CLOSE_AFTER 0x01 /* close once the queue is sent: parse nothing more */
+#define CONN_F_PEER_EOF 0x02    /* a read returned 0: no more input will come */
+#define CONN_F_LINGER 0x04      /* on close, unread input may remain: linger first */
+#define CONN_F_ANSWERED 0x08    /* a response was queued: not a fresh connection any more */
+
+/* One slot: 64 bytes, one cache line. */
+struct conn {
+	struct conn_io io;  /* the backend's handle: descriptor, token, readiness */
+	uint32_t gen;       /* bumped at every accept; the token carries it */
+	uint8_t state;      /* enum conn_state */
+	uint8_t flags;      /* CONN_F_* */
+	uint8_t phase;      /* enum conn_phase */
+	uint8_t reserved0;
+	uint32_t in_start;  /* first unconsumed byte of the request buffer */
+	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= 8192 */
+	uint64_t skip;      /* request body bytes still to discard before the next head */
+	uint32_t out_head;  /* first unsent entry of the response queue */
+	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX, or
+			     * + SPLICE_IOV with a closing file response last */
+	uint64_t lingered;  /* bytes discarded while lingering */
+	uint8_t reserved[8];
+};
+#define CONN_SLOT_SIZE 64
+STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
+
+/* A token: the descriptor in the low half, the slot's generation in the high half. A
+ * report for a descriptor that was closed and reused within one batch carries the old
+ * generation and is dropped. The listener's token has a generation no slot reaches. */
+#define CONN_TOKEN_GEN_SHIFT 32
+
+static struct conn conn_table[CONN_SLOTS];
+static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
+static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX + SPLICE_IOV];
+static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
+/* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
+ * queued (a short send) is never rewritten under it by the next second's render. */
+static char conn_date[CONN_SLOTS][DATE_TAIL_LEN];
+static file_lookup_fn find_file;
+static int slots_freed;   /* a connection closed since conn_slots_freed() last asked */
+static uint32_t open_max; /* --max-connections */
+static uint32_t open_count; /* connections open now (lingering ones included) */
+static int stopping;      /* conn_stop() was called */
+
+/* The deadline each phase waits under (CONN_P_ANSWERED never waits). */
+static const uint8_t phase_deadline[] = {
+	[CONN_P_WAITING] = IDLE_WAITING,
+	[CONN_P_HEAD] = IDLE_HEAD,
+	[CONN_P_BODY] = IDLE_HEAD,
+	[CONN_P_SEND] = IDLE_SEND,
+	[CONN_P_LINGER] = IDLE_WAITING,
+};
+STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
+
+void conn_setup(file_lookup_fn find, uint32_t max_connections)
+{
+	find_file = find;
+	open_max = max_connections;
+}
+
+int conn_table_full(void)
+{
+	return open_count >= open_max;
+}
+
+int conn_open_count(void)
+{
+	return (int)open_count;
+}
+
+int conn_slots_freed(void)
+{
+	int freed = slots_freed;
+	slots_freed = 0;
+	return freed;
+}
+
+/* Ends a connection: no deadline, slot free, descriptor closed (which also ends its
+ * registration with the backend); at_once: released before this returns (io_close_now). */
+static void conn_end(int fd, struct conn *c, int at_once)
+{
+	idle_cancel(fd);
+	open_count--;
+	c->state = CONN_FREE;
+	if (at_once)
+		io_close_now(&c->io);
+	else
+		io_close(&c->io);
+	counter_add(C_connections_closed, 1);
+	slots_freed = 1;
+}
+
+/* Ends a connection (see conn_end); its descriptor is released as the backend sees fit. */
+static void conn_close(int fd, struct conn *c)
+{
+	conn_end(fd, c, 0);
+}
+
+/* c's phase becomes p: its deadline of p's kind starts now (BEHAVIOUR 5). */
+static void conn_enter(int fd, struct conn *c, enum conn_phase p)
+{
+	c->phase = (uint8_t)p;
+	idle_arm(fd, (enum idle_kind)phase_deadline[p]);
+}
+
+/* The connection must wait for the peer; an I/O call has arranged the report. What it
+ * waits for picks its deadline, which starts when that wait begins and is not moved by
+ * bytes read (a head or body trickled a byte at a time still ends at its deadline); only
+ * a response that moved (`progressed`) starts its send deadline again. */
+static void conn_wait(int fd, struct conn *c, int progressed)
+{
+	enum conn_phase p = c->out_count                ? CONN_P_SEND
+			    : c->skip                   ? CONN_P_BODY
+			    : c->in_end > c->in_start ? CONN_P_HEAD
+						      : CONN_P_WAITING;
+	if (p != c->phase)
+		conn_enter(fd, c, p);
+	else if (p == CONN_P_SEND && progressed)
+		idle_touch(fd);
+}
+
+/* Appends len bytes at p to c's response queue; the caller checked there is room. */
+static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
+{
+	struct k_iovec *iov = &conn_queue[fd][c->out_head + c->out_count++];
+	iov->iov_base = p;
+	iov->iov_len = len;
+}
+
+/* Refreshes the slot's Date copy when nothing queued points at it: once per batch of
+ * responses, before the first entry of its first response is queued. */
+static void conn_date_fresh(int fd, const struct conn *c)
+{
+	if (c->out_count == 0)
+		date_tail_copy(conn_date[fd]);
+}
+
+/* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
+ * line and the --header block (which brings its own empty line) spliced before its empty
+ * line, then body_len bytes at body; the caller checked there is room for
+ * RESPONSE_IOV_MAX entries. */
+static void conn_push_response(int fd, struct conn *c, const char *head, uint32_t head_len,
+			       const char *body, uint64_t body_len)
+{
+	conn_date_fresh(fd, c);
+	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
+	if (extra_fields_len) {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
+		conn_push(fd, c, extra_fields_block, extra_fields_len);
+	} else {
+		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN);
+	}
+	if (body_len)
+		conn_push(fd, c, body, body_len);
+}
+
+static inline void count_if(uint8_t id)
+{
+	if (id != ANSWER_NO_COUNTER)
+		counter_add((enum counter_id)id, 1);
+}
+
+/* Queues a's answer from a cached file: its pre-rendered 200 head (in the other form: up
+ * to its Connection line, then that form's, SPLICE_IOV) and the snapshot itself, a 304
+ * head alone, or a 206 head and the slice; a 304 or 206 head is rendered into the
+ * scratch buffer (free: answer_file made it wait otherwise). HEAD gets no body. */
+static void conn_take_file(int fd, struct conn *c, const struct answer *a,
+			   struct text_span request_line)
+{
+	const struct cached_file *f = a->file;
+	const char *head = f->head;
+	uint32_t head_len = f->head_len;
+	const char *body = f->body;
+	uint64_t body_len = a->head_only ? 0 : f->size; /* logged as sent */
+	if (a->kind == ANSWER_NOT_MODIFIED) {
+		head_len = (uint32_t)file_head_304(conn_scratch[fd], f, (enum conn_form)a->form);
+		head = conn_scratch[fd];
+		body_len = 0;
+	} else if (a->kind == ANSWER_PARTIAL) { /* never HEAD: Range is GET's only */
+		struct text_span type = {head + HEAD_200_TYPE_AT, f->type_len};
+		struct text_span fields = {head + f->rest_at, file_head_cut(f) - f->rest_at};
+		head_len = (uint32_t)render_head_206(conn_scratch[fd], type, a->first, a->last,
+						     f->size, fields, (enum conn_form)a->form);
+		head = conn_scratch[fd];
+		body = f->body + a->first;
+		body_len = a->last - a->first + 1;
+	} else if (a->form != FILE_HEAD_FORM) { /* the closing response: splice its form */
+		conn_date_fresh(fd, c);
+		conn_push(fd, c, head, file_head_cut(f));
+		head = head_tail[a->form].text;
+		head_len = head_tail[a->form].len;
+	}
+	conn_push_response(fd, c, head, head_len, body, body_len);
+	access_log_request(fd, request_line, a->status_counter, body_len);
+}
+
+/* Acts on the answer a to the request at the front of c's input: counts it, consumes its
+ * input, sets the connection's fate and queues the response. Everything is counted before
+ * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
+ * format is the /metrics form the request asked for; request_line the request line
+ * without CRLF (len 0 when it could not be parsed), for the access log. */
+static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
+			     enum metrics_format format, struct text_span request_line)
+{
+	count_if(a->method_counter); /* requests_total is the sum of the status counters */
+	count_if(a->cache_counter);
+	counter_add((enum counter_id)a->status_counter, 1);
+	c->in_start += a->consumed;
+	c->skip = a->skip;
+	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
+	c->flags |= CONN_F_ANSWERED;
+	if (a->form == CONN_FORM_CLOSE)
+		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
+	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL) {
+		conn_take_file(fd, c, a, request_line);
+		return;
+	}
+	const char *bytes;
+	uint32_t head_len, total_len;
+	if (a->kind == ANSWER_REDIRECT) {
+		bytes = conn_scratch[fd];
+		total_len = (uint32_t)render_redirect(conn_scratch[fd], a->target, a->path_len,
+						      a->target_len, a->form, &head_len);
+	} else if (a->kind == ANSWER_UNSATISFIABLE) {
+		bytes = conn_scratch[fd];
+		total_len = (uint32_t)render_416(conn_scratch[fd], a->file->size, a->form,
+						 &head_len);
+	} else if (a->kind == ANSWER_METRICS) {
+		struct rendered_response r = build_metrics(conn_scratch[fd], a->form, format);
+		bytes = r.bytes;
+		head_len = r.head_len;
+		total_len = r.total_len;
+	} else {
+		const struct static_response *sr = &static_responses[a->form][a->response];
+		bytes = sr->bytes;
+		head_len = sr->head_len;
+		total_len = sr->total_len;
+	}
+	uint32_t body = a->head_only ? 0 : total_len - head_len;
+	conn_push_response(fd, c, bytes, head_len, bytes + head_len, body);
+	access_log_request(fd, request_line, a->status_counter, body);
+}
+
+/* Discards the previous request's body bytes that are in the buffer. Returns the bytes
+ * of input left after them. */
+static uint32_t conn_skip_body(struct conn *c)
+{
+	uint32_t avail = c->in_end - c->in_start;
+	uint32_t take = c->skip < avail ? (uint32_t)c->skip : avail;
+	c->in_start += take;
+	c->skip -= take;
+	return avail - take;
+}
+
+/* Answers every complete request at the front of c's input, in order, until the input
+ * holds no complete head, the queue is full, a /metrics must wait for the queue, or the
+ * connection is to close. Then moves a partial head to the buffer's start, so every head
+ * can use the whole 8 KiB. */
+static void conn_answer_pending(int fd, struct conn *c)
+{
+	char *buf = conn_buffer[fd];
+	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
+	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
+		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
+		if (c->skip || avail == 0)
+			break;
+		struct http_request req;
+		enum parse_outcome r = parse_request(buf + c->in_start, avail, &req);
+		if (r == PARSE_PARTIAL) {
+			/* 8 KiB without CRLFCRLF, or the peer ended mid-head: 400 */
+			if (avail < CONN_BUFFER_SIZE && !(c->flags & CONN_F_PEER_EOF))
+				break;
+			r = PARSE_BAD;
+		}
+		struct answer_input in = {
+			.request = &req,
+			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
+			.find_file = find_file,
+			.now = clock_now_unix_s,
+			.buffered = avail,
+			.outcome = (uint8_t)r,
+			.buffer_full = c->in_end == CONN_BUFFER_SIZE,
+			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
+			.queue_busy = c->out_count != 0,
+			.stopping = (uint8_t)stopping,
+		};
+		struct answer a;
+		answer_request(&in, &a);
+		if (a.kind == ANSWER_LATER)
+			break;
+		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
+		if (a.kind == ANSWER_METRICS)
+			format = metrics_format_wanted(&req.line, buf + c->in_start + req.line.line_len,
+						       req.headers.block_len);
+		struct text_span line = {buf + c->in_start, 0};
+		if (r == PARSE_COMPLETE)
+			line.len = req.line.line_len - 2; /* without CRLF */
+		conn_take_answer(fd, c, &a, format, line);
+	}
+	if (c->in_start == c->in_end) {
+		c->in_start = c->in_end = 0;
+	} else if (c->in_start && !(c->flags & CONN_F_CLOSE_AFTER)) {
+		__builtin_memmove(buf, buf + c->in_start, c->in_end - c->in_start);
+		c->in_end -= c->in_start;
+		c->in_start = 0;
+	}
+}
+
+/* Sends the queued responses, all of them in one call when the kernel takes them.
+ * Returns 1 when the queue is empty, 0 when the send must wait (IO_PENDING), or -1 when
+ * the connection failed and was closed. Sets *progressed when bytes left. */
+static int conn_flush(int fd, struct conn *c, int *progressed)
+{
+	while (c->out_count) {
+		struct k_iovec *iov = &conn_queue[fd][c->out_head];
+		long n = io_send(&c->io, iov, c->out_count); /* counts response_syscalls */
+		if (n > 0) {
+			counter_add(C_bytes_written, (uint64_t)n);
+			*progressed = 1;
+			uint64_t left = (uint64_t)n;
+			while (c->out_count && left >= iov->iov_len) { /* whole responses */
+				left -= iov->iov_len;
+				iov++;
+				c->out_head++;
+				c->out_count--;
+			}
+			if (c->out_count) { /* a short send: resume inside this response */
+				iov->iov_base = (const char *)iov->iov_base + left;
+				iov->iov_len -= left;
+			}
+		} else if (n == IO_PENDING) {
+			return 0;
+		} else if (n != -EINTR) {
+			conn_close(fd, c); /* EPIPE (SIGPIPE is ignored), ECONNRESET */
+			return -1;
+		}
+	}
+	c->out_head = 0;
+	return 1;
+}
+
+/* Reads and discards until the peer closes, LINGER_MAX bytes have come, or the read must
+ * wait (see LINGER_MAX). */
+static void conn_linger(int fd, struct conn *c)
+{
+	for (;;) {
+		long n = io_read(&c->io, conn_buffer[fd], CONN_BUFFER_SIZE);
+		if (n > 0) {
+			counter_add(C_bytes_read, (uint64_t)n);
+			c->lingered += (uint64_t)n;
+			if (c->lingered <= LINGER_MAX)
+				continue;
+		} else if (n == -EINTR) {
+			continue;
+		} else if (n == IO_PENDING) {
+			return; /* no deadline touch: lingering is not progress */
+		}
+		conn_close(fd, c); /* end of input, an error, or enough */
+		return;
+	}
+}
+
+/* Ends a connection whose last response has left: closes, or lingers (CONN_F_LINGER). */
+static void conn_finish(int fd, struct conn *c)
+{
+	if (!(c->flags & CONN_F_LINGER)) {
+		conn_close(fd, c);
+		return;
+	}
+	io_shutdown_write(&c->io); /* FIN after the answer; a failure means the peer is gone */
+	c->state = CONN_LINGERING;
+	conn_enter(fd, c, CONN_P_LINGER);
+	c->lingered = 0;
+	conn_linger(fd, c);
+}
+
+/* Reads more input into c's buffer. Returns 1 when the service loop can go on, or 0
+ * when the connection waits or was closed. */
+static int conn_read(int fd, struct conn *c, int *progressed)
+{
+	uint32_t space = CONN_BUFFER_SIZE - c->in_end;
+	long n = io_read(&c->io, conn_buffer[fd] + c->in_end, space);
+	if (n > 0) {
+		counter_add(C_bytes_read, (uint64_t)n);
+		c->in_end += (uint32_t)n;
+		*progressed = 1;
+		access_log_arrival(fd);
+	} else if (n == 0) {
+		c->flags |= CONN_F_PEER_EOF;
+	} else if (n == IO_PENDING) {
+		conn_wait(fd, c, *progressed);
+		return 0;
+	} else if (n != -EINTR) {
+		conn_close(fd, c); /* ECONNRESET and friends: the peer is gone */
+		return 0;
+	}
+	return 1;
+}
+
+/* Drives an open connection as far as it can go without waiting: answer what is
+ * buffered, send, read more, until it must wait for the peer or it ends. */
+static void conn_service(int fd, struct conn *c)
+{
+	int progressed = 0;
+	for (;;) {
+		conn_answer_pending(fd, c);
+		if (c->out_count) {
+			int sent = conn_flush(fd, c, &progressed);
+			if (sent == 0)
+				conn_wait(fd, c, progressed);
+			if (sent <= 0)
+				return;
+			continue; /* a /metrics or more input may have waited for the queue */
+		}
+		if (c->flags & CONN_F_CLOSE_AFTER) {
+			conn_finish(fd, c);
+			return;
+		}
+		/* Everything answered: nothing more will come, or nothing more is wanted (a
+		 * stop ends a connection between requests; a fresh one still reads the request
+		 * its client sent and gets its answer, the last: conn_stop, BEHAVIOUR 11). */
+		if ((c->flags & CONN_F_PEER_EOF) || (stopping && (c->flags & CONN_F_ANSWERED))) {
+			conn_close(fd, c);
+			return;
+		}
+		if (!conn_read(fd, c, &progressed))
+			return;
+	}
+}
+
+void conn_open(int fd)
+{
+	if (fd >= CONN_SLOTS) { /* beyond the table: refuse */
+		struct conn_io refused;
+		io_open(&refused, fd, 0);
+		io_close(&refused);
+		counter_add(C_connections_closed, 1);
+		return;
+	}
+	struct conn *c = &conn_table[fd];
+	c->gen++;
+	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
+	c->state = CONN_OPEN;
+	open_count++;
+	c->flags = 0;
+	c->in_start = c->in_end = 0;
+	c->skip = 0;
+	c->out_head = c->out_count = 0;
+	conn_enter(fd, c, CONN_P_WAITING);
+	access_log_connection(fd);
+	conn_service(fd, c);
+}
+
+void conn_stop(void)
+{
+	stopping = 1;
+	for (int fd = 0; fd < CONN_SLOTS; fd++) {
+		struct conn *c = &conn_table[fd];
+		/* Nothing in flight: waiting, or mid-head. A fresh connection keeps its
+		 * chance: its client sent, or is sending, a first request it expects an
+		 * answer to (a reload hands the listener over under load: BEHAVIOUR 11). */
+		if (c->state == CONN_OPEN && c->out_count == 0 && (c->flags & CONN_F_ANSWERED))
+			conn_close(fd, c);
+	}
+}
+
+void conn_event(uint64_t token, const backend_event *e)
+{
+	int fd = (int)(uint32_t)token;
+	struct conn *c = &conn_table[fd];
+	if (c->state == CONN_FREE || c->io.token != token)
+		return;
+	io_event(&c->io, e);
+	if (c->state == CONN_LINGERING)
+		conn_linger(fd, c);
+	else
+		conn_service(fd, c);
+}
+
+/* A head's deadline passed with part of it buffered: answer 408 and close (lingering,
+ * since the client may still be sending). The queue is empty in CONN_P_HEAD. */
+static void conn_answer_timeout(int fd, struct conn *c)
+{
+	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
+	io_abandon(&c->io); /* the read that waited for the rest of the head */
+	counter_add((enum counter_id)r->counter, 1);
+	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
+	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
+			   r->total_len - r->head_len);
+	struct text_span no_request = {0, 0};
+	access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
+	c->phase = CONN_P_ANSWERED;
+	conn_service(fd, c);
+}
+
+void conn_expire(int fd)
+{
+	struct conn *c = &conn_table[fd];
+	enum conn_phase p = (enum conn_phase)c->phase;
+	if (p == CONN_P_LINGER) { /* a linger that ends is not an idle client */
+		conn_close(fd, c);
+		return;
+	}
+	counter_add(C_timeouts, 1);
+	if (p == CONN_P_HEAD) {
+		counter_add(C_timeouts_head, 1);
+		conn_answer_timeout(fd, c);
+		return;
+	}
+	counter_add(p == CONN_P_BODY ? C_timeouts_head
+		    : p == CONN_P_SEND ? C_timeouts_send
+				       : C_timeouts_idle, 1);
+	conn_close(fd, c);
+}
+
+int conn_evict_one(void)
+{
+	int fd = idle_oldest_waiting();
+	if (fd == IDLE_NONE)
+		return 0;
+	counter_add(C_connections_evicted, 1);
+	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
+	return 1;
+}
+
+int conn_evictable(void)
+{
+	return idle_oldest_waiting() != IDLE_NONE;
+}

@@ -1,0 +1,68 @@
+/* One connection's life: service (answer what is buffered, send, read more), wait,
+ * linger, close. The connection code owns the per-connection state (a fixed slot per
+ * descriptor, with its request buffer, response queue and scratch in separate static
+ * arrays) and is the only code that queues responses. Every I/O it performs goes through
+ * the backend's connection interface (event_backend.h); what to answer comes from
+ * answer_request (answer.h); deadlines from the idle unit (idle.h). The loop hands it new
+ * descriptors, reports and expired deadlines, and asks whether slots were freed. */
+#ifndef APOLLOD_COMMON_CONN_H
+#define APOLLOD_COMMON_CONN_H
+
+#include <stdint.h>
+
+#include "common/base/limits.h"
+#include "common/answer/answer.h"
+#include "common/serve/event_backend.h"
+#include "common/http/http_parse.h"
+#include "common/base/static_assert.h"
+
+#define CONN_BUFFER_SIZE HTTP_HEAD_MAX /* request bytes a slot holds: one whole head */
+
+STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "slot count is a power of two");
+STATIC_ASSERT(CONN_BUFFER_SIZE == 8192, "BEHAVIOUR 4: an 8 KiB request buffer per slot");
+STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
+
+/* Sets what every connection serves: find_file looks up paths no built-in route takes
+ * (file_cache_find), or is NULL without --root; and how many connections may be open at
+ * once (--max-connections, 1..CONN_SLOTS). Call once, before the first conn_open. */
+void conn_setup(file_lookup_fn find_file, uint32_t max_connections);
+
+/* Returns 1 when max_connections are open (the loop must make room before accepting),
+ * else 0. */
+int conn_table_full(void);
+
+/* Makes room for a new connection: closes the one that has waited longest between
+ * requests (never one inside a request or a response; a lingering one may go), counting
+ * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */
+int conn_evict_one(void);
+
+/* Returns 1 if conn_evict_one would close a connection now, else 0. */
+int conn_evictable(void);
+
+/* Takes the descriptor accept4 just returned and serves it at once: on loopback the
+ * request has usually arrived with the handshake. A descriptor >= CONN_SLOTS is closed. */
+void conn_open(int fd);
+
+/* Takes in a report for a connection token and drives that connection as far as it can
+ * go. Reports for a closed slot, or for an older connection on a reused descriptor
+ * (another generation in the token), are dropped. */
+void conn_event(uint64_t token, const backend_event *e);
+
+/* fd's deadline has passed: inside a head, answers 408 and closes; otherwise closes
+ * without a reply. Counts the timeout by kind (head, idle, send) unless fd was only
+ * lingering (BEHAVIOUR 5). */
+void conn_expire(int fd);
+
+/* The daemon is stopping (BEHAVIOUR 11): closes every connection that has no response in
+ * flight, and from now on answers with Connection: close and closes each connection once
+ * its queue is sent. */
+void conn_stop(void);
+
+/* Open connections (lingering ones included). */
+int conn_open_count(void);
+
+/* Returns 1 if a connection closed since the last call, else 0, and forgets it: the loop
+ * asks after each batch whether a parked listener can be watched again. */
+int conn_slots_freed(void);
+
+#endif /* APOLLOD_COMMON_CONN_H */

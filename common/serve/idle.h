@@ -1,0 +1,131 @@
+/* The idle unit: every connection's deadline, and the clock that drives it. The loop and
+ * the connection code call these and never test a tier's configuration; this header is
+ * the one place outside the deadline queues and the clock that does.
+ *
+ * Three kinds of deadline (BEHAVIOUR 5), each with its own fixed length, so each kind is a
+ * FIFO (deadline.h) that stays sorted by itself; a slot sits in at most one of them. The
+ * loop waits until the earliest of the three heads. Monotonic time comes from the vDSO
+ * (clock.h), read once per loop iteration. Without deadlines (the nodeadline tier) every
+ * call below is an empty inline that the compiler removes, and the queues are not linked
+ * (the clock is: the Date field reads it, date_field.h): the way the Linux kernel's coding style stubs out a configuration
+ * (section 21, conditional compilation).
+ *
+ * A slot is the connection's descriptor, 0 <= slot < DEADLINE_SLOTS. */
+#ifndef APOLLOD_COMMON_IDLE_H
+#define APOLLOD_COMMON_IDLE_H
+
+#include <stdint.h>
+
+#include "common/base/config.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define IDLE_NONE (-1) /* idle_next_expired, idle_oldest_waiting: no such slot */
+
+/* The kinds of deadline; a connection's state decides which one it is under (conn.c). */
+enum idle_kind {
+	IDLE_WAITING = 0, /* from accept, between requests, lingering: --idle-timeout */
+	IDLE_HEAD = 1,    /* inside a head or a skipped body: --header-timeout, not moved by
+			   * progress */
+	IDLE_SEND = 2,    /* a response waits for the client: --send-timeout, moved by each
+			   * byte sent */
+	IDLE_KINDS = 3
+};
+
+#if APOLLOD_HAVE_DEADLINES
+
+#include "common/base/clock.h"
+#include "common/serve/deadline.h"
+
+#define IDLE_SLOTS DEADLINE_SLOTS /* slots the unit can track */
+#define IDLE_UNQUEUED 0xff        /* idle_state.kind_of: the slot is in no queue */
+
+/* The unit's state: one queue per kind, which queue each slot is in, and the time of this
+ * loop iteration. */
+struct idle_state {
+	uint64_t now_ms; /* CLOCK_MONOTONIC, read by idle_tick() */
+	struct deadline_queue queue[IDLE_KINDS];
+	uint8_t kind_of[IDLE_SLOTS]; /* enum idle_kind, or IDLE_UNQUEUED */
+};
+extern struct idle_state idle_state;
+
+/* Expects clock_init to have run (daemon_main). auxv is unused (kept for the stub's
+ * shape). Empties the queues and sets the length of each kind's deadlines,
+ * timeout_ms[kind] (milliseconds, > 0). Reads the clock once. */
+void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS]);
+
+/* Reads the clock: once per loop iteration, after the wait. */
+static inline void idle_tick(void)
+{
+	idle_state.now_ms = clock_now_ms();
+}
+
+/* slot's connection is closing: it has no deadline any more. Any slot may be passed. */
+static inline void idle_cancel(int slot)
+{
+	uint8_t kind = idle_state.kind_of[slot];
+	if (kind == IDLE_UNQUEUED)
+		return;
+	deadline_cancel(&idle_state.queue[kind], slot);
+	idle_state.kind_of[slot] = IDLE_UNQUEUED;
+}
+
+/* slot's deadline of this kind starts now; it leaves the queue it was in, if any. */
+static inline void idle_arm(int slot, enum idle_kind kind)
+{
+	idle_cancel(slot);
+	deadline_arm(&idle_state.queue[kind], slot, idle_state.now_ms);
+	idle_state.kind_of[slot] = (uint8_t)kind;
+}
+
+/* Bytes of a response left (kind IDLE_SEND): slot's deadline starts again now. */
+static inline void idle_touch(int slot)
+{
+	deadline_touch(&idle_state.queue[idle_state.kind_of[slot]], slot, idle_state.now_ms);
+}
+
+/* How long the loop may wait before the earliest deadline of any kind passes:
+ * milliseconds, 0 if one already has, or -1 when no slot is queued (wait forever). */
+int idle_wait_ms(void);
+
+/* A slot whose deadline has passed (the earliest such), or IDLE_NONE. It stays queued:
+ * the caller closes or re-arms it, then asks again. */
+int idle_next_expired(void);
+
+/* The slot that has waited longest under IDLE_WAITING (deadline passed or not), or
+ * IDLE_NONE: the one to evict when a new connection needs room. */
+static inline int idle_oldest_waiting(void)
+{
+	return idle_state.queue[IDLE_WAITING].head;
+}
+
+STATIC_ASSERT(DEADLINE_NONE == IDLE_NONE, "one 'no slot' value");
+STATIC_ASSERT(IDLE_KINDS < IDLE_UNQUEUED, "a kind fits kind_of's byte");
+
+#else /* !APOLLOD_HAVE_DEADLINES: no deadlines, no clock, nothing linked */
+
+#define IDLE_SLOTS INT32_MAX /* nothing is tracked, so any slot will do */
+
+static inline void idle_init(const uint64_t *auxv, const uint64_t timeout_ms[IDLE_KINDS])
+{
+	(void)auxv;
+	(void)timeout_ms;
+}
+static inline void idle_tick(void) {}
+static inline void idle_arm(int slot, enum idle_kind kind)
+{
+	(void)slot;
+	(void)kind;
+}
+static inline void idle_touch(int slot) { (void)slot; }
+static inline void idle_cancel(int slot) { (void)slot; }
+static inline int idle_wait_ms(void) { return -1; }
+static inline int idle_next_expired(void) { return IDLE_NONE; }
+static inline int idle_oldest_waiting(void) { return IDLE_NONE; }
+
+#endif /* APOLLOD_HAVE_DEADLINES */
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_IDLE_H */

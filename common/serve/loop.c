@@ -1,0 +1,263 @@
+/* The event loop (see loop.h).
+ *
+ * Syscalls: a new connection costs accept4, read, write, close: the first read is tried
+ * right after accept4 (conn_open), because on loopback the request has usually arrived
+ * with the handshake; only when it has not is the descriptor registered with the
+ * backend, once. A persistent connection costs a read and a write per request, plus a
+ * share of one wait per batch of ready connections. */
+#include "common/serve/loop.h"
+
+#include "common/serve/access_log.h"
+#include "common/serve/conn.h"
+#include "common/base/counters.h"
+#include "common/serve/event_backend.h"
+#include "common/serve/idle.h"
+#include "common/process/listener.h"
+#include "common/process/reload.h"
+#include "common/process/signals.h"
+
+/* With the listener parked and nothing else to wake the loop, retry accept this often. */
+#define PARK_RETRY_MS 1000
+
+static backend_event events[BACKEND_EVENTS_MAX];
+static int listener_fd[LISTENERS_MAX]; /* one per --listen address */
+static uint32_t listener_count;
+static int listener_parked; /* none watched: the table or descriptor table was full */
+static int signal_fd;
+static uint64_t drain_ms;   /* how long a graceful stop may take */
+static uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
+
+/* CLOCK_MONOTONIC in ms by the raw syscall: read only while stopping, so the tiers
+ * without the idle unit's vDSO clock have it too. */
+static uint64_t stop_clock_ms(void)
+{
+	struct k_timespec t = {0, 0};
+	counter_add(C_syscalls_total, 1);
+	sys_clock_gettime(K_CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static enum exit_code accept_taken(void);
+
+/* The first stop signal: no new connections (the listeners are closed; with --workers
+ * the others' copies keep them open), and connections without a response in flight
+ * close. */
+static void loop_begin_stop(void)
+{
+	stop_by_ms = stop_clock_ms() + drain_ms;
+	for (uint32_t i = 0; i < listener_count; i++) {
+		/* Unwatch first: with --workers other processes hold the same socket, and
+		 * epoll forgets a descriptor only when its last copy closes. */
+		if (!listener_parked)
+			backend_watch_listener(i, listener_fd[i], 0);
+		counter_add(C_syscalls_total, 1);
+		sys_close(listener_fd[i]);
+		listener_fd[i] = -1;
+	}
+	listener_parked = 0;    /* nothing to unpark any more */
+	reload_abandon();       /* a stop is a stop: a new image half-started goes too */
+	conn_stop();
+	accept_taken();
+}
+
+/* SIGIO with no reload of ours under way: the image we replaced has exited
+ * (reload_handed_over). Watching every listener anew makes the backend look at its queue
+ * again. A failure leaves them parked: the park retry watches them again. */
+static void loop_rearm_listeners(void)
+{
+	for (uint32_t i = 0; i < listener_count; i++)
+		backend_watch_listener(i, listener_fd[i], 0);
+	for (uint32_t i = 0; i < listener_count; i++)
+		if (sys_is_error(backend_watch_listener(i, listener_fd[i], 1)))
+			listener_parked = 1;
+}
+
+/* Reads every pending signal. Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
+static enum exit_code loop_signals(void)
+{
+	for (;;) {
+		counter_add(C_syscalls_total, 1);
+		long sig = signals_next(signal_fd);
+		if (sig <= 0) /* none left; a read error leaves the signal pending */
+			return EXIT_OK;
+		if (sig == K_SIGHUP && !stop_by_ms) /* BEHAVIOUR 17 */
+			reload_begin(listener_fd, listener_count, 1);
+		enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
+										: RELOAD_PENDING;
+		if (reload == RELOAD_READY && !stop_by_ms)
+			loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
+		if (sig == K_SIGIO && reload == RELOAD_IDLE && !stop_by_ms && !listener_parked)
+			loop_rearm_listeners();
+		if (sig != K_SIGTERM && sig != K_SIGINT)
+			continue;
+		if (stop_by_ms)
+			return EXIT_STOP_AGAIN;
+		loop_begin_stop();
+	}
+}
+
+/* With a stop under way: EXIT_OK once every connection has finished (and the backend
+ * can accept nothing more behind the loop's back), EXIT_DRAIN_TIMEOUT
+ * when time is up, else -1 with *timeout_ms capped by the time left. */
+static int loop_stop_status(int *timeout_ms)
+{
+	if (conn_open_count() == 0 && backend_accepts_settled())
+		return EXIT_OK;
+	uint64_t now = stop_clock_ms();
+	if (now >= stop_by_ms)
+		return EXIT_DRAIN_TIMEOUT;
+	uint64_t left = stop_by_ms - now;
+	if (*timeout_ms < 0 || (uint64_t)*timeout_ms > left)
+		*timeout_ms = (int)left;
+	return -1;
+}
+
+/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK, or EXIT_EPOLL after
+ * the line that says which listener and why. */
+static enum exit_code listener_set_parked(int park)
+{
+	for (uint32_t i = 0; i < listener_count; i++) {
+		long r = backend_watch_listener(i, listener_fd[i], !park);
+		if (sys_is_error(r))
+			return listener_fd_failed(BACKEND_WATCH_STEP, listener_fd[i], r, EXIT_EPOLL);
+	}
+	listener_parked = park;
+	conn_slots_freed(); /* only a close after this point can make room */
+	return EXIT_OK;
+}
+
+/* accept(2): "Linux accept() passes already-pending network errors on the new socket as
+ * an error code". Those, an interrupted call and a connection aborted in the backlog
+ * concern one connection only: try the next. */
+static int accept_error_is_transient(long err)
+{
+	switch (-err) {
+	case EINTR:
+	case ECONNABORTED:
+	case EPROTO:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case ENETDOWN:
+	case ENETUNREACH:
+	case EPERM: /* firewall rules refused this one connection */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Accepts until EAGAIN (BEHAVIOUR 4) and serves each connection at once. No slot free
+ * (--max-connections reached, or EMFILE/ENFILE) evicts the connection that has waited
+ * longest between requests, only once a connection is known to be there (accepted, or
+ * promised by the report that started this batch); with nothing to evict the listener is
+ * parked (every listener: a slot freed serves any of them). Returns EXIT_OK, or
+ * EXIT_ACCEPT / EXIT_EPOLL after the line that says which listener and why. */
+static enum exit_code accept_ready(int index)
+{
+	for (int first = 1;; first = 0) {
+		int full = conn_table_full();
+		if (full && !conn_evictable())
+			return listener_set_parked(1);
+		long fd = backend_accept(listener_fd[index]);
+		if (!sys_is_error(fd)) {
+			counter_add(C_connections_accepted, 1);
+			if (full)
+				conn_evict_one();
+			conn_open((int)fd);
+			continue;
+		}
+		if (fd == -EAGAIN)
+			return EXIT_OK;
+		if ((fd == -EMFILE || fd == -ENFILE) && first && conn_evict_one())
+			continue; /* a descriptor is free now */
+		/* Descriptor table or kernel memory full: leave the rest in the backlog. */
+		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
+			return listener_set_parked(1);
+		if (!accept_error_is_transient(fd))
+			return listener_fd_failed(BACKEND_ACCEPT_STEP,
+						  BACKEND_ACCEPT_KNOWS_LISTENER ? listener_fd[index] : -1,
+						  fd, EXIT_ACCEPT);
+	}
+}
+
+/* During a stop: serves the connections the backend accepted before it stopped
+ * accepting (a completion backend's multishot accept may have taken some that are still
+ * queued, or whose completions arrive after the cancel; closing them unanswered would fail
+ * requests a reload promised to keep). backend_accept(-1) gives those, and only those: a
+ * readiness backend's accept4 on -1 fails with EBADF, the end. Returns EXIT_OK. */
+static enum exit_code accept_taken(void)
+{
+	long fd;
+	while (!conn_table_full() && !sys_is_error(fd = backend_accept(-1))) {
+		counter_add(C_connections_accepted, 1);
+		conn_open((int)fd);
+	}
+	return EXIT_OK;
+}
+
+/* Waits for the next reports: until the earliest deadline of any kind, no longer than
+ * PARK_RETRY_MS while the listener is parked, and no longer than a stop may last.
+ * Returns the count or -errno; with a stop under way, *done is its exit code once it is
+ * over (and nothing was waited for), else -1. */
+static long loop_wait(int *done)
+{
+	int timeout_ms = idle_wait_ms();
+	if (listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
+		timeout_ms = PARK_RETRY_MS;
+	*done = stop_by_ms ? loop_stop_status(&timeout_ms) : -1;
+	if (*done >= 0)
+		return 0;
+	return backend_wait(events, timeout_ms);
+}
+
+/* Routes one report to the listener, the signals or a connection. */
+static enum exit_code loop_dispatch(const backend_event *e)
+{
+	uint64_t token = backend_event_token(e);
+	int listener = listener_of_token(token);
+	if (listener >= 0 && stop_by_ms)
+		return accept_taken();
+	if (listener >= 0)
+		return accept_ready(listener);
+	if (token == SIGNAL_TOKEN)
+		return loop_signals();
+	conn_event(token, e);
+	return EXIT_OK;
+}
+
+enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
+			uint64_t drain_timeout_ms)
+{
+	for (uint32_t i = 0; i < listeners; i++)
+		listener_fd[i] = listen_fds[i];
+	listener_count = listeners;
+	signal_fd = signals;
+	drain_ms = drain_timeout_ms;
+	enum exit_code r = listener_set_parked(0);
+	long w = r == EXIT_OK ? backend_watch_signals(signal_fd) : 0;
+	if (sys_is_error(w))
+		r = listener_fd_failed("watch signalfd", -1, w, EXIT_EPOLL);
+	while (r == EXIT_OK) {
+		int done;
+		long n = loop_wait(&done);
+		if (done >= 0)
+			return (enum exit_code)done;
+		if (n == -EINTR)
+			continue;
+		if (sys_is_error(n))
+			return listener_fd_failed(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
+		idle_tick();
+		for (long i = 0; i < n && r == EXIT_OK; i++)
+			r = loop_dispatch(&events[i]);
+		int fd;
+		while ((fd = idle_next_expired()) != IDLE_NONE)
+			conn_expire(fd);
+		access_log_flush(); /* this iteration's lines, in one write */
+		/* A closed connection freed a descriptor; a timeout may mean one did elsewhere. */
+		if (r == EXIT_OK && listener_parked && (conn_slots_freed() || n == 0))
+			r = listener_set_parked(0);
+	}
+	return r;
+}
