@@ -204,6 +204,8 @@ def find_citations(where, pieces, own_sections=False):
         for m in PATH_RE.finditer(text):
             if COMMIT_BEFORE_RE.search(text, max(0, m.start() - 41), m.start()):
                 continue  # git's commit:path, a file of that commit
+            if where.endswith(".md") and text.endswith("](", 0, m.start()):
+                continue  # a link's target: checked as a link, below
             path = _trim(m.group(1))
             found.append(Citation(where, line_of(m.start()), "path", path))
         if where.endswith(".md"):
@@ -317,7 +319,7 @@ def check(tree, read, help_texts=()):
     for name, text in help_texts:
         citations += find_citations(name, [(1, text)])
     bad = []
-    for c in citations:
+    for c in sorted(citations, key=lambda c: (c.where, c.line)):
         if c.kind == "section":
             if c.text not in sections:
                 bad.append("%s: no heading %s in %s" % (c, c.text, BEHAVIOUR_FILE))
@@ -350,7 +352,7 @@ def working_tree_files(root):
         subdirs[:] = [s for s in subdirs
                       if s != ".git" and s != "__pycache__" and not s.startswith("bazel-")
                       and not os.path.join(rel, s) in ignored]
-        files += [os.path.join(rel, n) for n in names]
+        files += [os.path.join(rel, n) for n in names if n != ".git"]  # a worktree's
     return files, ignored
 
 
