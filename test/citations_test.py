@@ -52,6 +52,14 @@ class TreeTest(unittest.TestCase):
         if bad:
             self.fail("%d bad citation(s):\n%s" % (len(bad), "\n".join(bad)))
 
+    def test_ci_runs_the_readme_test_command(self):
+        """.ci/run runs `{ COMMAND; }`, and COMMAND is a line of README.md as it stands."""
+        ci = [l for l in read_file(".ci/run").splitlines() if l.startswith("{ ")]
+        self.assertEqual(len(ci), 1, ".ci/run has one `{ command; }` line")
+        command = ci[0][2:ci[0].index(";")]
+        self.assertIn(command, read_file("README.md").splitlines(),
+                      "README.md's test command is not what .ci/run runs")
+
     def test_every_source_folder_is_declared(self):
         """A file of the working tree that no :all_files declares is neither scanned nor
         found when cited: a new package needs all_files() in its BUILD (bazel/all_files.bzl),
