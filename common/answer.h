@@ -232,7 +232,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	a->target = 0;
 	a->target_len = a->path_len = 0;
 	a->skip = 0;
-	a->consumed = in->buffered; /* a 400 ends the input */
+	a->consumed = in->buffered; /* a malformed head's 400 ends the input */
 	a->kind = ANSWER_STATIC;
 	a->response = RESP_BAD_REQUEST;
 	a->linger = 0;
