@@ -1,4 +1,7 @@
-"""Compiler and linker flags shared by every target: one place, so tiers cannot drift."""
+"""The project's compiler and linker flags, every BUILD file's: one place, so targets cannot
+drift. Not here: the aarch64 toolchain's own defaults (bazel/aarch64/cc_toolchain_config.bzl,
+which these follow and override), GoogleTest's -pthread (third_party/googletest) and the
+fuzzers' clang command (test/fuzz/build_fuzzer.sh, outside Bazel)."""
 
 # Warnings for every C file, daemon or test.
 WARNING_COPTS = [
@@ -42,3 +45,23 @@ DAEMON_LINKOPTS = [
 
 # The same C sources compiled into host test binaries (with libc, for GoogleTest).
 HOST_C_COPTS = WARNING_COPTS + ["-std=gnu11"]
+
+# The shared warnings that only mean something to a C compiler.
+C_ONLY_WARNINGS = [
+    "-Wstrict-prototypes",
+    "-Werror=implicit-function-declaration",
+]
+
+# The C++ test suites (GoogleTest: test/unit, test/wire): the shared warnings a C++
+# compiler understands; C++17 (Bazel 4's default toolchain compiles C++ as c++0x).
+CXX_TEST_COPTS = [flag for flag in WARNING_COPTS if flag not in C_ONLY_WARNINGS] + [
+    "-std=c++17",
+]
+
+# AddressSanitizer + UndefinedBehaviorSanitizer, for copts and linkopts alike. No
+# recovery: the first finding fails the test instead of scrolling past in the log.
+SANITIZER_FLAGS = [
+    "-fsanitize=address,undefined",
+    "-fno-omit-frame-pointer",
+    "-fno-sanitize-recover=all",
+]

@@ -10,6 +10,7 @@ Every layer compiles with the daemon's flags (freestanding, no libc). `serve` is
 once per routed tier (its sources read the tier's APOLLOD_VARIANT_* macros through
 base/config.h); every other layer is shared by all tiers."""
 
+load("//bazel:all_files.bzl", "all_files")
 load("//bazel:copts.bzl", "DAEMON_COPTS")
 
 # Bottom to top: an include may name its own layer or one listed before it.
@@ -40,8 +41,10 @@ def layer_library(name, srcs = [], deps = [], alwayslink = False, local_defines 
 
 def layer_files():
     """Exports the package's sources and headers by name (the host test library in
-    //common:core_for_tests and the fuzzers compile some of them with libc) and as the
-    filegroup :hdrs."""
+    //common:core_for_tests and the fuzzers compile some of them with libc), as the
+    filegroups :hdrs and :files (//test:layering_test), and :all_files
+    (//test:citations_test)."""
+    all_files()
     native.exports_files(native.glob(["*.c", "*.h"]))
     native.filegroup(
         name = "hdrs",

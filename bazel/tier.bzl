@@ -3,6 +3,7 @@ its entry in tiers.bzl, so every variants/<tier>/BUILD is two lines and all tier
 same shape. A tier's features derive everything: sources, defines, wire-test features."""
 
 load("//bazel:copts.bzl", "DAEMON_COPTS", "DAEMON_LINKOPTS")
+load("//bazel:all_files.bzl", "all_files")
 load("//bazel:tiers.bzl", "tier_named", "tier_variant_defines")
 
 # The C reference hot path; a tier with asm_hotpath links its package's :hotpath instead.
@@ -101,3 +102,5 @@ def apollod_tier(name):
         name = name + "_tests",
         tests = [":" + name + "_import_check", ":" + name + "_wire_test"],
     )
+
+    all_files()  # the tier's folder, for //test:citations_test

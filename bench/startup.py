@@ -1,8 +1,8 @@
 """Time from exec to first complete response, every tier and peer, with hyperfine.
 
-hyperfine times bench/first_response, which starts the server, waits until it can take a
-connection (a tier's "listening on" line; a peer: connect until accepted), sends `GET /`,
-reads the whole response and kills the server. Each peer runs with the generated config
+hyperfine times //bench:first_response (bench/first_response.c), which starts the
+server, waits until it can take a connection (a tier's "listening on" line; a peer:
+connect until accepted), sends `GET /`, reads the whole response and kills the server. Each peer runs with the generated config
 of bench/servers.py on a port picked once.
 
 Usage (bench/BUILD wraps it as //bench:startup):

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-	bazel-bootstrap  # Bazel 4.2.3, offline (see DESIGN notes in README)
+	bazel-bootstrap  # Bazel 4.2.3, offline (see docs/BUILDING.md)
 	bazel-platforms  # @platforms for Bazel
 	googletest       # GoogleTest sources in /usr/src/googletest
 	libgtest-dev

@@ -90,8 +90,8 @@ struct answer {
 
 /* The function is defined here, inline: it runs once per request and the connection reads
  * its decision field by field, so inlined the struct lives in registers; called out of line
- * it cost about 120 more user-space instructions per request (callgrind, bench/
- * callgrind_per_request.sh). */
+ * it cost about 120 more user-space instructions per request (callgrind: //bench:counts,
+ * bench/counts.py). */
 
 /* The kind of answer each file_status gets. */
 static const uint8_t file_status_kind[] = {
@@ -232,7 +232,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	a->target = 0;
 	a->target_len = a->path_len = 0;
 	a->skip = 0;
-	a->consumed = in->buffered; /* a 400 ends the input */
+	a->consumed = in->buffered; /* a malformed head's 400 ends the input */
 	a->kind = ANSWER_STATIC;
 	a->response = RESP_BAD_REQUEST;
 	a->linger = 0;

@@ -2,10 +2,11 @@
  * into private anonymous memory (the snapshot: no later change on disk reaches a client)
  * and its 200 head rendered once, in the keep-alive form (the close form is spliced from
  * it, and a 304 head rendered from the validators, per request: file_head_304); the
- * table is sized by a
- * first walk that only counts, so it costs what the tree needs (README: memory); every directory is recorded too, so that /dir can be redirected to /dir/.
- * Names starting with '.' (dotfiles and dot-directories, with all below them) are left
- * out unless FILE_CACHE_DOTFILES is given. A request then costs a lookup and one writev of head + mapping: no open, no
+ * table is sized by a first walk that only counts, so it costs what the tree needs
+ * (benchmarks/reports/2026-12-01-root-memory.md); every directory is recorded too, so
+ * that /dir can be redirected to /dir/. Names starting with '.' (dotfiles and
+ * dot-directories, with all below them) are left out unless FILE_CACHE_DOTFILES is given.
+ * A request then costs a lookup and one writev of head + the snapshot's copy: no open, no
  * read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
  * request can reach outside DIR. */
 #ifndef APOLLOD_COMMON_FILE_CACHE_H

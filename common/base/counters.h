@@ -26,7 +26,7 @@ APOLLOD_EXTERN_C_BEGIN
  * (timeouts is their sum); connections_evicted: connections waiting between requests
  * closed to make room for a new one; responses_408: head deadlines answered.
  * workers_restarted: serving processes the supervisor replaced after they died
- * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 12).
+ * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 10.4).
  * log_lines_dropped: access-log lines the log could not take (access_log.h).
  * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
  * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9). */

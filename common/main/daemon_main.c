@@ -1,4 +1,4 @@
-/* apollod_main for the routed tiers (full, nodeadline, asm-hotpath): command line,
+/* apollod_main for the routed tiers (full, nodeadline, asm-hotpath, uring): command line,
  * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
  * (--workers). */
 #include "common/serve/access_log.h"

@@ -46,7 +46,8 @@ struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
 	 IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
 #endif
 /* Register the ring's descriptor (1), or enter through the plain descriptor (0): a
- * measurement switch (README: --copt=-DURING_REGISTER_RING=0). */
+ * measurement switch (--copt=-DURING_REGISTER_RING=0; measured in
+ * benchmarks/reports/2026-12-01-uring-flags.md). */
 #ifndef URING_REGISTER_RING
 #define URING_REGISTER_RING 1
 #endif

@@ -62,8 +62,8 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
  * one multishot recv per connection into a ring of provided buffers shared by all
  * connections (Linux 6.0), copied into the slot's buffer when the connection code reads,
  * and one recv into the slot's own buffer when the ring ran dry; 0, one recv per read into
- * the slot's own buffer (README, "receive design": measured). A measurement switch
- * (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=0. */
+ * the slot's own buffer (measured: benchmarks/reports/2026-12-01-uring-receive.md). A
+ * measurement switch (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=0. */
 #ifndef URING_RECV_PBUF
 #define URING_RECV_PBUF 1
 #endif
@@ -216,7 +216,8 @@ static inline long backend_accept(int listen_fd)
  * request usually came with the handshake, so that recv completes in the enter that
  * submits it, and a connection answered once and closed never arms a multishot recv,
  * whose cancel at the close would post one more completion and wake the loop once more
- * (an io_uring_enter more per connection; README, close c=1).
+ * (an io_uring_enter more per connection: benchmarks/reports/2026-12-01-uring-receive.md,
+ * close c=1).
  * What the kernel does, as io_uring/net.c has it (io_recv, io_recv_buf_select,
  * io_recv_finish; io_uring/kbuf.c for the ring):
  *   - the buffer is selected before sock_recvmsg: a recv armed while the ring is empty ends

@@ -26,7 +26,7 @@
  * made once or more per request (accept, the io_* family) are static inline, defined by
  * the backend's header included below, which also defines backend_event and struct
  * conn_io; out of line they cost about 60 user-space instructions per request
- * (callgrind, bench/callgrind_per_request.sh). The rest is in the backend's .c. The
+ * (callgrind: //bench:counts, bench/counts.py). The rest is in the backend's .c. The
  * declarations below are the contract; the backend's header defines each. */
 #ifndef APOLLOD_COMMON_EVENT_BACKEND_H
 #define APOLLOD_COMMON_EVENT_BACKEND_H

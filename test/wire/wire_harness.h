@@ -38,8 +38,8 @@ const std::vector<std::string> &DaemonLauncher();
 // The command that starts the daemon: DaemonLauncher() then DaemonPath().
 std::vector<std::string> DaemonCommand();
 
-// True if the tier under test declared `feature` (min, routes, deadlines, no_deadlines,
-// keepalive).
+// True if the tier under test declared `feature`: min, routes, deadlines, no_deadlines,
+// keepalive, files, stop, workers, uring or uring_emulated (test/wire/README.md).
 bool HasFeature(const std::string &feature);
 
 // Skips the current test unless the tier declares feature (GTEST_SKIP returns from the
