@@ -39,11 +39,11 @@ STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splice
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
-STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
+STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
-STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
-		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE &&
-		      FILE_HEAD_304_MAX <= METRICS_BUFFER_SIZE,
+STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= CONN_SCRATCH_SIZE &&
+		      RANGE_NOT_SATISFIABLE_MAX <= CONN_SCRATCH_SIZE &&
+		      FILE_HEAD_304_MAX <= CONN_SCRATCH_SIZE,
 	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
 
 enum conn_state {
@@ -98,7 +98,7 @@ STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
 static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
 static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX + SPLICE_IOV];
-static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
+static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a dynamic response */
 /* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
  * queued (a short send) is never rewritten under it by the next second's render. */
 static char conn_date[CONN_SLOTS][DATE_TAIL_LEN];

@@ -119,7 +119,7 @@ static enum exit_code listener_set_parked(int park)
 	for (uint32_t i = 0; i < listener_count; i++) {
 		long r = backend_watch_listener(i, listener_fd[i], !park);
 		if (sys_is_error(r))
-			return listener_fd_failed(BACKEND_WATCH_STEP, listener_fd[i], r, EXIT_EPOLL);
+			return console_fail_fd(BACKEND_WATCH_STEP, listener_fd[i], r, EXIT_EPOLL);
 	}
 	listener_parked = park;
 	conn_slots_freed(); /* only a close after this point can make room */
@@ -176,7 +176,7 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);
 		if (!accept_error_is_transient(fd))
-			return listener_fd_failed(BACKEND_ACCEPT_STEP,
+			return console_fail_fd(BACKEND_ACCEPT_STEP,
 						  BACKEND_ACCEPT_KNOWS_LISTENER ? listener_fd[index] : -1,
 						  fd, EXIT_ACCEPT);
 	}
@@ -238,7 +238,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 	enum exit_code r = listener_set_parked(0);
 	long w = r == EXIT_OK ? backend_watch_signals(signal_fd) : 0;
 	if (sys_is_error(w))
-		r = listener_fd_failed("watch signalfd", -1, w, EXIT_EPOLL);
+		r = console_fail_fd("watch signalfd", -1, w, EXIT_EPOLL);
 	while (r == EXIT_OK) {
 		int done;
 		long n = loop_wait(&done);
@@ -247,7 +247,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
-			return listener_fd_failed(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
+			return console_fail_fd(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
 		idle_tick();
 		for (long i = 0; i < n && r == EXIT_OK; i++)
 			r = loop_dispatch(&events[i]);
