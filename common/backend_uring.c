@@ -12,8 +12,8 @@
  *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
  *   IORING_ACCEPT_MULTISHOT                        5.19
  *   IORING_SETUP_COOP_TASKRUN                      5.19
- *   IORING_REGISTER_PBUF_RING (provided buffer ring, URING_RECV_PBUF 1)  5.19
- *   IORING_RECV_MULTISHOT (URING_RECV_PBUF 1)      6.0
+ *   IORING_REGISTER_PBUF_RING (the provided buffer ring)  5.19
+ *   IORING_RECV_MULTISHOT                          6.0
  *   IORING_SETUP_SINGLE_ISSUER                     6.0
  *   IORING_SETUP_DEFER_TASKRUN                     6.1
  * A kernel without io_uring (ENOSYS), one that refuses it (EPERM: the
@@ -29,9 +29,7 @@
 #include "common/span.h"
 
 struct uring_state uring;
-/* One entry in the fixed-buffer build, which never reads it (every use is behind
- * URING_RECV_PBUF), so that build carries no 128 KiB table. */
-struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
+struct uring_rx uring_rx[URING_RX_SLOTS];
 STATIC_ASSERT(URING_RX_SLOTS == CONN_SLOTS, "a receive side for every connection slot");
 
 /* Completions the CQ holds: every connection has at most one operation in flight, plus
@@ -40,18 +38,13 @@ STATIC_ASSERT(URING_RX_SLOTS == CONN_SLOTS, "a receive side for every connection
 
 /* Single issuer and deferred task running: completions are posted only when this one
  * thread enters the kernel to wait for them, so no interrupt or task work disturbs the
- * serving loop (io_uring_setup(2)). A measurement build may replace the set
- * (--copt=-DURING_SETUP_FLAGS=...); CQSIZE must stay. */
-#ifndef URING_SETUP_FLAGS
+ * serving loop (io_uring_setup(2)). CQSIZE: the CQ holds URING_CQ_ENTRIES. Measured
+ * (README, "ring flags"): DEFER_TASKRUN saves about a fifth of the CPU per keep-alive
+ * request; the others are what io_uring_setup(2) recommends for one thread owning one
+ * ring, and cost nothing measurable. */
 #define URING_SETUP_FLAGS                                                             \
 	(IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |   \
 	 IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
-#endif
-/* Register the ring's descriptor (1), or enter through the plain descriptor (0): a
- * measurement switch (README: --copt=-DURING_REGISTER_RING=0). */
-#ifndef URING_REGISTER_RING
-#define URING_REGISTER_RING 1
-#endif
 #define URING_FEATURES_NEEDED \
 	(IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG)
 
@@ -120,14 +113,13 @@ static void uring_register_ring(int ring_fd)
 	struct io_uring_rsrc_update up = {.offset = ~0u, .data = (uint64_t)ring_fd};
 	uring.enter_fd = (uint32_t)ring_fd;
 	uring.enter_flags = 0;
-	if (URING_REGISTER_RING &&
-	    sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
+	if (sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
 		uring.enter_fd = up.offset;
 		uring.enter_flags = IORING_ENTER_REGISTERED_RING;
 	}
 }
 
-/* ---- The provided buffer ring (URING_RECV_PBUF; backend_uring.h) ---- */
+/* ---- The provided buffer ring (backend_uring.h) ---- */
 
 #define URING_PAGE 4096 /* the buffer ring's entries start on a page (kernel, 5.19) */
 /* The ring's entries, rounded up to a page so the buffers after them start on one. */
@@ -332,7 +324,7 @@ enum exit_code backend_open(void)
 	long r = uring_map((int)fd, &p);
 	if (sys_is_error(r))
 		return uring_refused("mmap of the rings", r);
-	r = URING_RECV_PBUF ? uring_pbuf_setup((int)fd) : 0;
+	r = uring_pbuf_setup((int)fd);
 	if (sys_is_error(r))
 		return uring_refused("buffer ring", r);
 	uring_register_ring((int)fd);
@@ -349,8 +341,7 @@ static uint32_t uring_publish(void)
 	/* Release, the same for the buffers given back since the last enter: their entries
 	 * before the buffer ring's tail (liburing's io_uring_buf_ring_advance; the kernel
 	 * reads the tail with smp_load_acquire, io_uring/kbuf.c). */
-	if (URING_RECV_PBUF)
-		__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
 	return uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
 }
 
@@ -487,7 +478,7 @@ static long uring_reap(backend_event *events)
 			events[n++] = *cqe;
 		} else if (cqe->user_data == URING_IGNORE_TOKEN) {
 			continue;
-		} else if (URING_RECV_PBUF && ((uint32_t)cqe->user_data & URING_RX_TAG)) {
+		} else if ((uint32_t)cqe->user_data & URING_RX_TAG) {
 			n += uring_rx_complete(cqe, &events[n]);
 		} else {
 			events[n++] = *cqe;
@@ -513,8 +504,7 @@ static long uring_reap(backend_event *events)
  * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
 long backend_wait(backend_event *events, int timeout_ms)
 {
-	if (URING_RECV_PBUF)
-		uring_rx_rearm_starved();
+	uring_rx_rearm_starved();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
 		    uring.listener_nudge;
