@@ -29,6 +29,9 @@
 #include "common/span.h"
 
 struct uring_state uring;
+/* The receive sides, by descriptor: a per-slot array of the backend's own, 32 bytes each.
+ * Not in the connection's slot (conn.c), which is one full cache line and the same in
+ * every tier; the epoll tiers have no receive side. */
 struct uring_rx uring_rx[URING_RX_SLOTS];
 STATIC_ASSERT(URING_RX_SLOTS == CONN_SLOTS, "a receive side for every connection slot");
 
@@ -129,8 +132,6 @@ static void uring_register_ring(int ring_fd)
 STATIC_ASSERT(URING_PBUF_RING_BYTES % URING_PAGE == 0, "the buffers start on a page too");
 STATIC_ASSERT(sizeof(struct io_uring_buf_reg) == URING_BUF_REG_SIZE, "io_uring_buf_reg layout");
 
-static uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into each queued buffer */
-static uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
 STATIC_ASSERT(URING_PBUF_SIZE <= 0xffff, "a received length fits pbuf_len");
 
 /* Hands buffer bid to the kernel (published at the next enter, uring_publish). Writes the
@@ -173,7 +174,7 @@ void uring_rx_reset(int fd)
 	struct uring_rx *rx = &uring_rx[fd];
 	uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
 	uring.pbuf_held = (uint16_t)(uring.pbuf_held - rx->count);
-	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = pbuf_next[bid])
+	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = uring.pbuf_next[bid])
 		uring_pbuf_give(bid);
 	rx->gen++;
 	rx->recv_ud = ((uint64_t)rx->gen << 32) | URING_RX_TAG | (uint32_t)fd;
@@ -188,15 +189,15 @@ long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len)
 	uint32_t done = 0;
 	while (rx->count && done < len) {
 		uint16_t bid = rx->head;
-		uint32_t n = pbuf_len[bid] - rx->off;
+		uint32_t n = uring.pbuf_len[bid] - rx->off;
 		if (n > len - done)
 			n = len - done;
 		/* The one copy of this design: the bytes received, once (mem.c's memcpy). */
 		__builtin_memcpy(buf + done, uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE + rx->off, n);
 		done += n;
 		rx->off = (uint16_t)(rx->off + n);
-		if (rx->off == pbuf_len[bid]) { /* emptied: back to the ring */
-			rx->head = pbuf_next[bid];
+		if (rx->off == uring.pbuf_len[bid]) { /* emptied: back to the ring */
+			rx->head = uring.pbuf_next[bid];
 			rx->off = 0;
 			rx->count--;
 			uring.pbuf_held--;
@@ -228,10 +229,10 @@ long uring_rx_arm(int fd, uint64_t token)
  * the whole ring). Returns 1 when the queue was empty: the connection needs a report. */
 static int uring_rx_queue(struct uring_rx *rx, uint16_t bid, uint32_t len)
 {
-	pbuf_len[bid] = (uint16_t)len;
-	pbuf_next[bid] = URING_PBUF_NONE;
+	uring.pbuf_len[bid] = (uint16_t)len;
+	uring.pbuf_next[bid] = URING_PBUF_NONE;
 	if (rx->count)
-		pbuf_next[rx->tail] = bid;
+		uring.pbuf_next[rx->tail] = bid;
 	else
 		rx->head = bid;
 	rx->tail = bid;

@@ -55,6 +55,8 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
 #define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
+#define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
+			      * power of two (kernel), < 2^16 */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
 
 /* The ring as mapped at start-up (backend_uring.c) and the accept queue. */
@@ -91,6 +93,9 @@ struct uring_state {
 	uint16_t pbuf_held;          /* buffers queued on connections, not yet read */
 	uint32_t starved_count;      /* connections whose recv ended with -ENOBUFS */
 	uint32_t starved_cursor;     /* where the next re-arming sweep starts: round robin */
+	/* By buffer id, for the buffers queued on connections (uring_rx): */
+	uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into it */
+	uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
 };
 extern struct uring_state uring;
 STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
@@ -215,7 +220,6 @@ static inline long backend_accept(int listen_fd)
  *     -ECANCELED, 0 (end of input), an error, or data (res > 0, when the CQE could not
  *     be posted as one of many). Until it comes the recv is live and must be the only one:
  *     two on one socket split its input between them, and a close's cancel finds one. */
-#define URING_PBUF_COUNT 256  /* buffers in the ring: a power of two (kernel), < 2^16 */
 #define URING_PBUF_SIZE 2048  /* bytes per buffer: a whole pipelined x16 batch of GETs */
 #define URING_PBUF_GROUP 0    /* the buffer group id the recvs select from */
 #define URING_PBUF_CONN_MAX 4 /* buffers one connection may hold unread: one whole head
