@@ -4,11 +4,10 @@
 Starts BINARY on a loopback port, opens HOGS connections that pipeline GET / and never read
 the answers, writing until every one of them blocks (the daemon's sends to them have
 filled the socket buffers, so it stops reading them), then asks once on a fresh connection
-and prints how long the answer took, or how the connection ended. A receive design that
-shares its buffers between connections (a provided-buffer ring, URING_RECV_PBUF=1) can
-have them all held by the hogs' unread input, unless a starved connection falls back to
-its own buffer (the tier's default since issue 15's last change); one recv per read into
-each connection's own buffer (URING_RECV_PBUF=0) cannot starve.
+and prints how long the answer took, or how the connection ended. The uring tier's
+receive shares its buffers between connections (a provided-buffer ring), which the hogs'
+unread input can hold entirely; a starved connection falls back to a recv into its own
+buffer, so the fresh client must still be answered at once.
 
     python3 bench/uring_starve.py BINARY [--hogs 64]
 

@@ -4,8 +4,7 @@
 #include "common/base/char_class.h"
 #include "common/base/span.h"
 
-char extra_fields_block[EXTRA_FIELDS_BLOCK_MAX];
-uint32_t extra_fields_len;
+struct extra_fields extra_fields;
 
 const char *const extra_field_reasons[EXTRA_PROBLEM_COUNT] = {
 	[EXTRA_OK] = "ok",
@@ -81,11 +80,11 @@ enum extra_field_problem extra_fields_setup(const char *const *args, uint32_t n,
 {
 	size_t used = 0;
 	const size_t room = EXTRA_FIELDS_BLOCK_MAX - (sizeof(EXTRA_FIELDS_END) - 1);
-	extra_fields_len = 0;
+	extra_fields.len = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t w = 0;
 		enum extra_field_problem p = extra_field_render(
-			args[i], cstr_len(args[i]), extra_fields_block + used, room - used, &w);
+			args[i], cstr_len(args[i]), extra_fields.block + used, room - used, &w);
 		if (p != EXTRA_OK) {
 			*bad = i;
 			return p;
@@ -93,8 +92,8 @@ enum extra_field_problem extra_fields_setup(const char *const *args, uint32_t n,
 		used += w;
 	}
 	if (n)
-		used = (size_t)(copy_span(extra_fields_block + used, LITERAL(EXTRA_FIELDS_END)) -
-				extra_fields_block);
-	extra_fields_len = (uint32_t)used;
+		used = (size_t)(copy_span(extra_fields.block + used, LITERAL(EXTRA_FIELDS_END)) -
+				extra_fields.block);
+	extra_fields.len = (uint32_t)used;
 	return EXTRA_OK;
 }

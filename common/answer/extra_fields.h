@@ -36,12 +36,14 @@ extern const char *const extra_field_reasons[EXTRA_PROBLEM_COUNT];
 enum extra_field_problem extra_field_render(const char *arg, size_t len, char *out,
 					    size_t room, size_t *written);
 
-/* The block for conn.c: the rendered lines then EXTRA_FIELDS_END, or empty (length 0)
- * when no --header was given. */
-extern char extra_fields_block[EXTRA_FIELDS_BLOCK_MAX];
-extern uint32_t extra_fields_len;
+/* The block for conn.c, written once at start-up (extra_fields_setup). */
+struct extra_fields {
+	uint32_t len; /* bytes of block; 0 when no --header was given */
+	char block[EXTRA_FIELDS_BLOCK_MAX]; /* the rendered lines, then EXTRA_FIELDS_END */
+};
+extern struct extra_fields extra_fields;
 
-/* Renders args[0..n) into extra_fields_block (n <= EXTRA_FIELDS_MAX). Returns EXTRA_OK,
+/* Renders args[0..n) into extra_fields.block (n <= EXTRA_FIELDS_MAX). Returns EXTRA_OK,
  * or the first problem with *bad set to its index (the block is then left empty). */
 enum extra_field_problem extra_fields_setup(const char *const *args, uint32_t n, uint32_t *bad);
 

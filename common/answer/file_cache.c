@@ -51,31 +51,38 @@ FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
 #define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
-/* Sized by the first walk (file_cache_load), in anonymous memory: */
-static struct cached_file *files;  /* entries_max entries */
-static uint32_t *index_slot;       /* index_size slots: entry number + 1; 0 is empty */
-static uint32_t index_size;        /* a power of two, at least 2 * entries_max: load <= 1/2 */
-static char *name_arena;           /* names_max bytes: every relative path, unterminated */
-static char *head_arena;           /* every file's and representation's validators and
-				    * heads (HEAD_ARENA_PER_FILE at most each), packed */
-static char *body_arena;           /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
-static uint32_t entries_max;       /* entries the first walk counted */
-static uint32_t variants_max;      /* files it counted whose name ends in .br or .gz */
-static uint64_t names_max;         /* name bytes it counted */
-/* Filled by the second walk (the first one counts with the same two): */
-static uint32_t entry_count;       /* files and directories in files[] */
-static uint64_t names_used;
-static uint32_t file_count;        /* regular files among them */
-static uint64_t bytes_total;       /* body bytes copied */
-static uint64_t heads_used;
-static uint32_t variant_count;     /* representations at files[entries_max ...] */
-static int counting;               /* the first walk: count entries, open no file */
-static uint32_t max_entries;       /* --max-files */
-static unsigned load_flags;        /* FILE_CACHE_* */
-static char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE];
-static char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
-static const char *root_dir;
-static uint64_t load_second;       /* the wall clock when the load began */
+/* The cache: the table file_cache_find reads, and what the two walks that fill it keep
+ * (the first counts, the second loads; file_cache_load). */
+struct file_cache_state {
+	/* Sized by the first walk, in anonymous memory; what file_cache_find reads: */
+	struct cached_file *files; /* entries_max + variants_max entries */
+	uint32_t *index_slot;      /* index_size slots: entry number + 1; 0 is empty */
+	uint32_t index_size;       /* a power of two, at least 2 * entries_max: load <= 1/2 */
+	uint32_t entry_count;      /* files and directories in files[] (the first walk: seen) */
+	char *name_arena;          /* names_max bytes: every relative path, unterminated */
+	char *head_arena;          /* every file's and representation's validators and heads
+				    * (HEAD_ARENA_PER_FILE at most each), packed */
+	char *body_arena;          /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
+	/* What the first walk counted: */
+	uint32_t entries_max;      /* entries */
+	uint32_t variants_max;     /* files whose name ends in .br or .gz */
+	uint64_t names_max;        /* name bytes */
+	/* Filled by the second walk (the first one counts with entry_count, names_used): */
+	uint64_t names_used;
+	uint32_t file_count;       /* regular files among the entries */
+	uint32_t variant_count;    /* representations at files[entries_max ...] */
+	uint64_t bytes_total;      /* body bytes copied */
+	uint64_t heads_used;
+	/* The load: */
+	int counting;              /* the first walk: count entries, open no file */
+	uint32_t max_entries;      /* --max-files */
+	unsigned load_flags;       /* FILE_CACHE_* */
+	const char *root_dir;      /* --root */
+	uint64_t load_second;      /* the wall clock when the load began */
+	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
+	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
+};
+static struct file_cache_state cache;
 
 /* What copy_file learnt of one file. */
 struct loaded_file {
@@ -92,12 +99,12 @@ static enum exit_code fail_because(enum exit_code code, const char *what, long e
 {
 	char reason[ERRNO_TEXT_MAX];
 	write_stderr(LITERAL("apollod: --root "));
-	write_stderr(root_dir, cstr_len(root_dir));
+	write_stderr(cache.root_dir, cstr_len(cache.root_dir));
 	write_stderr(LITERAL(": "));
 	write_stderr(what, cstr_len(what));
-	if (path[0]) {
+	if (cache.path[0]) {
 		write_stderr(LITERAL(": "));
-		write_stderr(path, cstr_len(path));
+		write_stderr(cache.path, cstr_len(cache.path));
 	}
 	if (err) {
 		write_stderr(LITERAL(": "));
@@ -131,13 +138,13 @@ static uint32_t name_hash(const char *s, size_t n)
 
 const struct cached_file *file_cache_find(const char *name, size_t len)
 {
-	if (entry_count == 0)
+	if (cache.entry_count == 0)
 		return 0;
 	for (uint32_t i = name_hash(name, len);; i++) {
-		uint32_t slot = index_slot[i & (index_size - 1)];
+		uint32_t slot = cache.index_slot[i & (cache.index_size - 1)];
 		if (slot == 0)
 			return 0;
-		const struct cached_file *f = &files[slot - 1];
+		const struct cached_file *f = &cache.files[slot - 1];
 		if (f->name_len == len && span_eq(f->name, name, len))
 			return f;
 	}
@@ -145,19 +152,19 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 
 uint32_t file_cache_count(void)
 {
-	return file_count;
+	return cache.file_count;
 }
 
 uint64_t file_cache_bytes(void)
 {
-	return bytes_total;
+	return cache.bytes_total;
 }
 
 /* Reads up to size bytes of fd into the body arena after what it holds. Returns the
  * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	char *at = body_arena + bytes_total;
+	char *at = cache.body_arena + cache.bytes_total;
 	uint64_t got = 0;
 	while (got < size) {
 		long n = sys_read(fd, at + got, size - got);
@@ -176,7 +183,7 @@ static long copy_body(int fd, uint64_t size)
  * else the tree grew since it was counted: EXIT_ROOT_READ (reported). */
 static enum exit_code check_room(size_t len)
 {
-	if (entry_count < entries_max && len <= names_max - names_used)
+	if (cache.entry_count < cache.entries_max && len <= cache.names_max - cache.names_used)
 		return EXIT_OK;
 	return fail(EXIT_ROOT_READ, "the tree changed while loading");
 }
@@ -199,7 +206,7 @@ static size_t u64_to_hex(uint64_t v, char *out)
 static void note_times(const struct statx *st, struct loaded_file *out)
 {
 	int64_t s = st->stx_mtime.tv_sec;
-	out->mtime = s < 0 ? 0 : (uint64_t)s > load_second ? load_second : (uint64_t)s;
+	out->mtime = s < 0 ? 0 : (uint64_t)s > cache.load_second ? cache.load_second : (uint64_t)s;
 	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
 	out->inode = st->stx_ino;
 }
@@ -230,13 +237,13 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		sys_close((int)fd);
 		return EXIT_ROOT_READ;
 	}
-	if (st.stx_size > FILE_CACHE_BYTES_MAX - bytes_total)
+	if (st.stx_size > FILE_CACHE_BYTES_MAX - cache.bytes_total)
 		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files", 0);
 	long got = copy_body((int)fd, st.stx_size);
 	sys_close((int)fd);
 	if (sys_is_error(got))
 		return fail_because(EXIT_ROOT_READ, "cannot read", got);
-	out->body = got ? body_arena + bytes_total : 0;
+	out->body = got ? cache.body_arena + cache.bytes_total : 0;
 	out->size = (uint64_t)got;
 	note_times(&st, out);
 	return EXIT_OK;
@@ -246,16 +253,16 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
  * checked every limit. Returns the entry. */
 static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 {
-	struct cached_file *f = &files[entry_count];
-	f->name = copy_span(name_arena + names_used, path, len) - len;
+	struct cached_file *f = &cache.files[cache.entry_count];
+	f->name = copy_span(cache.name_arena + cache.names_used, cache.path, len) - len;
 	f->name_len = (uint16_t)len;
 	f->kind = (uint8_t)kind;
-	names_used += (uint32_t)len;
+	cache.names_used += (uint32_t)len;
 	uint32_t i = name_hash(f->name, len);
-	while (index_slot[i & (index_size - 1)])
+	while (cache.index_slot[i & (cache.index_size - 1)])
 		i++;
-	index_slot[i & (index_size - 1)] = entry_count + 1;
-	entry_count++;
+	cache.index_slot[i & (cache.index_size - 1)] = cache.entry_count + 1;
+	cache.entry_count++;
 	return f;
 }
 
@@ -263,7 +270,7 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
  * at the end of the head arena, and points f->etag at its ETag there. */
 static void add_validators(struct cached_file *f, const struct loaded_file *l)
 {
-	char *out = head_arena + heads_used;
+	char *out = cache.head_arena + cache.heads_used;
 	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
 	http_date_render(p, l->mtime);
 	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
@@ -276,7 +283,7 @@ static void add_validators(struct cached_file *f, const struct loaded_file *l)
 	p += u64_to_hex(l->inode, p);
 	*p++ = '"';
 	f->etag_len = (uint8_t)(p - f->etag);
-	heads_used += (uint64_t)(p - out);
+	cache.heads_used += (uint64_t)(p - out);
 }
 
 /* Records the loaded file path[0..len): its entry and its validators; its heads come
@@ -288,8 +295,8 @@ static void add_file(size_t len, const struct loaded_file *l)
 	f->body = l->body;
 	f->size = l->size;
 	f->mtime = l->mtime;
-	bytes_total += l->size;
-	file_count++;
+	cache.bytes_total += l->size;
+	cache.file_count++;
 	add_validators(f, l);
 }
 
@@ -312,28 +319,29 @@ static enum file_encoding suffix_encoding(const char *name, size_t len)
 static void add_variant(struct cached_file *base, const struct cached_file *v,
 			enum file_encoding e)
 {
-	struct cached_file *rep = &files[entries_max + variant_count++];
+	struct cached_file *rep = &cache.files[cache.entries_max + cache.variant_count++];
 	*rep = *v;
 	rep->name = base->name;
 	rep->name_len = base->name_len;
 	rep->encoding = (uint8_t)e;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		rep->variant[i] = 0; /* v's own (X.gz.br for X.gz) are not the representation's */
-	char *out = head_arena + heads_used; /* v's validators, the closing quote held back */
+	/* v's validators, the closing quote held back */
+	char *out = cache.head_arena + cache.heads_used;
 	char *p = copy_span(out, v->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + v->etag_len - 1u);
 	p = copy_span(p, encoding_etag_suffix[e].text, encoding_etag_suffix[e].len);
 	*p++ = '"';
 	rep->etag = out + VALIDATORS_ETAG_AT;
 	rep->etag_len = (uint8_t)(p - rep->etag);
-	heads_used += (uint64_t)(p - out);
+	cache.heads_used += (uint64_t)(p - out);
 	base->variant[e - 1] = rep;
 }
 
 /* Links every loaded X.br and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
 static void link_variants(void)
 {
-	for (uint32_t i = 0; i < entry_count; i++) {
-		const struct cached_file *v = &files[i];
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *v = &cache.files[i];
 		enum file_encoding e = v->kind == CACHED_FILE
 					       ? suffix_encoding(v->name, v->name_len)
 					       : FILE_ENCODING_IDENTITY;
@@ -363,11 +371,11 @@ static void render_heads(struct cached_file *f)
 	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
 	if (file_varies(f))
 		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
-	char *h = head_arena + heads_used;
+	char *h = cache.head_arena + cache.heads_used;
 	f->head = h;
 	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
 						     (size_t)(p - fields), FILE_HEAD_FORM);
-	heads_used += f->head_len;
+	cache.heads_used += f->head_len;
 	char digits[U64_DEC_MAX];
 	f->type_len = (uint8_t)type.len;
 	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
@@ -379,21 +387,21 @@ static void render_heads(struct cached_file *f)
 static void finish_load(void)
 {
 	link_variants();
-	for (uint32_t i = 0; i < entry_count; i++)
-		if (files[i].kind == CACHED_FILE)
-			render_heads(&files[i]);
-	for (uint32_t k = 0; k < variant_count; k++)
-		render_heads(&files[entries_max + k]);
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		if (cache.files[i].kind == CACHED_FILE)
+			render_heads(&cache.files[i]);
+	for (uint32_t k = 0; k < cache.variant_count; k++)
+		render_heads(&cache.files[cache.entries_max + k]);
 }
 
 /* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
  * (reported) past --max-files. */
 static enum exit_code count_entry(size_t len)
 {
-	if (entry_count == max_entries)
+	if (cache.entry_count == cache.max_entries)
 		return fail(EXIT_ROOT_LIMIT, "more files and directories than --max-files");
-	entry_count++;
-	names_used += len;
+	cache.entry_count++;
+	cache.names_used += len;
 	return EXIT_OK;
 }
 
@@ -401,7 +409,7 @@ static enum exit_code count_entry(size_t len)
  * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code add_directory(size_t len)
 {
-	if (counting)
+	if (cache.counting)
 		return count_entry(len);
 	enum exit_code r = check_room(len);
 	if (r == EXIT_OK)
@@ -413,8 +421,8 @@ static enum exit_code add_directory(size_t len)
  * Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
-	if (counting) {
-		variants_max += suffix_encoding(path, len) != FILE_ENCODING_IDENTITY;
+	if (cache.counting) {
+		cache.variants_max += suffix_encoding(cache.path, len) != FILE_ENCODING_IDENTITY;
 		return count_entry(len);
 	}
 	struct loaded_file l;
@@ -452,13 +460,13 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 {
 	const char *name = d->d_name;
 	size_t name_len = cstr_len(name);
-	if (name[0] == '.' && (!(load_flags & FILE_CACHE_DOTFILES) || name_len == 1 ||
+	if (name[0] == '.' && (!(cache.load_flags & FILE_CACHE_DOTFILES) || name_len == 1 ||
 				(name_len == 2 && name[1] == '.')))
 		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
 	if (sub_len > FILE_CACHE_PATH_MAX)
 		return fail(EXIT_ROOT_LIMIT, "a path below it is longer than 255 bytes");
-	char *p = path + len;
+	char *p = cache.path + len;
 	if (len)
 		*p++ = '/';
 	copy_span(p, name, name_len)[0] = '\0';
@@ -478,7 +486,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	} else if (r == EXIT_OK && type == K_DT_REG) {
 		r = load_file(dirfd, name, sub_len);
 	}
-	path[len] = '\0';
+	cache.path[len] = '\0';
 	return r;
 }
 
@@ -486,7 +494,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
  * path[0..len). Returns EXIT_OK or the start-up error (reported). */
 static enum exit_code walk(int dirfd, int depth, size_t len)
 {
-	char *buf = dirent_buffer[depth];
+	char *buf = cache.dirent_buffer[depth];
 	for (;;) {
 		long n = sys_getdents64(dirfd, buf, DIRENT_BUFFER_SIZE);
 		if (n == 0)
@@ -522,23 +530,24 @@ static enum exit_code reserve(uint64_t bytes, void **at)
  * (reported). */
 static enum exit_code allocate(void)
 {
-	entries_max = entry_count;
-	names_max = names_used;
-	entry_count = 0;
-	names_used = 0;
-	index_size = 2;
-	while (index_size < 2 * (uint64_t)entries_max)
-		index_size *= 2;
-	uint64_t files_max = (uint64_t)entries_max + variants_max; /* representations after */
-	enum exit_code r = reserve(files_max * sizeof(struct cached_file), (void **)&files);
+	cache.entries_max = cache.entry_count;
+	cache.names_max = cache.names_used;
+	cache.entry_count = 0;
+	cache.names_used = 0;
+	cache.index_size = 2;
+	while (cache.index_size < 2 * (uint64_t)cache.entries_max)
+		cache.index_size *= 2;
+	/* The representations come after the entries. */
+	uint64_t files_max = (uint64_t)cache.entries_max + cache.variants_max;
+	enum exit_code r = reserve(files_max * sizeof(struct cached_file), (void **)&cache.files);
 	if (r == EXIT_OK)
-		r = reserve((uint64_t)index_size * sizeof(uint32_t), (void **)&index_slot);
+		r = reserve((uint64_t)cache.index_size * sizeof(uint32_t), (void **)&cache.index_slot);
 	if (r == EXIT_OK)
-		r = reserve(names_max, (void **)&name_arena);
+		r = reserve(cache.names_max, (void **)&cache.name_arena);
 	if (r == EXIT_OK)
-		r = reserve(files_max * HEAD_ARENA_PER_FILE, (void **)&head_arena);
-	if (r == EXIT_OK && entries_max)
-		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&body_arena);
+		r = reserve(files_max * HEAD_ARENA_PER_FILE, (void **)&cache.head_arena);
+	if (r == EXIT_OK && cache.entries_max)
+		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&cache.body_arena);
 	return r;
 }
 
@@ -546,7 +555,7 @@ static enum exit_code allocate(void)
  * the start-up error (reported). */
 static enum exit_code walk_root(const char *root)
 {
-	path[0] = '\0';
+	cache.path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
@@ -557,13 +566,13 @@ static enum exit_code walk_root(const char *root)
 
 enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files)
 {
-	root_dir = root;
-	load_flags = flags;
-	load_second = clock_now_unix_s();
-	max_entries = max_files;
-	counting = 1; /* first the size of the table, then the table */
+	cache.root_dir = root;
+	cache.load_flags = flags;
+	cache.load_second = clock_now_unix_s();
+	cache.max_entries = max_files;
+	cache.counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);
-	counting = 0;
+	cache.counting = 0;
 	if (r == EXIT_OK)
 		r = allocate();
 	if (r == EXIT_OK)

@@ -113,11 +113,14 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* Room for the head in front of the body. */
 #define METRICS_HEAD_RESERVE HEAD_200_MAX(sizeof(METRICS_CONTENT_TYPE) - 1)
-/* One per connection slot (conn.c): the worst case of either form, rounded to 512. */
-#define METRICS_BUFFER_SIZE 4096
-STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= METRICS_BUFFER_SIZE,
-	      "the largest /metrics response of either form fits its buffer");
-STATIC_ASSERT(METRICS_BUFFER_SIZE % 512 == 0, "slot buffers stay 512-byte multiples");
+/* The connection's scratch buffer, one per slot (conn.c): every response rendered per
+ * request is written there (/metrics, a 301, a file's 304 or 206 head, a 416; conn.c
+ * checks the others fit). /metrics is the largest: the worst case of either form, rounded
+ * to 512. */
+#define CONN_SCRATCH_SIZE 4096
+STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= CONN_SCRATCH_SIZE,
+	      "the largest /metrics response of either form fits the scratch buffer");
+STATIC_ASSERT(CONN_SCRATCH_SIZE % 512 == 0, "slot buffers stay 512-byte multiples");
 
 /* Where build_metrics put the response. */
 struct rendered_response {
@@ -136,7 +139,7 @@ enum metrics_format metrics_format_wanted(const struct request_line *line, const
 					  uint32_t block_len);
 
 /* Renders the full /metrics response (head and body) of `format` into out, which must
- * hold METRICS_BUFFER_SIZE bytes, with the Connection header of `form`. The body is
+ * hold CONN_SCRATCH_SIZE bytes, with the Connection header of `form`. The body is
  * written first, after METRICS_HEAD_RESERVE bytes, then the head so that it ends exactly
  * where the body starts: nothing moves.
  * Returns where the response starts and its lengths; the bytes lie in out. */

@@ -75,6 +75,16 @@ struct serve_plan {
 	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
 };
 
+/* The start-up's state, static: the plan outlives the fork (the workers read it), and
+ * the passed sockets (14 KiB of addresses) are too large for a stack frame. */
+struct main_state {
+	struct serve_plan plan;
+	/* What socket activation passed, before take_passed sorts it into the plan: */
+	union k_sockaddr passed_addr[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	int passed_fd[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+};
+static struct main_state main_state;
+
 /* Whether every worker serves the same sockets (passed by a service manager), rather than
  * its own SO_REUSEPORT socket per address. */
 static int plan_shared(const struct serve_plan *plan)
@@ -123,11 +133,11 @@ static enum exit_code serve(void *ctx, uint32_t index)
  * (reported). */
 static enum exit_code take_passed(struct serve_plan *plan)
 {
-	static union k_sockaddr addrs[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
-	static int fds[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	const union k_sockaddr *addrs = main_state.passed_addr;
+	const int *fds = main_state.passed_fd;
 	uint32_t per_group = (uint32_t)(plan->passed / plan->groups);
-	enum exit_code r = activation_take((uint32_t)plan->passed, BACKEND_LISTENER_FLAGS, addrs,
-					   fds);
+	enum exit_code r = activation_take((uint32_t)plan->passed, BACKEND_LISTENER_FLAGS,
+					   main_state.passed_addr, main_state.passed_fd);
 	plan->opts.listen_count = per_group;
 	for (uint32_t a = 0; a < per_group; a++)
 		plan->opts.listen[a] = addrs[a];
@@ -234,40 +244,40 @@ static enum exit_code setup_extra_fields(const struct cli_options *opts)
 
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
-	static struct serve_plan plan; /* outlives the fork: the workers read it */
-	plan.auxv = auxv;
-	int done = startup_options(argc, argv, &routed, &plan.opts);
+	struct serve_plan *plan = &main_state.plan;
+	plan->auxv = auxv;
+	int done = startup_options(argc, argv, &routed, &plan->opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
-	if (setup_extra_fields(&plan.opts) != EXIT_OK)
+	if (setup_extra_fields(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
 	reload_setup(argv, envp);
-	if (passed_sockets(envp, &plan) != EXIT_OK)
+	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
-	enum exit_code logged = access_log_open(plan.opts.access_log, auxv);
+	enum exit_code logged = access_log_open(plan->opts.access_log, auxv);
 	if (logged != EXIT_OK) /* before the socket, like --root */
 		return logged;
 	set_descriptor_limit();
-	if (plan.opts.root) { /* before the socket: a bad tree never opens a port */
+	if (plan->opts.root) { /* before the socket: a bad tree never opens a port */
 		enum exit_code loaded = file_cache_load(
-			plan.opts.root, plan.opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
-			plan.opts.max_files);
+			plan->opts.root, plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
+			plan->opts.max_files);
 		if (loaded != EXIT_OK)
 			return loaded;
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
 	}
 
-	if (plan.opts.workers == CLI_WORKERS_AUTO)
-		plan.opts.workers = workers_auto();
-	uint32_t workers = plan.opts.workers;
-	enum exit_code r = open_listeners(&plan);
+	if (plan->opts.workers == CLI_WORKERS_AUTO)
+		plan->opts.workers = workers_auto();
+	uint32_t workers = plan->opts.workers;
+	enum exit_code r = open_listeners(plan);
 	if (r != EXIT_OK)
 		return r;
-	for (uint32_t a = 0; a < plan.opts.listen_count; a++)
-		listener_announce(LITERAL("apollod"), &plan.opts.listen[a]);
-	enum exit_code code = workers > 1 ? supervise(workers, &plan) : serve(&plan, 0);
+	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
+		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
+	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
 	reload_handed_over();
 	return say_stopped(code);
 }

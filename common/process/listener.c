@@ -59,7 +59,7 @@ static enum exit_code listener_failed(const char *step, const union k_sockaddr *
 	return code;
 }
 
-enum exit_code listener_fd_failed(const char *step, int fd, long err, enum exit_code code)
+enum exit_code console_fail_fd(const char *step, int fd, long err, enum exit_code code)
 {
 	union k_sockaddr addr;
 	uint32_t addr_len = sizeof addr;

@@ -42,11 +42,13 @@ int startup_options(int argc, char **argv, const struct program *prog,
  * that names it, the address and the reason (console_fail). */
 enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd);
 
-/* Reports a fatal error of `step` (a call) with err (-errno) on listener fd: one line
- * "apollod: <step> <fd's bound address>: <reason>" (console_fail), or without the address
- * when fd is -1 or has none. Returns code. Used on the way out, so its getsockname is not
- * counted among the serving path's syscalls. */
-enum exit_code listener_fd_failed(const char *step, int fd, long err, enum exit_code code);
+/* Writes the console line of a fatal error of `step` (a call) with err (-errno) on
+ * listener fd: console_fail with fd's bound address as the subject, "apollod: <step>
+ * <address>: <reason>", or without the address when fd is -1 or has none. Here, not in
+ * console.c, because the address is formatted as --listen takes it (cli.h). Returns code.
+ * Used on the way out, so its getsockname is not counted among the serving path's
+ * syscalls. */
+enum exit_code console_fail_fd(const char *step, int fd, long err, enum exit_code code);
 
 /* n listeners (sock_flags as for listener_open) on one address and port with
  * SO_REUSEPORT, one per worker:

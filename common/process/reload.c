@@ -16,26 +16,39 @@
 #define WAIT_CODE_MASK 0xff
 STATIC_ASSERT(RELOAD_ENV_OURS < RELOAD_ENV_MAX, "room for the inherited words");
 
-static char **saved_argv;
-static char **saved_envp;
-static int ready_fd = -1; /* started by a reload: the pipe to answer on */
-static int pending_pid;   /* the reload's child, 0 when none is under way */
-static int pending_read = -1;
-static int reaped_status = -1; /* the child's wait status, once a wait4(-1) took it */
-static int handed_to;          /* the new image that took over, once ready */
+/* The reload unit's state: how this process started (to start it again), the reload under
+ * way, and what the child is given. In .bss (zero) until reload_setup, which runs first. */
+struct reload_unit {
+	char **argv;       /* this process's own, passed to the new image */
+	char **envp;
+	int ready_fd;      /* started by a reload: the pipe to answer on, else -1 */
+	int pending_pid;   /* the reload's child, 0 when none is under way */
+	int pending_read;  /* its readiness pipe's read end, -1 when none */
+	int reaped_status; /* the child's wait status, once a wait4(-1) took it, else -1 */
+	int handed_to;     /* the new image that took over, once ready */
+	/* Built for the child (static: 6 KiB together, kept off the stack): */
+	int passed[RELOAD_FDS_MAX];     /* the listeners it gets (reload_begin) */
+	int moved[RELOAD_FDS_MAX + 1];  /* them and the pipe's write end, copied above the
+					 * targets (child_exec) */
+	char *env[RELOAD_ENV_MAX + 1];  /* its environment (child_env) */
+	char words[RELOAD_ENV_OURS][RELOAD_WORD_MAX]; /* the words of ours in it */
+};
+static struct reload_unit reload;
 
 void reload_setup(char **argv, char **envp)
 {
-	saved_argv = argv;
-	saved_envp = envp;
+	reload.argv = argv;
+	reload.envp = envp;
 	const char *v = env_value(envp, LITERAL(RELOAD_ENV_READY_FD));
 	long fd = v ? env_decimal(v) : -1;
-	ready_fd = fd > K_STDERR ? (int)fd : -1;
+	reload.ready_fd = fd > K_STDERR ? (int)fd : -1;
+	reload.pending_read = -1;
+	reload.reaped_status = -1;
 }
 
 int reload_listen_groups(uint32_t max)
 {
-	const char *v = env_value(saved_envp, LITERAL(RELOAD_ENV_GROUPS));
+	const char *v = env_value(reload.envp, LITERAL(RELOAD_ENV_GROUPS));
 	if (!v)
 		return 1;
 	long n = env_decimal(v);
@@ -44,11 +57,11 @@ int reload_listen_groups(uint32_t max)
 
 void reload_ready(void)
 {
-	if (ready_fd < 0)
+	if (reload.ready_fd < 0)
 		return;
-	sys_write(ready_fd, "R", 1);
-	sys_close(ready_fd);
-	ready_fd = -1;
+	sys_write(reload.ready_fd, "R", 1);
+	sys_close(reload.ready_fd);
+	reload.ready_fd = -1;
 }
 
 /* Whether word (of the inherited environment) is one the child sets itself. */
@@ -78,10 +91,10 @@ static char *env_word(char *word, const char *name, uint64_t value)
  * when it does not fit RELOAD_ENV_MAX. */
 static char **child_env(uint32_t fds, uint32_t groups)
 {
-	static char *env[RELOAD_ENV_MAX + 1];
-	static char words[RELOAD_ENV_OURS][RELOAD_WORD_MAX];
+	char **env = reload.env;
+	char(*words)[RELOAD_WORD_MAX] = reload.words;
 	uint32_t n = 0;
-	for (char **e = saved_envp; e && *e; e++) {
+	for (char **e = reload.envp; e && *e; e++) {
 		if (env_is_ours(*e))
 			continue;
 		if (n == RELOAD_ENV_MAX - RELOAD_ENV_OURS)
@@ -101,7 +114,7 @@ static char **child_env(uint32_t fds, uint32_t groups)
  * (F_DUPFD_CLOEXEC), so no dup3 overwrites a source not yet moved. Never returns. */
 static void child_exec(const int *fds, uint32_t n, uint32_t groups, int ready_write)
 {
-	static int moved[RELOAD_FDS_MAX + 1];
+	int *moved = reload.moved;
 	int above = ACTIVATION_FIRST_FD + (int)n + 1;
 	for (uint32_t i = 0; i <= n; i++) {
 		long m = sys_fcntl(i < n ? fds[i] : ready_write, K_F_DUPFD_CLOEXEC, above);
@@ -115,7 +128,7 @@ static void child_exec(const int *fds, uint32_t n, uint32_t groups, int ready_wr
 	char **env = child_env(n, groups);
 	if (!env)
 		sys_exit_group(RELOAD_EXIT_SETUP);
-	sys_execve(RELOAD_EXE, saved_argv, env);
+	sys_execve(RELOAD_EXE, reload.argv, env);
 	sys_exit_group(RELOAD_EXIT_EXEC);
 }
 
@@ -138,8 +151,8 @@ static long readiness_pipe(int pipe_fds[2])
 
 enum reload_state reload_begin(const int *fds, uint32_t count, uint32_t groups)
 {
-	static int passed[RELOAD_FDS_MAX];
-	if (pending_pid)
+	int *passed = reload.passed;
+	if (reload.pending_pid)
 		return RELOAD_PENDING; /* the HUP before this one is still being answered */
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < count && n < RELOAD_FDS_MAX; i++)
@@ -164,33 +177,33 @@ enum reload_state reload_begin(const int *fds, uint32_t count, uint32_t groups)
 		console_fail("reload: fork", 0, 0, pid);
 		return RELOAD_IDLE;
 	}
-	pending_pid = (int)pid;
-	pending_read = pipe_fds[0];
-	reaped_status = -1;
+	reload.pending_pid = (int)pid;
+	reload.pending_read = pipe_fds[0];
+	reload.reaped_status = -1;
 	return RELOAD_PENDING;
 }
 
 void reload_abandon(void)
 {
-	if (!pending_pid)
+	if (!reload.pending_pid)
 		return;
-	sys_kill(pending_pid, K_SIGTERM);
-	sys_close(pending_read);
-	pending_read = -1;
-	pending_pid = 0;
+	sys_kill(reload.pending_pid, K_SIGTERM);
+	sys_close(reload.pending_read);
+	reload.pending_read = -1;
+	reload.pending_pid = 0;
 }
 
 void reload_handed_over(void)
 {
-	if (handed_to)
-		sys_kill(handed_to, K_SIGIO);
+	if (reload.handed_to)
+		sys_kill(reload.handed_to, K_SIGIO);
 }
 
 int reload_reaped(long pid, int wstatus)
 {
-	if (!pending_pid || pid != pending_pid)
+	if (!reload.pending_pid || pid != reload.pending_pid)
 		return 0;
-	reaped_status = wstatus;
+	reload.reaped_status = wstatus;
 	return 1;
 }
 
@@ -210,8 +223,8 @@ static void say_number(const char *what, uint64_t number, const char *rest)
 /* The failed child's status, reaped here unless a supervisor's wait4(-1) took it. */
 static void say_failed(void)
 {
-	int wstatus = reaped_status;
-	if (wstatus < 0 && sys_is_error(sys_wait4(pending_pid, &wstatus, 0)))
+	int wstatus = reload.reaped_status;
+	if (wstatus < 0 && sys_is_error(sys_wait4(reload.pending_pid, &wstatus, 0)))
 		wstatus = 0; /* cannot happen: it is our child and nobody else waits for it */
 	if (wstatus & WAIT_SIGNAL_MASK)
 		say_number("reload failed: the new process was killed by signal ",
@@ -224,21 +237,21 @@ static void say_failed(void)
 
 enum reload_state reload_poll(void)
 {
-	if (!pending_pid)
+	if (!reload.pending_pid)
 		return RELOAD_IDLE;
 	char byte;
-	long r = sys_read(pending_read, &byte, 1);
+	long r = sys_read(reload.pending_read, &byte, 1);
 	if (r == -EAGAIN || r == -EINTR)
 		return RELOAD_PENDING;
-	sys_close(pending_read);
-	pending_read = -1;
+	sys_close(reload.pending_read);
+	reload.pending_read = -1;
 	if (r == 1) {
-		handed_to = pending_pid;
-		say_number("reloaded: process ", (uint64_t)pending_pid,
+		reload.handed_to = reload.pending_pid;
+		say_number("reloaded: process ", (uint64_t)reload.pending_pid,
 			   " serves the new snapshot; this one drains\n");
 	} else {
 		say_failed();
 	}
-	pending_pid = 0;
+	reload.pending_pid = 0;
 	return r == 1 ? RELOAD_READY : RELOAD_FAILED;
 }

@@ -30,13 +30,17 @@ uint32_t workers_auto(void)
 
 long counters_share(void)
 {
-	static struct counters saved; /* the page's values while it is replaced */
-	saved = apollod_counters;
+	/* The values while the page is replaced: the counters alone (the rest of the page is
+	 * padding), so on the stack, not a page-aligned copy of the block. */
+	uint64_t saved[COUNTER_COUNT];
+	for (int i = 0; i < COUNTER_COUNT; i++)
+		saved[i] = apollod_counters.value[i];
 	long m = sys_mmap(&apollod_counters, sizeof(apollod_counters), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (sys_is_error(m))
 		return m;
-	apollod_counters = saved;
+	for (int i = 0; i < COUNTER_COUNT; i++)
+		apollod_counters.value[i] = saved[i];
 	return 0;
 }
 

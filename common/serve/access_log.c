@@ -19,13 +19,21 @@
 #define PEER_ADDR_MAX 28   /* sizeof(struct sockaddr_in6) */
 #define V6_GROUPS 8
 
-int access_log_fd = -1;
-static uint32_t write_max;       /* bytes one write may carry (whole lines) */
-static char log_buf[ACCESS_LOG_BUFFER];
-static uint32_t log_len;         /* bytes of whole lines in log_buf */
-static char peer_text[CONN_SLOTS][ACCESS_LOG_HOST_MAX]; /* by descriptor */
-static uint8_t peer_len[CONN_SLOTS];
-static uint64_t arrived_us[CONN_SLOTS]; /* by descriptor: the last read that brought bytes */
+/* In .bss, not .data: an initializer would put the 64 KiB buffer in the file. fd is set
+ * by access_log_open, before anything else reads it. */
+struct access_log_state access_log;
+
+/* What the log keeps of one connection, by descriptor (a per-slot array): what a line
+ * needs besides the request, in one 48-byte record, so a line reads one place per slot. */
+struct log_peer {
+	uint64_t arrived_us;             /* the last read that brought bytes (clock_now_us) */
+	uint8_t host_len;                /* bytes of host */
+	char host[ACCESS_LOG_HOST_MAX];  /* the peer's address as text */
+};
+#define LOG_PEER_SIZE 48
+STATIC_ASSERT(sizeof(struct log_peer) == LOG_PEER_SIZE, "no padding beyond the record");
+STATIC_ASSERT(ACCESS_LOG_HOST_MAX <= UINT8_MAX, "host_len fits its byte");
+static struct log_peer log_peer[CONN_SLOTS];
 
 /* "apollod: --access-log PATH: what (errno N)" on stderr. Returns EXIT_ACCESS_LOG. */
 static enum exit_code open_failed(const char *path, const char *what, long err)
@@ -43,6 +51,7 @@ static enum exit_code open_failed(const char *path, const char *what, long err)
 
 enum exit_code access_log_open(const char *path, const uint64_t *auxv)
 {
+	access_log.fd = -1;
 	if (!path)
 		return EXIT_OK;
 	long fd = K_STDOUT;
@@ -62,9 +71,9 @@ enum exit_code access_log_open(const char *path, const uint64_t *auxv)
 	struct statx st;
 	int regular = !sys_is_error(sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_TYPE, &st)) &&
 		      (st.stx_mode & S_IFMT) == S_IFREG;
-	write_max = regular ? ACCESS_LOG_BUFFER : ACCESS_LOG_PIPE_WRITE_MAX;
+	access_log.write_max = regular ? ACCESS_LOG_BUFFER : ACCESS_LOG_PIPE_WRITE_MAX;
 	clock_init(auxv);
-	access_log_fd = (int)fd;
+	access_log.fd = (int)fd;
 	return EXIT_OK;
 }
 
@@ -112,12 +121,12 @@ void access_log_note_peer(int fd)
 	counter_add(C_syscalls_total, 1);
 	if (sys_is_error(sys_getpeername(fd, sa, &len)))
 		sa[0] = sa[1] = 0; /* gone already: "-" */
-	peer_len[fd] = (uint8_t)render_peer(sa, peer_text[fd]);
+	log_peer[fd].host_len = (uint8_t)render_peer(sa, log_peer[fd].host);
 }
 
 void access_log_note_arrival(int fd)
 {
-	arrived_us[fd] = clock_now_us();
+	log_peer[fd].arrived_us = clock_now_us();
 }
 
 /* The three digits of a status counter's code. */
@@ -151,12 +160,13 @@ static char *put_escaped(char *p, struct text_span s)
 void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
 			 uint64_t body_bytes)
 {
-	if (ACCESS_LOG_BUFFER - log_len < ACCESS_LOG_LINE_MAX) {
+	if (ACCESS_LOG_BUFFER - access_log.len < ACCESS_LOG_LINE_MAX) {
 		counter_add(C_log_lines_dropped, 1);
 		return;
 	}
 	uint64_t now_us = clock_now_us();
-	char *p = copy_span(log_buf + log_len, peer_text[fd], peer_len[fd]);
+	const struct log_peer *peer = &log_peer[fd];
+	char *p = copy_span(access_log.buf + access_log.len, peer->host, peer->host_len);
 	p = copy_span(p, LITERAL(" - - "));
 	p = copy_span(p, wallclock_clf_now(), WALLCLOCK_CLF_LEN);
 	p = copy_span(p, LITERAL(" \""));
@@ -169,9 +179,9 @@ void access_log_add_line(int fd, struct text_span request_line, uint8_t status_c
 	else
 		*p++ = '-';
 	*p++ = ' ';
-	p += u64_to_dec(now_us > arrived_us[fd] ? now_us - arrived_us[fd] : 0, p);
+	p += u64_to_dec(now_us > peer->arrived_us ? now_us - peer->arrived_us : 0, p);
 	*p++ = '\n';
-	log_len = (uint32_t)(p - log_buf);
+	access_log.len = (uint32_t)(p - access_log.buf);
 }
 
 /* Line ends in [from, to) of the buffer: the lines a drop of that range loses. */
@@ -179,28 +189,29 @@ static uint64_t lines_in(uint32_t from, uint32_t to)
 {
 	uint64_t n = 0;
 	for (uint32_t i = from; i < to; i++)
-		n += log_buf[i] == '\n';
+		n += access_log.buf[i] == '\n';
 	return n;
 }
 
 void access_log_flush(void)
 {
-	if (access_log_fd < 0 || log_len == 0)
+	struct access_log_state *log = &access_log;
+	if (log->fd < 0 || log->len == 0)
 		return;
-	uint32_t want = log_len;
-	if (want > write_max) { /* whole lines only: back up to the last LF that fits */
-		want = write_max;
-		while (log_buf[want - 1] != '\n')
+	uint32_t want = log->len;
+	if (want > log->write_max) { /* whole lines only: back up to the last LF that fits */
+		want = log->write_max;
+		while (log->buf[want - 1] != '\n')
 			want--;
 	}
 	counter_add(C_syscalls_total, 1);
-	long n = sys_write(access_log_fd, log_buf, want);
+	long n = sys_write(log->fd, log->buf, want);
 	if (n == (long)want) {
-		log_len -= want;
-		__builtin_memmove(log_buf, log_buf + want, log_len);
+		log->len -= want;
+		__builtin_memmove(log->buf, log->buf + want, log->len);
 		return;
 	}
 	uint32_t kept = sys_is_error(n) ? 0 : (uint32_t)n; /* a cut line is lost too */
-	counter_add(C_log_lines_dropped, lines_in(kept, log_len));
-	log_len = 0;
+	counter_add(C_log_lines_dropped, lines_in(kept, log->len));
+	log->len = 0;
 }

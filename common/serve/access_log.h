@@ -3,8 +3,8 @@
  * (BEHAVIOUR 14). Lines collect in a buffer and leave in one write per loop iteration
  * (access_log_flush); the descriptor is non-blocking, and lines it cannot take are
  * dropped and counted in log_lines_dropped: the log never holds up serving.
- * The hooks below are inline tests of one global, so a daemon without the log pays a
- * compare and a branch per request. */
+ * The hooks below are inline tests of one field (access_log.fd), so a daemon without the
+ * log pays a compare and a branch per request. */
 #ifndef APOLLOD_COMMON_ACCESS_LOG_H
 #define APOLLOD_COMMON_ACCESS_LOG_H
 
@@ -34,10 +34,18 @@ STATIC_ASSERT(ACCESS_LOG_LINE_MAX <= ACCESS_LOG_PIPE_WRITE_MAX,
 STATIC_ASSERT(ACCESS_LOG_LINE_MAX * 8 <= ACCESS_LOG_BUFFER,
 	      "the buffer holds several worst-case lines");
 
-/* The log's descriptor, or -1 when it is off. */
-extern int access_log_fd;
+/* The log's state: its descriptor, and the lines waiting for this iteration's write. The
+ * peers' addresses and arrival times are per slot (access_log.c). */
+struct access_log_state {
+	int fd;             /* the log's descriptor, or -1 when it is off (access_log_open) */
+	uint32_t write_max; /* bytes one write may carry (whole lines) */
+	uint32_t len;       /* bytes of whole lines in buf */
+	char buf[ACCESS_LOG_BUFFER];
+};
+extern struct access_log_state access_log;
 
-/* Opens the log before the daemon serves: path "-" is descriptor 1, made non-blocking
+/* Opens the log before the daemon serves (every process calls it, log or no log: it sets
+ * access_log.fd, which the hooks read): path "-" is descriptor 1, made non-blocking
  * (the flag is on the open file description, so whatever shares it sees it too); another
  * path is opened write-only, created (0644) and appended to, non-blocking. NULL: the log
  * stays off. Reads auxv to find the vDSO clock (may be NULL). Returns EXIT_OK, or
@@ -54,7 +62,7 @@ void access_log_add_line(int fd, struct text_span request_line, uint8_t status_c
  * getpeername(2), counted in syscalls_total, only with the log on. */
 static inline void access_log_connection(int fd)
 {
-	if (access_log_fd >= 0)
+	if (access_log.fd >= 0)
 		access_log_note_peer(fd);
 }
 
@@ -62,7 +70,7 @@ static inline void access_log_connection(int fd)
  * of its service time). */
 static inline void access_log_arrival(int fd)
 {
-	if (access_log_fd >= 0)
+	if (access_log.fd >= 0)
 		access_log_note_arrival(fd);
 }
 
@@ -73,7 +81,7 @@ static inline void access_log_arrival(int fd)
 static inline void access_log_request(int fd, struct text_span request_line,
 				      uint8_t status_counter, uint64_t body_bytes)
 {
-	if (access_log_fd >= 0)
+	if (access_log.fd >= 0)
 		access_log_add_line(fd, request_line, status_counter, body_bytes);
 }
 

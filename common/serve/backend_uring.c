@@ -12,8 +12,8 @@
  *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
  *   IORING_ACCEPT_MULTISHOT                        5.19
  *   IORING_SETUP_COOP_TASKRUN                      5.19
- *   IORING_REGISTER_PBUF_RING (provided buffer ring, URING_RECV_PBUF 1)  5.19
- *   IORING_RECV_MULTISHOT (URING_RECV_PBUF 1)      6.0
+ *   IORING_REGISTER_PBUF_RING (the provided buffer ring)  5.19
+ *   IORING_RECV_MULTISHOT                          6.0
  *   IORING_SETUP_SINGLE_ISSUER                     6.0
  *   IORING_SETUP_DEFER_TASKRUN                     6.1
  * A kernel without io_uring (ENOSYS), one that refuses it (EPERM: the
@@ -28,9 +28,10 @@
 #include "common/base/span.h"
 
 struct uring_state uring;
-/* One entry in the fixed-buffer build, which never reads it (every use is behind
- * URING_RECV_PBUF), so that build carries no 128 KiB table. */
-struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
+/* The receive sides, by descriptor: a per-slot array of the backend's own, 32 bytes each.
+ * Not in the connection's slot (conn.c), which is one full cache line and the same in
+ * every tier; the epoll tiers have no receive side. */
+struct uring_rx uring_rx[URING_RX_SLOTS];
 
 /* Completions the CQ holds: every connection has at most one operation in flight, plus
  * failed closes and cancels, plus accepts. */
@@ -38,19 +39,13 @@ struct uring_rx uring_rx[URING_RECV_PBUF ? URING_RX_SLOTS : 1];
 
 /* Single issuer and deferred task running: completions are posted only when this one
  * thread enters the kernel to wait for them, so no interrupt or task work disturbs the
- * serving loop (io_uring_setup(2)). A measurement build may replace the set
- * (--copt=-DURING_SETUP_FLAGS=...); CQSIZE must stay. */
-#ifndef URING_SETUP_FLAGS
+ * serving loop (io_uring_setup(2)). CQSIZE: the CQ holds URING_CQ_ENTRIES. Measured
+ * (README, "ring flags"): DEFER_TASKRUN saves about a fifth of the CPU per keep-alive
+ * request; the others are what io_uring_setup(2) recommends for one thread owning one
+ * ring, and cost nothing measurable. */
 #define URING_SETUP_FLAGS                                                             \
 	(IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |   \
 	 IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
-#endif
-/* Register the ring's descriptor (1), or enter through the plain descriptor (0): a
- * measurement switch (--copt=-DURING_REGISTER_RING=0; measured in
- * benchmarks/reports/2026-12-01-uring-flags.md). */
-#ifndef URING_REGISTER_RING
-#define URING_REGISTER_RING 1
-#endif
 #define URING_FEATURES_NEEDED \
 	(IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG)
 
@@ -119,14 +114,13 @@ static void uring_register_ring(int ring_fd)
 	struct io_uring_rsrc_update up = {.offset = ~0u, .data = (uint64_t)ring_fd};
 	uring.enter_fd = (uint32_t)ring_fd;
 	uring.enter_flags = 0;
-	if (URING_REGISTER_RING &&
-	    sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
+	if (sys_io_uring_register((unsigned)ring_fd, IORING_REGISTER_RING_FDS, &up, 1) == 1) {
 		uring.enter_fd = up.offset;
 		uring.enter_flags = IORING_ENTER_REGISTERED_RING;
 	}
 }
 
-/* ---- The provided buffer ring (URING_RECV_PBUF; backend_uring.h) ---- */
+/* ---- The provided buffer ring (backend_uring.h) ---- */
 
 #define URING_PAGE 4096 /* the buffer ring's entries start on a page (kernel, 5.19) */
 /* The ring's entries, rounded up to a page so the buffers after them start on one. */
@@ -136,8 +130,6 @@ static void uring_register_ring(int ring_fd)
 STATIC_ASSERT(URING_PBUF_RING_BYTES % URING_PAGE == 0, "the buffers start on a page too");
 STATIC_ASSERT(sizeof(struct io_uring_buf_reg) == URING_BUF_REG_SIZE, "io_uring_buf_reg layout");
 
-static uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into each queued buffer */
-static uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
 STATIC_ASSERT(URING_PBUF_SIZE <= 0xffff, "a received length fits pbuf_len");
 
 /* Hands buffer bid to the kernel (published at the next enter, uring_publish). Writes the
@@ -180,7 +172,7 @@ void uring_rx_reset(int fd)
 	struct uring_rx *rx = &uring_rx[fd];
 	uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
 	uring.pbuf_held = (uint16_t)(uring.pbuf_held - rx->count);
-	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = pbuf_next[bid])
+	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = uring.pbuf_next[bid])
 		uring_pbuf_give(bid);
 	rx->gen++;
 	rx->recv_ud = ((uint64_t)rx->gen << 32) | URING_RX_TAG | (uint32_t)fd;
@@ -195,15 +187,15 @@ long uring_rx_take(struct uring_rx *rx, char *buf, uint32_t len)
 	uint32_t done = 0;
 	while (rx->count && done < len) {
 		uint16_t bid = rx->head;
-		uint32_t n = pbuf_len[bid] - rx->off;
+		uint32_t n = uring.pbuf_len[bid] - rx->off;
 		if (n > len - done)
 			n = len - done;
 		/* The one copy of this design: the bytes received, once (mem.c's memcpy). */
 		__builtin_memcpy(buf + done, uring.pbuf_mem + (uint32_t)bid * URING_PBUF_SIZE + rx->off, n);
 		done += n;
 		rx->off = (uint16_t)(rx->off + n);
-		if (rx->off == pbuf_len[bid]) { /* emptied: back to the ring */
-			rx->head = pbuf_next[bid];
+		if (rx->off == uring.pbuf_len[bid]) { /* emptied: back to the ring */
+			rx->head = uring.pbuf_next[bid];
 			rx->off = 0;
 			rx->count--;
 			uring.pbuf_held--;
@@ -235,10 +227,10 @@ long uring_rx_arm(int fd, uint64_t token)
  * the whole ring). Returns 1 when the queue was empty: the connection needs a report. */
 static int uring_rx_queue(struct uring_rx *rx, uint16_t bid, uint32_t len)
 {
-	pbuf_len[bid] = (uint16_t)len;
-	pbuf_next[bid] = URING_PBUF_NONE;
+	uring.pbuf_len[bid] = (uint16_t)len;
+	uring.pbuf_next[bid] = URING_PBUF_NONE;
 	if (rx->count)
-		pbuf_next[rx->tail] = bid;
+		uring.pbuf_next[rx->tail] = bid;
 	else
 		rx->head = bid;
 	rx->tail = bid;
@@ -331,7 +323,7 @@ enum exit_code backend_open(void)
 	long r = uring_map((int)fd, &p);
 	if (sys_is_error(r))
 		return uring_refused("mmap of the rings", r);
-	r = URING_RECV_PBUF ? uring_pbuf_setup((int)fd) : 0;
+	r = uring_pbuf_setup((int)fd);
 	if (sys_is_error(r))
 		return uring_refused("buffer ring", r);
 	uring_register_ring((int)fd);
@@ -348,8 +340,7 @@ static uint32_t uring_publish(void)
 	/* Release, the same for the buffers given back since the last enter: their entries
 	 * before the buffer ring's tail (liburing's io_uring_buf_ring_advance; the kernel
 	 * reads the tail with smp_load_acquire, io_uring/kbuf.c). */
-	if (URING_RECV_PBUF)
-		__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&uring.pbuf_ring->tail, uring.pbuf_tail, __ATOMIC_RELEASE);
 	return uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
 }
 
@@ -486,7 +477,7 @@ static long uring_reap(backend_event *events)
 			events[n++] = *cqe;
 		} else if (cqe->user_data == URING_IGNORE_TOKEN) {
 			continue;
-		} else if (URING_RECV_PBUF && ((uint32_t)cqe->user_data & URING_RX_TAG)) {
+		} else if ((uint32_t)cqe->user_data & URING_RX_TAG) {
 			n += uring_rx_complete(cqe, &events[n]);
 		} else {
 			events[n++] = *cqe;
@@ -512,8 +503,7 @@ static long uring_reap(backend_event *events)
  * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
 long backend_wait(backend_event *events, int timeout_ms)
 {
-	if (URING_RECV_PBUF)
-		uring_rx_rearm_starved();
+	uring_rx_rearm_starved();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
 		    uring.listener_nudge;

@@ -54,22 +54,10 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 		      URING_IGNORE_TOKEN - LISTENER_TOKEN_BASE >= LISTENERS_MAX,
 	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
-#ifndef URING_RECV_POLL_FIRST /* a measurement switch: 0 tries every recv at once */
-#define URING_RECV_POLL_FIRST 1
-#endif
-
-/* How a connection receives (docs/ARCHITECTURE.md, "io_uring receive"): 1, the default,
- * one multishot recv per connection into a ring of provided buffers shared by all
- * connections (Linux 6.0), copied into the slot's buffer when the connection code reads,
- * and one recv into the slot's own buffer when the ring ran dry; 0, one recv per read into
- * the slot's own buffer (measured: benchmarks/reports/2026-12-01-uring-receive.md). A
- * measurement switch (bench/uring_ab.py): --copt=-DURING_RECV_PBUF=0. */
-#ifndef URING_RECV_PBUF
-#define URING_RECV_PBUF 1
-#endif
-
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
 #define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
+#define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
+			      * power of two (kernel), < 2^16 */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
 
 /* The ring as mapped at start-up (backend_uring.c) and the accept queue. */
@@ -106,6 +94,9 @@ struct uring_state {
 	uint16_t pbuf_held;          /* buffers queued on connections, not yet read */
 	uint32_t starved_count;      /* connections whose recv ended with -ENOBUFS */
 	uint32_t starved_cursor;     /* where the next re-arming sweep starts: round robin */
+	/* By buffer id, for the buffers queued on connections (uring_rx): */
+	uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into it */
+	uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
 };
 extern struct uring_state uring;
 STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
@@ -194,8 +185,8 @@ static inline long backend_accept(int listen_fd)
 	return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
 }
 
-/* ---- Receiving: provided buffer ring and multishot recv (URING_RECV_PBUF) ----
- * One multishot recv per connection (IORING_RECV_MULTISHOT, Linux 6.0) takes a buffer
+/* ---- Receiving: provided buffer ring and multishot recv ----
+ * How a connection receives (docs/ARCHITECTURE.md, "io_uring receive"). One multishot recv per connection (IORING_RECV_MULTISHOT, Linux 6.0) takes a buffer
  * from one ring shared by all connections (IORING_REGISTER_PBUF_RING, 5.19) for each
  * piece of input. Its completions come back with a tag of their own (URING_RX_TAG), are
  * queued per connection by the reap (uring_rx), and io_read copies them into the slot's
@@ -206,8 +197,7 @@ static inline long backend_accept(int listen_fd)
  * The ring is shared: connections that send and never read hold their URING_PBUF_CONN_MAX
  * each, and enough of them hold it all (bench/uring_starve.py). So a starved connection
  * does not wait for buffers: its next read, with nothing queued, falls back to one plain
- * recv into the slot's own buffer (io_recv_own, the fixed design's read; uring_rx_own,
- * URING_RX_OWN), reported through io->result like a send, hence only when no send is
+ * recv into the slot's own buffer (io_recv_own; uring_rx_own, URING_RX_OWN), reported through io->result like a send, hence only when no send is
  * in flight; the read after that arms the multishot recv again. A starved connection that
  * cannot fall back yet (a send in flight) is armed again by a wait after buffers came back,
  * in turn (a round-robin sweep, uring_rx_rearm_starved), or falls back once the send is
@@ -232,9 +222,6 @@ static inline long backend_accept(int listen_fd)
  *     -ECANCELED, 0 (end of input), an error, or data (res > 0, when the CQE could not
  *     be posted as one of many). Until it comes the recv is live and must be the only one:
  *     two on one socket split its input between them, and a close's cancel finds one. */
-#ifndef URING_PBUF_COUNT /* a test switch too: --copt=-DURING_PBUF_COUNT=8 */
-#define URING_PBUF_COUNT 256  /* buffers in the ring: a power of two (kernel), < 2^16 */
-#endif
 #define URING_PBUF_SIZE 2048  /* bytes per buffer: a whole pipelined x16 batch of GETs */
 #define URING_PBUF_GROUP 0    /* the buffer group id the recvs select from */
 #define URING_PBUF_CONN_MAX 4 /* buffers one connection may hold unread: one whole head
@@ -283,7 +270,7 @@ struct uring_rx {
 };
 #define URING_RX_SIZE 32
 STATIC_ASSERT(sizeof(struct uring_rx) == URING_RX_SIZE, "one receive side, half a line");
-extern struct uring_rx uring_rx[]; /* URING_RX_SLOTS entries (one without URING_RECV_PBUF) */
+extern struct uring_rx uring_rx[]; /* URING_RX_SLOTS entries */
 
 /* Starts fd's receive side afresh (a new connection, or one letting go of it): queued
  * buffers go back to the ring, and its recv's completions are stale from now on (the
@@ -301,7 +288,7 @@ long uring_rx_arm(int fd, uint64_t token);
  * own-buffer recv is io->result's, URING_RX_OWN). */
 static inline int uring_rx_armed(int fd)
 {
-	return URING_RECV_PBUF && fd < URING_RX_SLOTS && (uring_rx[fd].state & URING_RX_ARMED);
+	return fd < URING_RX_SLOTS && (uring_rx[fd].state & URING_RX_ARMED);
 }
 
 static inline void io_open(struct conn_io *io, int fd, uint64_t token)
@@ -309,21 +296,20 @@ static inline void io_open(struct conn_io *io, int fd, uint64_t token)
 	io->token = token;
 	io->fd = fd;
 	io->result = IO_R_FRESH;
-	if (URING_RECV_PBUF)
-		uring_rx_reset(fd);
+	uring_rx_reset(fd);
 }
 
 static inline void io_event(struct conn_io *io, const backend_event *e)
 {
-	if (URING_RECV_PBUF && (e->flags & URING_EV_RX))
+	if (e->flags & URING_EV_RX)
 		return; /* input queued on the receive side, or its end: io_read finds it */
 	io->result = e->res; /* the one send or own-buffer recv (io_recv_own) has finished */
 }
 
 /* Prepares one recv (Linux 5.6) of up to len bytes into buf, the slot's own buffer (it
- * stays put), reported with io's token through io->result (io_event): the fixed design's
- * every read, and the provided-buffer design's fallback when its ring ran dry. Expects
- * nothing in flight on io->result. Returns IO_PENDING, or -ENOMEM without an SQE (io
+ * stays put), reported with io's token through io->result (io_event): a connection's
+ * first read, and the fallback when the ring ran dry (uring_rx_own). Expects nothing in
+ * flight on io->result. Returns IO_PENDING, or -ENOMEM without an SQE (io
  * stays as it was). */
 static inline long io_recv_own(struct conn_io *io, char *buf, uint32_t len)
 {
@@ -337,12 +323,11 @@ static inline long io_recv_own(struct conn_io *io, char *buf, uint32_t len)
 	 * request is not there yet: wait for it instead of trying a recv that would fail
 	 * first (Linux 5.19). The first read tries at once: the request usually came with
 	 * the handshake. */
-	if (!fresh && URING_RECV_POLL_FIRST)
+	if (!fresh)
 		sqe->ioprio = IORING_RECVSEND_POLL_FIRST;
 	return IO_PENDING;
 }
 
-#if URING_RECV_PBUF
 /* Reads through io_recv_own, into the slot's own buffer, for a connection with nothing
  * queued and no multishot recv armed: its first read, or one whose multishot recv starved
  * (URING_RX_STARVED), which needs no buffer of the ring, so a ring held by connections
@@ -371,7 +356,7 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	if (rx->state & URING_RX_OWN) { /* io->result is the own-buffer recv's */
 		if (!io_take_result(io, &r))
 			return io_recv_own(io, buf, len); /* -EAGAIN: again, still URING_RX_OWN */
-		if (r != IO_PENDING) /* data, end of input or an error, as the fixed design */
+		if (r != IO_PENDING) /* data, end of input or an error: taken as it is */
 			rx->state &= (uint8_t)~URING_RX_OWN;
 		return r;
 	}
@@ -388,15 +373,6 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	 * again; if not, it starves and reads through its own buffer again). */
 	return uring_rx_arm(io->fd, io->token);
 }
-#else
-static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
-{
-	long r;
-	if (io_take_result(io, &r))
-		return r;
-	return io_recv_own(io, buf, len);
-}
-#endif
 
 /* The bytes the count buffers of iov hold. */
 static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
@@ -460,8 +436,8 @@ static inline void io_cancel(uint64_t ud, uint8_t link)
 	}
 }
 
-/* Cancels what is in flight on io: its send or own-buffer recv (the fixed design's, or the
- * fallback's: both are IO_R_PENDING under io->token), its multishot recv. */
+/* Cancels what is in flight on io: its send or own-buffer recv (both IO_R_PENDING under
+ * io->token), its multishot recv. */
 static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
 {
 	if (io->result == IO_R_PENDING)
@@ -479,8 +455,7 @@ static inline void io_abandon(struct conn_io *io)
 	if (io->result == IO_R_PENDING)
 		io->token ^= URING_TOKEN_EPOCH;
 	io->result = IO_R_IDLE;
-	if (URING_RECV_PBUF)
-		uring_rx_reset(io->fd);
+	uring_rx_reset(io->fd);
 }
 
 /* The most SQEs io_close prepares: a cancel for the send, one for the recv, the close. */
@@ -496,8 +471,7 @@ static inline void io_close(struct conn_io *io)
 	if (busy && used + URING_CLOSE_SQES > uring.sq_mask + 1)
 		uring_submit(); /* room for all, so the link is not split by a submission */
 	io_cancel_in_flight(io, IOSQE_IO_HARDLINK);
-	if (URING_RECV_PBUF)
-		uring_rx_reset(io->fd);
+	uring_rx_reset(io->fd);
 	if (!uring_sqe_unwatched(IORING_OP_CLOSE, io->fd)) /* Linux 5.6 */
 		COUNTED(sys_close(io->fd));
 	io->result = IO_R_IDLE;

@@ -39,11 +39,11 @@ STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splice
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
-STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= METRICS_BUFFER_SIZE,
+STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
-STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= METRICS_BUFFER_SIZE &&
-		      RANGE_NOT_SATISFIABLE_MAX <= METRICS_BUFFER_SIZE &&
-		      FILE_HEAD_304_MAX <= METRICS_BUFFER_SIZE,
+STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= CONN_SCRATCH_SIZE &&
+		      RANGE_NOT_SATISFIABLE_MAX <= CONN_SCRATCH_SIZE &&
+		      FILE_HEAD_304_MAX <= CONN_SCRATCH_SIZE,
 	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
 
 enum conn_state {
@@ -95,18 +95,36 @@ STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
  * generation and is dropped. The listener's token has a generation no slot reaches. */
 #define CONN_TOKEN_GEN_SHIFT 32
 
+/* A slot's response side: its queue of responses and the Date bytes they point at. */
+struct conn_out {
+	struct k_iovec queue[CONN_QUEUE_MAX + SPLICE_IOV]; /* from out_head, out_count long */
+	/* The slot's own copy of the Date tail, taken when its queue is empty: a tail still
+	 * queued (a short send) is never rewritten under it by the next second's render. */
+	char date[DATE_TAIL_LEN];
+};
+
+/* The per-slot arrays, indexed by descriptor. Four arrays, not one struct per slot,
+ * because each is touched by a different share of the work and only touched pages become
+ * resident (docs/AUDIT.md, "Memory"; the peak resident row of //compare:table): the
+ * 64-byte slot is the one cache line every report reads; a request touches the start of
+ * its 8 KiB buffer; every response the response side; only the few answers rendered per
+ * request the scratch. One 13 KiB struct of all four would give each connection two
+ * pages of its own (slot and buffer, response side) instead of one and shares of pages
+ * packed with other slots' lines and queues. */
 static struct conn conn_table[CONN_SLOTS];
 static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
-static struct k_iovec conn_queue[CONN_SLOTS][CONN_QUEUE_MAX + SPLICE_IOV];
-static char conn_scratch[CONN_SLOTS][METRICS_BUFFER_SIZE]; /* a dynamic response */
-/* Each slot's own copy of the Date tail, taken when its queue is empty: a tail still
- * queued (a short send) is never rewritten under it by the next second's render. */
-static char conn_date[CONN_SLOTS][DATE_TAIL_LEN];
-static file_lookup_fn find_file;
-static int slots_freed;   /* a connection closed since conn_slots_freed() last asked */
-static uint32_t open_max; /* --max-connections */
-static uint32_t open_count; /* connections open now (lingering ones included) */
-static int stopping;      /* conn_stop() was called */
+static struct conn_out conn_out[CONN_SLOTS];
+static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered per request */
+
+/* What every connection shares. */
+struct conn_pool {
+	file_lookup_fn find_file; /* --root's lookup, or NULL */
+	uint32_t open_max;        /* --max-connections */
+	uint32_t open_count;      /* connections open now (lingering ones included) */
+	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
+	int stopping;             /* conn_stop() was called */
+};
+static struct conn_pool pool;
 
 /* The deadline each phase waits under (CONN_P_ANSWERED never waits). */
 static const uint8_t phase_deadline[] = {
@@ -120,24 +138,24 @@ STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each wa
 
 void conn_setup(file_lookup_fn find, uint32_t max_connections)
 {
-	find_file = find;
-	open_max = max_connections;
+	pool.find_file = find;
+	pool.open_max = max_connections;
 }
 
 int conn_table_full(void)
 {
-	return open_count >= open_max;
+	return pool.open_count >= pool.open_max;
 }
 
 int conn_open_count(void)
 {
-	return (int)open_count;
+	return (int)pool.open_count;
 }
 
 int conn_slots_freed(void)
 {
-	int freed = slots_freed;
-	slots_freed = 0;
+	int freed = pool.slots_freed;
+	pool.slots_freed = 0;
 	return freed;
 }
 
@@ -146,14 +164,14 @@ int conn_slots_freed(void)
 static void conn_end(int fd, struct conn *c, int at_once)
 {
 	idle_cancel(fd);
-	open_count--;
+	pool.open_count--;
 	c->state = CONN_FREE;
 	if (at_once)
 		io_close_now(&c->io);
 	else
 		io_close(&c->io);
 	counter_add(C_connections_closed, 1);
-	slots_freed = 1;
+	pool.slots_freed = 1;
 }
 
 /* Ends a connection (see conn_end); its descriptor is released as the backend sees fit. */
@@ -188,7 +206,7 @@ static void conn_wait(int fd, struct conn *c, int progressed)
 /* Appends len bytes at p to c's response queue; the caller checked there is room. */
 static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 {
-	struct k_iovec *iov = &conn_queue[fd][c->out_head + c->out_count++];
+	struct k_iovec *iov = &conn_out[fd].queue[c->out_head + c->out_count++];
 	iov->iov_base = p;
 	iov->iov_len = len;
 }
@@ -198,7 +216,7 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 static void conn_date_fresh(int fd, const struct conn *c)
 {
 	if (c->out_count == 0)
-		date_tail_copy(conn_date[fd]);
+		date_tail_copy(conn_out[fd].date);
 }
 
 /* Queues one response: head (head_len bytes, ending in HEAD_END) with the slot's Date
@@ -210,11 +228,11 @@ static void conn_push_response(int fd, struct conn *c, const char *head, uint32_
 {
 	conn_date_fresh(fd, c);
 	conn_push(fd, c, head, head_len - DATE_HEAD_CUT);
-	if (extra_fields_len) {
-		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN - DATE_HEAD_CUT);
-		conn_push(fd, c, extra_fields_block, extra_fields_len);
+	if (extra_fields.len) {
+		conn_push(fd, c, conn_out[fd].date, DATE_TAIL_LEN - DATE_HEAD_CUT);
+		conn_push(fd, c, extra_fields.block, extra_fields.len);
 	} else {
-		conn_push(fd, c, conn_date[fd], DATE_TAIL_LEN);
+		conn_push(fd, c, conn_out[fd].date, DATE_TAIL_LEN);
 	}
 	if (body_len)
 		conn_push(fd, c, body, body_len);
@@ -341,14 +359,14 @@ static void conn_answer_pending(int fd, struct conn *c)
 		struct answer_input in = {
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
-			.find_file = find_file,
+			.find_file = pool.find_file,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,
 			.buffer_full = c->in_end == CONN_BUFFER_SIZE,
 			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
 			.queue_busy = c->out_count != 0,
-			.stopping = (uint8_t)stopping,
+			.stopping = (uint8_t)pool.stopping,
 		};
 		struct answer a;
 		answer_request(&in, &a);
@@ -378,7 +396,7 @@ static void conn_answer_pending(int fd, struct conn *c)
 static int conn_flush(int fd, struct conn *c, int *progressed)
 {
 	while (c->out_count) {
-		struct k_iovec *iov = &conn_queue[fd][c->out_head];
+		struct k_iovec *iov = &conn_out[fd].queue[c->out_head];
 		long n = io_send(&c->io, iov, c->out_count); /* counts response_syscalls */
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
@@ -485,7 +503,7 @@ static void conn_service(int fd, struct conn *c)
 		/* Everything answered: nothing more will come, or nothing more is wanted (a
 		 * stop ends a connection between requests; a fresh one still reads the request
 		 * its client sent and gets its answer, the last: conn_stop, BEHAVIOUR 11). */
-		if ((c->flags & CONN_F_PEER_EOF) || (stopping && (c->flags & CONN_F_ANSWERED))) {
+		if ((c->flags & CONN_F_PEER_EOF) || (pool.stopping && (c->flags & CONN_F_ANSWERED))) {
 			conn_close(fd, c);
 			return;
 		}
@@ -507,7 +525,7 @@ void conn_open(int fd)
 	c->gen++;
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
 	c->state = CONN_OPEN;
-	open_count++;
+	pool.open_count++;
 	c->flags = 0;
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
@@ -519,7 +537,7 @@ void conn_open(int fd)
 
 void conn_stop(void)
 {
-	stopping = 1;
+	pool.stopping = 1;
 	for (int fd = 0; fd < CONN_SLOTS; fd++) {
 		struct conn *c = &conn_table[fd];
 		/* Nothing in flight: waiting, or mid-head. A fresh connection keeps its

@@ -19,13 +19,18 @@
 /* With the listener parked and nothing else to wake the loop, retry accept this often. */
 #define PARK_RETRY_MS 1000
 
-static backend_event events[BACKEND_EVENTS_MAX];
-static int listener_fd[LISTENERS_MAX]; /* one per --listen address */
-static uint32_t listener_count;
-static int listener_parked; /* none watched: the table or descriptor table was full */
-static int signal_fd;
-static uint64_t drain_ms;   /* how long a graceful stop may take */
-static uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
+/* The loop's state: everything it keeps between iterations, and the reports of the
+ * last wait. */
+struct loop_state {
+	backend_event events[BACKEND_EVENTS_MAX]; /* the last wait's reports */
+	int listener_fd[LISTENERS_MAX]; /* one per --listen address; -1 once closed by a stop */
+	uint32_t listener_count;
+	int listener_parked; /* none watched: the table or descriptor table was full */
+	int signal_fd;       /* the signalfd the loop reads its signals from (signals.h) */
+	uint64_t drain_ms;   /* how long a graceful stop may take */
+	uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
+};
+static struct loop_state loop;
 
 /* CLOCK_MONOTONIC in ms by the raw syscall: read only while stopping, so the tiers
  * without the idle unit's vDSO clock have it too. */
@@ -44,17 +49,17 @@ static enum exit_code accept_taken(void);
  * close. */
 static void loop_begin_stop(void)
 {
-	stop_by_ms = stop_clock_ms() + drain_ms;
-	for (uint32_t i = 0; i < listener_count; i++) {
+	loop.stop_by_ms = stop_clock_ms() + loop.drain_ms;
+	for (uint32_t i = 0; i < loop.listener_count; i++) {
 		/* Unwatch first: with --workers other processes hold the same socket, and
 		 * epoll forgets a descriptor only when its last copy closes. */
-		if (!listener_parked)
-			backend_watch_listener(i, listener_fd[i], 0);
+		if (!loop.listener_parked)
+			backend_watch_listener(i, loop.listener_fd[i], 0);
 		counter_add(C_syscalls_total, 1);
-		sys_close(listener_fd[i]);
-		listener_fd[i] = -1;
+		sys_close(loop.listener_fd[i]);
+		loop.listener_fd[i] = -1;
 	}
-	listener_parked = 0;    /* nothing to unpark any more */
+	loop.listener_parked = 0;    /* nothing to unpark any more */
 	reload_abandon();       /* a stop is a stop: a new image half-started goes too */
 	conn_stop();
 	accept_taken();
@@ -65,11 +70,11 @@ static void loop_begin_stop(void)
  * again. A failure leaves them parked: the park retry watches them again. */
 static void loop_rearm_listeners(void)
 {
-	for (uint32_t i = 0; i < listener_count; i++)
-		backend_watch_listener(i, listener_fd[i], 0);
-	for (uint32_t i = 0; i < listener_count; i++)
-		if (sys_is_error(backend_watch_listener(i, listener_fd[i], 1)))
-			listener_parked = 1;
+	for (uint32_t i = 0; i < loop.listener_count; i++)
+		backend_watch_listener(i, loop.listener_fd[i], 0);
+	for (uint32_t i = 0; i < loop.listener_count; i++)
+		if (sys_is_error(backend_watch_listener(i, loop.listener_fd[i], 1)))
+			loop.listener_parked = 1;
 }
 
 /* Reads every pending signal. Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
@@ -77,20 +82,20 @@ static enum exit_code loop_signals(void)
 {
 	for (;;) {
 		counter_add(C_syscalls_total, 1);
-		long sig = signals_next(signal_fd);
+		long sig = signals_next(loop.signal_fd);
 		if (sig <= 0) /* none left; a read error leaves the signal pending */
 			return EXIT_OK;
-		if (sig == K_SIGHUP && !stop_by_ms) /* BEHAVIOUR 17 */
-			reload_begin(listener_fd, listener_count, 1);
+		if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17 */
+			reload_begin(loop.listener_fd, loop.listener_count, 1);
 		enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
 										: RELOAD_PENDING;
-		if (reload == RELOAD_READY && !stop_by_ms)
+		if (reload == RELOAD_READY && !loop.stop_by_ms)
 			loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
-		if (sig == K_SIGIO && reload == RELOAD_IDLE && !stop_by_ms && !listener_parked)
+		if (sig == K_SIGIO && reload == RELOAD_IDLE && !loop.stop_by_ms && !loop.listener_parked)
 			loop_rearm_listeners();
 		if (sig != K_SIGTERM && sig != K_SIGINT)
 			continue;
-		if (stop_by_ms)
+		if (loop.stop_by_ms)
 			return EXIT_STOP_AGAIN;
 		loop_begin_stop();
 	}
@@ -104,9 +109,9 @@ static int loop_stop_status(int *timeout_ms)
 	if (conn_open_count() == 0 && backend_accepts_settled())
 		return EXIT_OK;
 	uint64_t now = stop_clock_ms();
-	if (now >= stop_by_ms)
+	if (now >= loop.stop_by_ms)
 		return EXIT_DRAIN_TIMEOUT;
-	uint64_t left = stop_by_ms - now;
+	uint64_t left = loop.stop_by_ms - now;
 	if (*timeout_ms < 0 || (uint64_t)*timeout_ms > left)
 		*timeout_ms = (int)left;
 	return -1;
@@ -116,12 +121,12 @@ static int loop_stop_status(int *timeout_ms)
  * the line that says which listener and why. */
 static enum exit_code listener_set_parked(int park)
 {
-	for (uint32_t i = 0; i < listener_count; i++) {
-		long r = backend_watch_listener(i, listener_fd[i], !park);
+	for (uint32_t i = 0; i < loop.listener_count; i++) {
+		long r = backend_watch_listener(i, loop.listener_fd[i], !park);
 		if (sys_is_error(r))
-			return listener_fd_failed(BACKEND_WATCH_STEP, listener_fd[i], r, EXIT_EPOLL);
+			return console_fail_fd(BACKEND_WATCH_STEP, loop.listener_fd[i], r, EXIT_EPOLL);
 	}
-	listener_parked = park;
+	loop.listener_parked = park;
 	conn_slots_freed(); /* only a close after this point can make room */
 	return EXIT_OK;
 }
@@ -160,7 +165,7 @@ static enum exit_code accept_ready(int index)
 		int full = conn_table_full();
 		if (full && !conn_evictable())
 			return listener_set_parked(1);
-		long fd = backend_accept(listener_fd[index]);
+		long fd = backend_accept(loop.listener_fd[index]);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
 			if (full)
@@ -176,8 +181,8 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);
 		if (!accept_error_is_transient(fd))
-			return listener_fd_failed(BACKEND_ACCEPT_STEP,
-						  BACKEND_ACCEPT_KNOWS_LISTENER ? listener_fd[index] : -1,
+			return console_fail_fd(BACKEND_ACCEPT_STEP,
+						  BACKEND_ACCEPT_KNOWS_LISTENER ? loop.listener_fd[index] : -1,
 						  fd, EXIT_ACCEPT);
 	}
 }
@@ -204,12 +209,12 @@ static enum exit_code accept_taken(void)
 static long loop_wait(int *done)
 {
 	int timeout_ms = idle_wait_ms();
-	if (listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
+	if (loop.listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
 		timeout_ms = PARK_RETRY_MS;
-	*done = stop_by_ms ? loop_stop_status(&timeout_ms) : -1;
+	*done = loop.stop_by_ms ? loop_stop_status(&timeout_ms) : -1;
 	if (*done >= 0)
 		return 0;
-	return backend_wait(events, timeout_ms);
+	return backend_wait(loop.events, timeout_ms);
 }
 
 /* Routes one report to the listener, the signals or a connection. */
@@ -217,7 +222,7 @@ static enum exit_code loop_dispatch(const backend_event *e)
 {
 	uint64_t token = backend_event_token(e);
 	int listener = listener_of_token(token);
-	if (listener >= 0 && stop_by_ms)
+	if (listener >= 0 && loop.stop_by_ms)
 		return accept_taken();
 	if (listener >= 0)
 		return accept_ready(listener);
@@ -231,14 +236,14 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 			uint64_t drain_timeout_ms)
 {
 	for (uint32_t i = 0; i < listeners; i++)
-		listener_fd[i] = listen_fds[i];
-	listener_count = listeners;
-	signal_fd = signals;
-	drain_ms = drain_timeout_ms;
+		loop.listener_fd[i] = listen_fds[i];
+	loop.listener_count = listeners;
+	loop.signal_fd = signals;
+	loop.drain_ms = drain_timeout_ms;
 	enum exit_code r = listener_set_parked(0);
-	long w = r == EXIT_OK ? backend_watch_signals(signal_fd) : 0;
+	long w = r == EXIT_OK ? backend_watch_signals(loop.signal_fd) : 0;
 	if (sys_is_error(w))
-		r = listener_fd_failed("watch signalfd", -1, w, EXIT_EPOLL);
+		r = console_fail_fd("watch signalfd", -1, w, EXIT_EPOLL);
 	while (r == EXIT_OK) {
 		int done;
 		long n = loop_wait(&done);
@@ -247,16 +252,16 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
-			return listener_fd_failed(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
+			return console_fail_fd(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
 		idle_tick();
 		for (long i = 0; i < n && r == EXIT_OK; i++)
-			r = loop_dispatch(&events[i]);
+			r = loop_dispatch(&loop.events[i]);
 		int fd;
 		while ((fd = idle_next_expired()) != IDLE_NONE)
 			conn_expire(fd);
 		access_log_flush(); /* this iteration's lines, in one write */
 		/* A closed connection freed a descriptor; a timeout may mean one did elsewhere. */
-		if (r == EXIT_OK && listener_parked && (conn_slots_freed() || n == 0))
+		if (r == EXIT_OK && loop.listener_parked && (conn_slots_freed() || n == 0))
 			r = listener_set_parked(0);
 	}
 	return r;

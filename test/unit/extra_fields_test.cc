@@ -63,9 +63,9 @@ TEST(ExtraFieldsTest, SetupRendersTheBlockInOrder)
 	const char *good[] = {"A: 1", "B:2"};
 	uint32_t bad = 99;
 	ASSERT_EQ(extra_fields_setup(good, 2, &bad), EXTRA_OK);
-	EXPECT_EQ(std::string(extra_fields_block, extra_fields_len), "A: 1\r\nB: 2\r\n\r\n");
+	EXPECT_EQ(std::string(extra_fields.block, extra_fields.len), "A: 1\r\nB: 2\r\n\r\n");
 	ASSERT_EQ(extra_fields_setup(good, 0, &bad), EXTRA_OK);
-	EXPECT_EQ(extra_fields_len, 0u);
+	EXPECT_EQ(extra_fields.len, 0u);
 	const char *second_bad[] = {"A: 1", "B 2"};
 	EXPECT_EQ(extra_fields_setup(second_bad, 2, &bad), EXTRA_NO_COLON);
 	EXPECT_EQ(bad, 1u);

@@ -121,7 +121,7 @@ TEST(StaticResponsesTest, OnlyThe405CarriesAllow)
 void ExpectMetricsResponseInForm(const std::string &expected_body, enum conn_form form,
 				 const char *connection)
 {
-	GuardedBuffer out(METRICS_BUFFER_SIZE);
+	GuardedBuffer out(CONN_SCRATCH_SIZE);
 	struct rendered_response r = build_metrics(out.mutable_data(), form, METRICS_PLAIN);
 	ASSERT_GE(r.bytes, out.data());
 	ASSERT_LE(r.head_len, r.total_len);
@@ -135,7 +135,7 @@ void ExpectMetricsResponseInForm(const std::string &expected_body, enum conn_for
 	EXPECT_EQ(body, expected_body);
 }
 
-// Renders /metrics in every connection form into a buffer of exactly METRICS_BUFFER_SIZE
+// Renders /metrics in every connection form into a buffer of exactly CONN_SCRATCH_SIZE
 // bytes that ends at a guard page and checks head, body and placement. expected_body is
 // what the counters hold.
 void ExpectMetricsResponse(const std::string &expected_body)
@@ -260,7 +260,7 @@ TEST(MetricsTest, PrometheusFormFitsItsBufferWithEveryCounterAtMax)
 	apollod_counters.value[C_connections_closed] = 0; // open connections: UINT64_MAX too
 	for (const auto &f : kForms) {
 		SCOPED_TRACE(f.connection);
-		GuardedBuffer out(METRICS_BUFFER_SIZE);
+		GuardedBuffer out(CONN_SCRATCH_SIZE);
 		struct rendered_response r =
 			build_metrics(out.mutable_data(), f.form, METRICS_PROMETHEUS);
 		ASSERT_LE(r.bytes + r.total_len, out.data() + out.size());

@@ -24,8 +24,7 @@ namespace {
 constexpr int kExitUring = 11;
 constexpr int kRunTimeoutMs = 5000;
 constexpr int kSqEntries = 64; // URING_SQ_ENTRIES in common/serve/backend_uring.h
-// The provided-buffer ring (common/serve/backend_uring.h, URING_RECV_PBUF 1, the default):
-// buffers and bytes per buffer.
+// The provided-buffer ring (common/serve/backend_uring.h): buffers and bytes per buffer.
 constexpr int kPbufCount = 256;  // URING_PBUF_COUNT
 constexpr int kPbufSize = 2048;  // URING_PBUF_SIZE
 constexpr int kPbufConnMax = 4;  // URING_PBUF_CONN_MAX: buffers one connection may hold
@@ -293,13 +292,12 @@ bool WriteUntilAllBlock(const std::vector<int> &fds, const std::string &batch, i
 
 // Clients that send and never read must not starve a fresh one (bench/uring_starve.py).
 // kHogs connections pipeline GET /big.bin without reading until the daemon's sends to them
-// block and it stops reading them: with provided buffers (URING_RECV_PBUF 1), each holds
-// the most unread input one connection may (kPbufConnMax buffers), and together more than
-// the ring has. A fresh connection then asks once: its answer must come whole, and the
-// close after it, within kFreshMs, far below the deadlines (which would otherwise end the
-// wait: the fresh client waits for the ring's buffers, which the hogs never give back).
-// The fixed design (URING_RECV_PBUF 0: one recv into each connection's own buffer)
-// passes by construction.
+// block and it stops reading them: each holds the most unread input one connection may
+// (kPbufConnMax buffers), and together more than the ring has. A fresh connection then
+// asks once: its answer must come whole, and the close after it, within kFreshMs, far
+// below the deadlines (which would otherwise end the wait: without the own-buffer
+// fallback the fresh client waits for the ring's buffers, which the hogs never give
+// back).
 TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 {
 	REQUIRE_FEATURE("uring");

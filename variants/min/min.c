@@ -47,7 +47,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		if (sys_is_error(fd)) {
 			if (fd == -EINTR || fd == -ECONNABORTED)
 				continue;
-			return listener_fd_failed("accept4", lfd, fd, EXIT_ACCEPT);
+			return console_fail_fd("accept4", lfd, fd, EXIT_ACCEPT);
 		}
 		sys_read((int)fd, request, sizeof(request));
 		sys_write((int)fd, response, sizeof(response) - 1);
