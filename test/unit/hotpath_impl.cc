@@ -14,7 +14,8 @@ size_t asm_u64_to_dec(uint64_t v, char *out);
 }
 
 const struct hotpath_impl hotpath_impls[] = {
-	{"c", parse_request_line, parse_headers, span_eq, span_ieq, u64_to_dec},
-	{"asm", asm_parse_request_line, asm_parse_headers, asm_span_eq, asm_span_ieq, asm_u64_to_dec},
+	{"c", parse_request_line, parse_headers, span_eq, span_ieq, u64_to_dec, 1},
+	{"asm", asm_parse_request_line, asm_parse_headers, asm_span_eq, asm_span_ieq, asm_u64_to_dec,
+	 0},
 };
 const size_t hotpath_impl_count = sizeof(hotpath_impls) / sizeof(hotpath_impls[0]);
