@@ -20,9 +20,6 @@ struct hotpath_impl {
 	int (*span_eq)(const char *a, const char *b, size_t n);
 	int (*span_ieq)(const char *a, const char *b, size_t n);
 	size_t (*u64_to_dec)(uint64_t v, char *out);
-	/* 1 when parse_headers fills header_block's recorded lines (fields_seen, field_count,
-	 * field[]); the assembly gains them one architecture at a time. */
-	int records_fields;
 };
 
 /* Every implementation linked into this test binary, defined in hotpath_impl.cc.
