@@ -356,8 +356,7 @@ static void conn_answer_pending(int fd, struct conn *c)
 			break;
 		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
 		if (a.kind == ANSWER_METRICS)
-			format = metrics_format_wanted(&req.line, buf + c->in_start + req.line.line_len,
-						       req.headers.block_len);
+			format = metrics_format_wanted(&req.line, &req.headers, in.fields);
 		struct text_span line = {buf + c->in_start, 0};
 		if (r == PARSE_COMPLETE)
 			line.len = req.line.line_len - 2; /* without CRLF */

@@ -9,10 +9,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/http_parse.h"
 #include "common/span.h"
 #include "common/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
+
+/* Returns 1 when some line of the block parse_headers filled h from names field id. */
+static inline int header_field_seen(const struct header_block *h, enum recorded_field id)
+{
+	return (h->fields_seen >> id) & 1u;
+}
+
+/* Walks the lines of field id that parse_headers recorded in h, in the order of the
+ * block: finds the first at index *i or later, sets *value to its value (OWS trimmed,
+ * possibly empty; inside block, the block h was parsed from), moves *i past it and
+ * returns 1; returns 0 when no further line names id. Start with *i = 0. Reads h only:
+ * the block's bytes are never walked again. */
+static inline int header_field_next(const struct header_block *h, const char *block,
+				    enum recorded_field id, uint32_t *i, struct text_span *value)
+{
+	if (!header_field_seen(h, id))
+		return 0;
+	for (; *i < h->field_count; (*i)++) {
+		const struct field_line *line = &h->field[*i];
+		if (line->id == id) {
+			value->text = block + line->at;
+			value->len = line->len;
+			(*i)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* header_field_next from the start: the value of the first line of field id. */
+static inline int header_field_first(const struct header_block *h, const char *block,
+				     enum recorded_field id, struct text_span *value)
+{
+	uint32_t i = 0;
+	return header_field_next(h, block, id, &i, value);
+}
 
 /* A walk over the field lines of one header block. */
 struct field_cursor {
