@@ -10,7 +10,7 @@ root=$1 target=$2 out=$3
 # The pure core: the parser's layers, answer's routes and file decisions (fields, dates,
 # ranges, encodings), responses and counters.
 core=(common/char_class.c common/counters.c common/file_answer.c common/http_date.c
-	common/http_fields.c common/http_host.c common/http_parse.c common/http_request.c
+	common/http_host.c common/http_parse.c common/http_request.c
 	common/responses.c common/routes.c common/span.c common/url_path.c)
 extra=()
 if [ "$target" = differential ]; then
