@@ -35,7 +35,8 @@ typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len
 /* What the connection knows when it asks. */
 struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
-	const char *fields;       /* its header block (request->headers.block_len bytes) */
+	const char *fields;       /* its header block (request->headers.block_len bytes), where
+				   * request->headers.field[] values lie */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
@@ -104,17 +105,17 @@ static const uint8_t file_status_kind[] = {
 /* Sets a to serve the cached file f (a hit): the representation Accept-Encoding picks
  * (f or a precompressed variant), as 200, 304, 206 or 416 by the request's validators
  * and Range (file_status_of); a 304, 206 or 416 behind queued responses waits
- * (ANSWER_LATER). Costs one walk over the header block (field_scan). */
+ * (ANSWER_LATER). Reads the fields the parser recorded: the block is not walked again. */
 static inline void answer_file(const struct answer_input *in, struct answer *a,
 			       const struct cached_file *f)
 {
+	const struct header_block *h = &in->request->headers;
 	if (file_has_variants(f)) /* the representation Accept-Encoding picks */
-		f = file_representation(in->fields, in->request->headers.block_len, f);
+		f = file_representation(h, in->fields, f);
 	a->file = f;
 	a->cache_counter = C_cache_hits;
-	a->kind = file_status_kind[file_status_of(in->fields, in->request->headers.block_len,
-						  a->head_only, f, in->now, &a->first,
-						  &a->last)];
+	a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
+						  &a->first, &a->last)];
 	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
 		a->kind = ANSWER_LATER;
 }

@@ -7,22 +7,6 @@
 #define RANGE_UNIT "bytes="
 #define WEAK_PREFIX "W/"
 
-/* The fields file_status_of reads, in field_scan's order. */
-enum file_field {
-	F_IF_NONE_MATCH = 0,
-	F_IF_MODIFIED_SINCE = 1,
-	F_RANGE = 2,
-	F_IF_RANGE = 3,
-	FILE_FIELD_COUNT
-};
-static const struct text_span file_field_names[FILE_FIELD_COUNT] = {
-	[F_IF_NONE_MATCH] = {LITERAL("If-None-Match")},
-	[F_IF_MODIFIED_SINCE] = {LITERAL("If-Modified-Since")},
-	[F_RANGE] = {LITERAL("Range")},
-	[F_IF_RANGE] = {LITERAL("If-Range")},
-};
-STATIC_ASSERT(FILE_FIELD_COUNT <= FIELD_SCAN_MAX, "one scan finds them all");
-
 static int is_list_space(char c)
 {
 	return c == ' ' || c == '\t' || c == ',';
@@ -126,40 +110,38 @@ static int not_modified_since(struct text_span v, const struct cached_file *f, w
 	return http_date_parse(v.text, v.len, now_s, &date) && date <= now_s && f->mtime <= date;
 }
 
-/* Returns 1 when some If-None-Match line of the block matches f (a request may send the
+/* Returns 1 when some If-None-Match line of the request matches f (a request may send the
  * list over several lines: RFC 9110 5.3). */
-static int none_match_matches(const char *block, uint32_t block_len, const struct cached_file *f)
+static int none_match_matches(const struct header_block *h, const char *block,
+			      const struct cached_file *f)
 {
-	struct field_cursor c = field_cursor_start(block, block_len);
 	struct text_span v;
-	while (field_next(&c, file_field_names[F_IF_NONE_MATCH].text,
-			  file_field_names[F_IF_NONE_MATCH].len, &v))
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_IF_NONE_MATCH, &i, &v);)
 		if (etag_list_matches(v, f->etag, f->etag_len))
 			return 1;
 	return 0;
 }
 
-enum file_status file_status_of(const char *block, uint32_t block_len, int head_only,
+enum file_status file_status_of(const struct header_block *h, const char *block, int head_only,
 				const struct cached_file *f, wall_second_fn now, uint64_t *first,
 				uint64_t *last)
 {
-	struct text_span v[FILE_FIELD_COUNT];
-	uint32_t found = field_scan(block, block_len, file_field_names, FILE_FIELD_COUNT, v);
-	if (found == 0)
-		return FILE_STATUS_200;
-	if (found & (1u << F_IF_NONE_MATCH)) { /* If-Modified-Since is then ignored (13.1.3) */
-		if (none_match_matches(block, block_len, f))
+	struct text_span v, range;
+	/* If-None-Match, when present, decides: If-Modified-Since is then ignored (13.1.3). */
+	if (header_field_seen(h, FIELD_IF_NONE_MATCH)) {
+		if (none_match_matches(h, block, f))
 			return FILE_STATUS_304;
-	} else if ((found & (1u << F_IF_MODIFIED_SINCE)) &&
-		   not_modified_since(v[F_IF_MODIFIED_SINCE], f, now)) {
+	} else if (header_field_first(h, block, FIELD_IF_MODIFIED_SINCE, &v) &&
+		   not_modified_since(v, f, now)) {
 		return FILE_STATUS_304;
 	}
-	/* Range is defined for GET only (14.2); an empty file has no range to give. */
-	if (head_only || f->size == 0 || !(found & (1u << F_RANGE)))
+	/* Range is defined for GET only (14.2); an empty file has no range to give. Of a
+	 * repeated Range or If-Range, the first line counts. */
+	if (head_only || f->size == 0 || !header_field_first(h, block, FIELD_RANGE, &range))
 		return FILE_STATUS_200;
-	if ((found & (1u << F_IF_RANGE)) && !if_range_holds(v[F_IF_RANGE], f, now))
+	if (header_field_first(h, block, FIELD_IF_RANGE, &v) && !if_range_holds(v, f, now))
 		return FILE_STATUS_200;
-	switch (range_parse(v[F_RANGE], f->size, first, last)) {
+	switch (range_parse(range, f->size, first, last)) {
 	case RANGE_SATISFIABLE:
 		return FILE_STATUS_206;
 	case RANGE_UNSATISFIABLE:
@@ -271,15 +253,14 @@ enum file_encoding coding_choice(const struct coding_weights *w, unsigned availa
 	return w->q[FILE_ENCODING_IDENTITY] > best_q ? FILE_ENCODING_IDENTITY : best;
 }
 
-const struct cached_file *file_representation(const char *block, uint32_t block_len,
+const struct cached_file *file_representation(const struct header_block *h, const char *block,
 					      const struct cached_file *f)
 {
 	struct coding_weights w = {{-1, -1, -1}, -1};
 	STATIC_ASSERT(FILE_ENCODING_COUNT == 3, "one initialiser per encoding");
-	struct field_cursor c = field_cursor_start(block, block_len);
 	struct text_span v;
 	unsigned available = 0;
-	while (field_next(&c, LITERAL("Accept-Encoding"), &v))
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_ACCEPT_ENCODING, &i, &v);)
 		accept_encoding_weigh(v, &w);
 	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++)
 		if (f->variant[e - 1])

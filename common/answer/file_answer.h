@@ -1,9 +1,9 @@
 /* What a GET or HEAD of a cached file gets (BEHAVIOUR 10.8-10.10): which representation
  * (the file or a precompressed variant, by Accept-Encoding), then the whole of it (200),
  * not modified (304: If-None-Match, If-Modified-Since; RFC 9110 13.1-13.2), one range of
- * it (206) or none it has (416: Range, If-Range; RFC 9110 14). The fields are read on
- * demand (http_fields.h), so the hot-path parser and its header_block stay as they are.
- * Pure; no syscalls. */
+ * it (206) or none it has (416: Range, If-Range; RFC 9110 14). The fields are the lines
+ * parse_headers recorded in its header_block (http_fields.h reads them): the block is
+ * not walked again. Pure; no syscalls. */
 #ifndef APOLLOD_COMMON_FILE_ANSWER_H
 #define APOLLOD_COMMON_FILE_ANSWER_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/answer/file_cache.h"
+#include "common/http/http_parse.h"
 #include "common/base/span.h"
 #include "common/base/static_assert.h"
 
@@ -67,22 +68,25 @@ void accept_encoding_weigh(struct text_span value, struct coding_weights *w);
 enum file_encoding coding_choice(const struct coding_weights *w, unsigned available);
 
 /* f itself, or the precompressed representation of f (f->variant) that the request's
- * Accept-Encoding fields (all of them; none: identity) choose by coding_choice.
- * Pure: reads the block and f only. */
-const struct cached_file *file_representation(const char *block, uint32_t block_len,
+ * Accept-Encoding lines (every one, in order; none: identity) choose by coding_choice.
+ * h is the header_block parse_headers filled from block. Pure: reads h, the recorded
+ * values in block, and f only. */
+const struct cached_file *file_representation(const struct header_block *h, const char *block,
 					      const struct cached_file *f);
 
 /* Returns the wall clock's second (clock_now_unix_s, or a test's fixed clock). */
 typedef uint64_t (*wall_second_fn)(void);
 
 /* Decides the response to a GET (head_only 0) or HEAD of the file f from the request's
- * header block (block, block_len: as parse_headers accepted it); now is asked for the
- * wall clock's second only when a date is to be read. If-None-Match first (a match is 304); only without it,
- * If-Modified-Since (a valid date not after now and not before f's mtime is 304);
- * then, for a GET of a non-empty file, Range (206 or 416) when If-Range is absent or
- * holds (an entity-tag strongly equal to f's, or f's exact Last-Modified date). Sets
- * *first and *last for FILE_STATUS_206. Pure but for now(): reads the block and f only. */
-enum file_status file_status_of(const char *block, uint32_t block_len, int head_only,
+ * recorded fields (h, as parse_headers filled it from block); now is asked for the wall
+ * clock's second only when a date is to be read. If-None-Match first (a match on any of
+ * its lines is 304); only without it, the first If-Modified-Since line (a valid date not
+ * after now and not before f's mtime is 304); then, for a GET of a non-empty file, the
+ * first Range line (206 or 416) when If-Range is absent or its first line holds (an
+ * entity-tag strongly equal to f's, or f's exact Last-Modified date). Sets *first and
+ * *last for FILE_STATUS_206. Pure but for now(): reads h, the recorded values in block,
+ * and f only. */
+enum file_status file_status_of(const struct header_block *h, const char *block, int head_only,
 				const struct cached_file *f, wall_second_fn now, uint64_t *first,
 				uint64_t *last);
 

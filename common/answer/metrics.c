@@ -105,13 +105,12 @@ static int media_range_wants_exposition(const char *p, const char *end)
 	return 0;
 }
 
-/* 1 when some media range of some Accept field wants the exposition. q-values are not
+/* 1 when some media range of some Accept line wants the exposition. q-values are not
  * weighed: naming the format at all asks for it (no client sends it with q=0). */
-static int accept_wants_exposition(const char *block, uint32_t block_len)
+static int accept_wants_exposition(const struct header_block *h, const char *block)
 {
-	struct field_cursor cur = field_cursor_start(block, block_len);
 	struct text_span v;
-	while (field_next(&cur, LITERAL("Accept"), &v)) {
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_ACCEPT, &i, &v);) {
 		const char *end = v.text + v.len;
 		for (const char *p = v.text; p < end;) {
 			const char *comma = find_byte(p, end, ',');
@@ -137,10 +136,10 @@ static int query_wants_exposition(const struct request_line *line)
 	return 0;
 }
 
-enum metrics_format metrics_format_wanted(const struct request_line *line, const char *block,
-					  uint32_t block_len)
+enum metrics_format metrics_format_wanted(const struct request_line *line,
+					  const struct header_block *h, const char *block)
 {
-	if (query_wants_exposition(line) || accept_wants_exposition(block, block_len))
+	if (query_wants_exposition(line) || accept_wants_exposition(h, block))
 		return METRICS_PROMETHEUS;
 	return METRICS_PLAIN;
 }

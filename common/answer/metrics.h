@@ -133,10 +133,10 @@ struct rendered_response {
  * `format=prometheus` parameter, or an Accept field names the Prometheus text format
  * (text/plain with a version=0.0.4 parameter) or OpenMetrics (application/openmetrics-text,
  * which gets the 0.0.4 form: Prometheus takes either); else METRICS_PLAIN. line is the
- * parsed request line; block and block_len the header block parse_headers accepted.
- * Pure; reads only the target and the block. */
-enum metrics_format metrics_format_wanted(const struct request_line *line, const char *block,
-					  uint32_t block_len);
+ * parsed request line; h the header_block parse_headers filled from block (its Accept
+ * lines, every one). Pure; reads only the target, h and the recorded values in block. */
+enum metrics_format metrics_format_wanted(const struct request_line *line,
+					  const struct header_block *h, const char *block);
 
 /* Renders the full /metrics response (head and body) of `format` into out, which must
  * hold CONN_SCRATCH_SIZE bytes, with the Connection header of `form`. The body is

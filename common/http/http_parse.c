@@ -125,13 +125,89 @@ enum parse_outcome parse_request_line(const char *buf, size_t len, struct reques
 	return r;
 }
 
-/* Names of the headers the parser acts on, matched ignoring case. */
-#define H_HOST "host"
-#define H_CONNECTION "connection"
-#define H_CONTENT_LENGTH "content-length"
-#define H_TRANSFER_ENCODING "transfer-encoding"
-#define NAME_IS(name, len, lit) \
-	((len) == sizeof(lit) - 1 && span_ieq((name), lit, sizeof(lit) - 1))
+/* What a field name asks of parse_headers: act on it, record it for the answer, or
+ * nothing. */
+enum name_kind {
+	NAME_OTHER = 0,
+	NAME_HOST = 1,
+	NAME_CONTENT_LENGTH = 2,
+	NAME_TRANSFER_ENCODING = 3,
+	NAME_CONNECTION = 4,
+	NAME_RECORDED = 5, /* NAME_RECORDED + id: a line of enum recorded_field id */
+};
+
+/* The first four bytes of a name, as one little-endian word, with the ASCII case bit set
+ * in each (FOLD4 of the lowercase literal). A name equal to a literal ignoring case
+ * always folds to the literal's word; the word only picks which literal to compare the
+ * rest with, so a byte that folds like a letter without being one cannot cause a match. */
+#define FOLD4(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define ASCII_CASE_BITS4 FOLD4(0x20, 0x20, 0x20, 0x20)
+#define NAME_SWITCH_LEN 4 /* bytes the switch reads: every name below has them */
+
+static uint32_t folded4(const char *p)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	return FOLD4(b[0], b[1], b[2], b[3]) | ASCII_CASE_BITS4;
+}
+
+/* Returns kind when name[0..len) is the lowercase literal lit ignoring case, given that
+ * its first NAME_SWITCH_LEN bytes already are; else NAME_OTHER. */
+static int named(const char *name, size_t len, const char *lit, size_t lit_len, int kind)
+{
+	if (len != lit_len || !span_ieq(name + NAME_SWITCH_LEN, lit + NAME_SWITCH_LEN,
+					len - NAME_SWITCH_LEN))
+		return NAME_OTHER;
+	return kind;
+}
+#define NAMED(name, len, lit, kind) named(name, len, LITERAL(lit), kind)
+
+/* The recorded fields' names, by enum recorded_field. */
+#define RECORDED_FIELD_NAME(id, name) [FIELD_##id] = {LITERAL(name)},
+static const struct text_span recorded_names[RECORDED_FIELD_COUNT] = {
+	FOR_EACH_RECORDED_FIELD(RECORDED_FIELD_NAME)
+};
+#undef RECORDED_FIELD_NAME
+
+/* NAME_RECORDED + id when name[0..len) is recorded field id's name, else NAME_OTHER. */
+static int recorded(const char *name, size_t len, enum recorded_field id)
+{
+	return named(name, len, recorded_names[id].text, recorded_names[id].len,
+		     NAME_RECORDED + (int)id);
+}
+
+/* Classifies a field name (1..HTTP_HEADER_NAME_MAX tchar) by a switch on its first four
+ * bytes, as lwan's parse_headers does, then one compare of the rest. Returns an enum
+ * name_kind value. */
+static int name_kind(const char *name, size_t len)
+{
+	if (len < NAME_SWITCH_LEN)
+		return NAME_OTHER;
+	switch (folded4(name)) {
+	case FOLD4('h', 'o', 's', 't'):
+		return NAMED(name, len, "host", NAME_HOST);
+	case FOLD4('c', 'o', 'n', 't'):
+		return NAMED(name, len, "content-length", NAME_CONTENT_LENGTH);
+	case FOLD4('c', 'o', 'n', 'n'):
+		return NAMED(name, len, "connection", NAME_CONNECTION);
+	case FOLD4('t', 'r', 'a', 'n'):
+		return NAMED(name, len, "transfer-encoding", NAME_TRANSFER_ENCODING);
+	case FOLD4('i', 'f', '-', 'n'):
+		return recorded(name, len, FIELD_IF_NONE_MATCH);
+	case FOLD4('i', 'f', '-', 'm'):
+		return recorded(name, len, FIELD_IF_MODIFIED_SINCE);
+	case FOLD4('i', 'f', '-', 'r'):
+		return recorded(name, len, FIELD_IF_RANGE);
+	case FOLD4('r', 'a', 'n', 'g'):
+		return recorded(name, len, FIELD_RANGE);
+	case FOLD4('a', 'c', 'c', 'e'):
+		if (len == recorded_names[FIELD_ACCEPT].len)
+			return recorded(name, len, FIELD_ACCEPT);
+		return recorded(name, len, FIELD_ACCEPT_ENCODING);
+	default:
+		return NAME_OTHER;
+	}
+}
 
 /* Content-Length: 1-19 digits and nothing else. Returns 1 and stores the value, or 0. */
 static int parse_content_length(const char *v, size_t n, uint64_t *value)
@@ -148,6 +224,9 @@ static int parse_content_length(const char *v, size_t n, uint64_t *value)
 	return 1;
 }
 
+/* 1 when the token v[0..n) is the lowercase literal lit, ignoring case. */
+#define TOKEN_IS(v, n, lit) ((n) == sizeof(lit) - 1 && span_ieq((v), lit, sizeof(lit) - 1))
+
 /* Connection: a comma-separated token list (RFC 9110 7.6.1). Returns what it asks for;
  * tokens other than close and keep-alive (upgrade, TE, ...) are ignored. */
 static enum http_connection parse_connection(const char *v, size_t n)
@@ -161,9 +240,9 @@ static enum http_connection parse_connection(const char *v, size_t n)
 		while (i < n && v[i] != ',' && !has_class((unsigned char)v[i], CC_OWS))
 			i++;
 		size_t tlen = i - start;
-		if (NAME_IS(v + start, tlen, "close"))
+		if (TOKEN_IS(v + start, tlen, "close"))
 			result = HTTP_CONNECTION_CLOSE;
-		else if (NAME_IS(v + start, tlen, "keep-alive") && result == HTTP_CONNECTION_NONE)
+		else if (TOKEN_IS(v + start, tlen, "keep-alive") && result == HTTP_CONNECTION_NONE)
 			result = HTTP_CONNECTION_KEEP_ALIVE;
 	}
 	return result;
@@ -211,14 +290,37 @@ static enum parse_outcome parse_field(const char *buf, size_t len, size_t *i,
 	return PARSE_COMPLETE;
 }
 
-/* Records what field f means for the request in *out. Returns COMPLETE, or BAD for a
- * field that makes the head invalid. */
-static enum parse_outcome apply_field(const struct header_field *f, struct header_block *out)
+/* Records field f, a line of recorded field id in the block buf, in out->field[].
+ * Returns COMPLETE, or BAD when the table is full or the value ends past
+ * FIELD_LINE_END_MAX (neither happens within HTTP_HEAD_MAX bytes: http_parse.h). */
+static enum parse_outcome record_field(const char *buf, const struct header_field *f,
+				       enum recorded_field id, struct header_block *out)
 {
-	if (NAME_IS(f->name, f->name_len, H_HOST)) {
+	size_t at = (size_t)(f->value - buf);
+	if (out->field_count == HEADER_FIELD_LINES_MAX || at + f->value_len > FIELD_LINE_END_MAX)
+		return PARSE_BAD;
+	struct field_line *line = &out->field[out->field_count++];
+	line->at = (uint16_t)at;
+	line->len = (uint16_t)f->value_len;
+	line->id = (uint8_t)id;
+	out->fields_seen |= (uint8_t)(1u << id);
+	return PARSE_COMPLETE;
+}
+
+/* Records what field f (a line of the block buf) means for the request in *out.
+ * Returns COMPLETE, or BAD for a field that makes the head invalid. */
+static enum parse_outcome apply_field(const char *buf, const struct header_field *f,
+				      struct header_block *out)
+{
+	int kind = name_kind(f->name, f->name_len);
+	switch (kind) {
+	case NAME_OTHER:
+		return PARSE_COMPLETE;
+	case NAME_HOST:
 		if (out->host_count++ || !http_host_valid(f->value, f->value_len))
 			return PARSE_BAD;
-	} else if (NAME_IS(f->name, f->name_len, H_CONTENT_LENGTH)) {
+		return PARSE_COMPLETE;
+	case NAME_CONTENT_LENGTH: {
 		uint64_t cl;
 		if (!parse_content_length(f->value, f->value_len, &cl))
 			return PARSE_BAD;
@@ -226,14 +328,19 @@ static enum parse_outcome apply_field(const struct header_field *f, struct heade
 			return PARSE_BAD;
 		out->content_length = cl;
 		out->has_content_length = 1;
-	} else if (NAME_IS(f->name, f->name_len, H_TRANSFER_ENCODING)) {
+		return PARSE_COMPLETE;
+	}
+	case NAME_TRANSFER_ENCODING:
 		return PARSE_BAD; /* the daemon reads no bodies: BEHAVIOUR 6, framing */
-	} else if (NAME_IS(f->name, f->name_len, H_CONNECTION)) {
+	case NAME_CONNECTION: {
 		enum http_connection c = parse_connection(f->value, f->value_len);
 		if (c > out->connection)
 			out->connection = (uint8_t)c;
+		return PARSE_COMPLETE;
 	}
-	return PARSE_COMPLETE;
+	default:
+		return record_field(buf, f, (enum recorded_field)(kind - NAME_RECORDED), out);
+	}
 }
 
 enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out)
@@ -243,6 +350,8 @@ enum parse_outcome parse_headers(const char *buf, size_t len, struct header_bloc
 	out->connection = HTTP_CONNECTION_NONE;
 	out->has_content_length = 0;
 	out->host_count = 0;
+	out->fields_seen = 0;
+	out->field_count = 0;
 
 	for (;;) {
 		if (i == len)
@@ -257,7 +366,7 @@ enum parse_outcome parse_headers(const char *buf, size_t len, struct header_bloc
 		struct header_field f;
 		enum parse_outcome r = parse_field(buf, len, &i, &f);
 		if (r == PARSE_COMPLETE)
-			r = apply_field(&f, out);
+			r = apply_field(buf, &f, out);
 		if (r != PARSE_COMPLETE)
 			return r;
 	}

@@ -57,6 +57,51 @@ struct request_line {
 #define REQUEST_LINE_SIZE 24
 STATIC_ASSERT(sizeof(struct request_line) == REQUEST_LINE_SIZE, "layout");
 
+/* The header fields the answer reads, one list: X(ID, lowercase name). parse_headers
+ * records every line named one of them (struct field_line) in the pass that checks the
+ * block and finds Host and Content-Length, so the answer never walks the block again;
+ * which of the lines count (the first, or every one) is the answer's business
+ * (http_fields.h). Validators and Range: BEHAVIOUR 10.8-10.9; Accept-Encoding: 10.10;
+ * Accept: /metrics (BEHAVIOUR 7.2). */
+#define FOR_EACH_RECORDED_FIELD(X)                \
+	X(IF_NONE_MATCH, "if-none-match")         \
+	X(IF_MODIFIED_SINCE, "if-modified-since") \
+	X(IF_RANGE, "if-range")                   \
+	X(RANGE, "range")                         \
+	X(ACCEPT_ENCODING, "accept-encoding")     \
+	X(ACCEPT, "accept")
+
+#define RECORDED_FIELD_ENUM(id, name) FIELD_##id,
+enum recorded_field { FOR_EACH_RECORDED_FIELD(RECORDED_FIELD_ENUM) RECORDED_FIELD_COUNT };
+#undef RECORDED_FIELD_ENUM
+
+/* One recorded line, as picohttpparser's struct phr_header keeps a header but with
+ * 16-bit offsets: its value (OWS trimmed on both sides, possibly empty) is bytes
+ * [at, at + len) of the block parse_headers read. */
+struct field_line {
+	uint16_t at;      /* the value's first byte, from the block's first byte */
+	uint16_t len;     /* value bytes */
+	uint8_t id;       /* enum recorded_field: the line's name */
+	uint8_t reserved; /* unspecified */
+};
+#define FIELD_LINE_SIZE 6
+STATIC_ASSERT(sizeof(struct field_line) == FIELD_LINE_SIZE, "layout");
+/* A line is recorded only when its value ends at or before this offset (the 16 bits of
+ * at and len); a block the daemon parses ends before HTTP_HEAD_MAX. */
+#define FIELD_LINE_END_MAX UINT16_MAX
+STATIC_ASSERT(HTTP_HEAD_MAX <= FIELD_LINE_END_MAX, "the daemon's blocks fit 16-bit offsets");
+
+/* The shortest recorded line is "range:" CRLF. Every line recorded is a whole line
+ * inside the buffer, so a buffer of HTTP_HEAD_MAX bytes (the most the daemon parses)
+ * holds at most HEADER_FIELD_LINES_MAX of them: every line of every recorded field of
+ * any request is kept, however often a field repeats. */
+#define FIELD_LINE_MIN (sizeof("range:\r\n") - 1)
+#define HEADER_FIELD_LINES_MAX (HTTP_HEAD_MAX / FIELD_LINE_MIN)
+#define RECORDED_NAME_FITS(id, name)                                                  \
+	STATIC_ASSERT(sizeof(name ":\r\n") - 1 >= FIELD_LINE_MIN, "shortest line: " name);
+FOR_EACH_RECORDED_FIELD(RECORDED_NAME_FITS)
+#undef RECORDED_NAME_FITS
+
 /* Result of parse_headers. */
 struct header_block {
 	uint64_t content_length; /* valid when has_content_length */
@@ -64,10 +109,15 @@ struct header_block {
 	uint8_t connection;      /* enum http_connection */
 	uint8_t has_content_length;
 	uint8_t host_count;      /* 0 or 1 (two or more is BAD) */
-	uint8_t reserved;
+	uint8_t fields_seen;     /* bit 1 << id set for each enum recorded_field with a line */
+	uint32_t field_count;    /* lines in field[] */
+	struct field_line field[HEADER_FIELD_LINES_MAX]; /* every line of a recorded field,
+							  * in the order of the block */
 };
-#define HEADER_BLOCK_SIZE 16
+/* 20 bytes, the lines, and 4 bytes of tail padding (content_length aligns it to 8). */
+#define HEADER_BLOCK_SIZE 6168
 STATIC_ASSERT(sizeof(struct header_block) == HEADER_BLOCK_SIZE, "layout");
+STATIC_ASSERT(RECORDED_FIELD_COUNT <= 8, "fields_seen has a bit for each field");
 
 /* Parses `METHOD SP target SP HTTP/1.x CRLF` at the start of buf.
  * COMPLETE: *out is filled; out->line_len bytes were consumed and out->target points
@@ -80,11 +130,18 @@ enum parse_outcome parse_request_line(const char *buf, size_t len, struct reques
 
 /* Parses header lines up to and including the empty line that ends the head.
  * buf starts at the first header line (or at the final CRLF when there are none).
- * COMPLETE: *out is filled; out->block_len bytes were consumed.
+ * COMPLETE: *out is filled; out->block_len bytes were consumed. Each line named a
+ *           recorded field (If-None-Match, If-Modified-Since, If-Range, Range,
+ *           Accept-Encoding, Accept: names compared ignoring case) is in out->field[],
+ *           in order, its value's offsets relative to buf; nothing in them is
+ *           interpreted.
  * PARTIAL:  buf is a valid prefix of a header block; *out is unspecified.
  * BAD:      400 (no colon, empty or non-tchar or over-long name, obs-fold, control byte,
  *           bare CR or LF, Transfer-Encoding, bad or conflicting Content-Length, two Host
- *           lines, a Host value that is not host[:port]); *out is unspecified. */
+ *           lines, a Host value that is not host[:port]); also more than
+ *           HEADER_FIELD_LINES_MAX recorded lines, or one whose value ends past
+ *           FIELD_LINE_END_MAX, neither of which fits the HTTP_HEAD_MAX bytes the daemon
+ *           parses; *out is unspecified. */
 enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out);
 
 APOLLOD_EXTERN_C_END

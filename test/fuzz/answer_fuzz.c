@@ -1,10 +1,13 @@
 /* libFuzzer target: the pure answer function (common/answer/answer.h). The first input byte
  * sets the connection's state (buffer full, peer EOF, queue busy, a file cache that finds
  * nothing, a fake file or a fake directory, and whether the file has precompressed
- * variants); the rest is parsed as a request and answered, its header block read for the
- * file's validators, Range and Accept-Encoding. Checks the decision's contract: fields in
+ * variants); the rest is parsed as a request and answered from the fields the parser
+ * recorded (validators, Range, Accept-Encoding). Checks the decision's contract: fields in
  * range, consumed within the input, a close form for every 400 and for bodies it will
- * not skip, counters that exist, a 206 slice inside the file, a representation of it. */
+ * not skip, counters that exist, a 206 slice inside the file, a representation of it;
+ * and against the recorded lines: each lies inside the header block, a 304 needs an
+ * If-None-Match or If-Modified-Since line, a 206 or 416 a Range line, a precompressed
+ * representation an Accept-Encoding line. */
 #include "common/answer/answer.h"
 #include "test/fuzz/fuzz_common.h"
 
@@ -89,6 +92,23 @@ static void check_answer(const struct answer_input *in, const struct answer *a)
 			   a->target_len == in->request->line.target_len);
 }
 
+/* Checks a complete request's recorded lines against the block they came from and the
+ * answer a that read them. */
+static void check_recorded(const struct answer_input *in, const struct answer *a)
+{
+	const struct header_block *h = &in->request->headers;
+	for (uint32_t i = 0; i < h->field_count; i++) /* before the final CRLF */
+		FUZZ_CHECK(h->field[i].at + h->field[i].len + 2u <= h->block_len &&
+			   h->field[i].id < RECORDED_FIELD_COUNT);
+	unsigned seen = h->fields_seen;
+	if (a->kind == ANSWER_NOT_MODIFIED)
+		FUZZ_CHECK(seen & (1u << FIELD_IF_NONE_MATCH | 1u << FIELD_IF_MODIFIED_SINCE));
+	if (a->kind == ANSWER_PARTIAL || a->kind == ANSWER_UNSATISFIABLE)
+		FUZZ_CHECK((seen & 1u << FIELD_RANGE) && !a->head_only);
+	if (a->file && a->file != &fake_file && a->kind != ANSWER_LATER)
+		FUZZ_CHECK(seen & 1u << FIELD_ACCEPT_ENCODING);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -119,5 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct answer a;
 	answer_request(&in, &a);
 	check_answer(&in, &a);
+	if (r == PARSE_COMPLETE)
+		check_recorded(&in, &a);
 	return 0;
 }

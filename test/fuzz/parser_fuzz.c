@@ -1,9 +1,61 @@
 /* libFuzzer target: the C request parser (parse_request, and parse_request_line alone).
  * Besides the sanitizers it checks the parser's contract (common/http/http_parse.h): a
  * COMPLETE head lies inside the input and within 8 KiB, its target inside the head and
- * starting with '/', the lengths consistent; the outcome is one of the three. */
+ * starting with '/', the lengths consistent; the outcome is one of the three; the
+ * recorded field lines are exactly the block's lines with a recorded name, in order, each
+ * span the line's value with OWS trimmed (checked against this file's own walk). */
+#include <strings.h>
+
 #include "common/http/http_request.h"
 #include "test/fuzz/fuzz_common.h"
+
+/* The recorded fields' names, by enum recorded_field. */
+#define RECORDED_NAME(id, name) name,
+static const char *const recorded_names[RECORDED_FIELD_COUNT] = {
+	FOR_EACH_RECORDED_FIELD(RECORDED_NAME)};
+#undef RECORDED_NAME
+
+/* The enum recorded_field of the name [name, name + len), or RECORDED_FIELD_COUNT. */
+static unsigned recorded_id(const char *name, size_t len)
+{
+	unsigned id = 0;
+	while (id < RECORDED_FIELD_COUNT &&
+	       !(strlen(recorded_names[id]) == len && !strncasecmp(name, recorded_names[id], len)))
+		id++;
+	return id;
+}
+
+static int is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Checks h's recorded lines against a walk of its COMPLETE block [block, + block_len):
+ * every line is name ':' value CRLF, the last one empty. */
+static void check_recorded(const char *block, const struct header_block *h)
+{
+	uint32_t n = 0;
+	unsigned seen = 0;
+	for (const char *line = block; line[0] != '\r';) {
+		const char *colon = memchr(line, ':', (size_t)(block + h->block_len - line));
+		const char *cr = memchr(colon, '\r', (size_t)(block + h->block_len - colon));
+		FUZZ_CHECK(colon && cr);
+		unsigned id = recorded_id(line, (size_t)(colon - line));
+		if (id < RECORDED_FIELD_COUNT) {
+			const char *v = colon + 1, *v_end = cr;
+			while (v < v_end && is_ows(*v))
+				v++;
+			while (v_end > v && is_ows(v_end[-1]))
+				v_end--;
+			FUZZ_CHECK(n < h->field_count && h->field[n].id == id);
+			FUZZ_CHECK(block + h->field[n].at == v && h->field[n].len == v_end - v);
+			seen |= 1u << id;
+			n++;
+		}
+		line = cr + 2;
+	}
+	FUZZ_CHECK(n == h->field_count && seen == h->fields_seen);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(req.headers.connection <= HTTP_CONNECTION_CLOSE);
 		FUZZ_CHECK(req.headers.host_count <= 1);
 		FUZZ_CHECK(buf[req.head_len - 1] == '\n' && buf[req.head_len - 2] == '\r');
+		check_recorded(buf + l->line_len, &req.headers);
 	}
 	struct request_line line;
 	enum parse_outcome rl = parse_request_line(buf, len, &line);

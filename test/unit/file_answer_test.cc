@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/answer/file_answer.h"
+#include "common/http/http_parse.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {
@@ -112,13 +113,24 @@ TEST(FileAnswerTest, RangeParser)
 		EXPECT_EQ(Range(c.value), c.want) << c.label << ": " << c.value;
 }
 
+// The header block of the given field lines (each ending in CRLF), parsed as the daemon
+// parses it, so the answer reads the fields the parser recorded.
+struct ParsedFields {
+	explicit ParsedFields(const std::string &fields) : buf(fields + "\r\n")
+	{
+		EXPECT_EQ(parse_headers(buf.data(), buf.size(), &block), PARSE_COMPLETE) << fields;
+	}
+	GuardedBuffer buf;
+	struct header_block block;
+};
+
 // What file_status_of decides for a GET (or HEAD) with the given field lines.
 std::string Status(const std::string &fields, bool head_only = false, uint64_t size = kSize)
 {
-	GuardedBuffer buf(fields + "\r\n");
+	ParsedFields parsed(fields);
 	struct cached_file f = File(size);
 	uint64_t first = 0, last = 0;
-	switch (file_status_of(buf.data(), (uint32_t)buf.size(), head_only, &f, FixedNow, &first,
+	switch (file_status_of(&parsed.block, parsed.buf.data(), head_only, &f, FixedNow, &first,
 			       &last)) {
 	case FILE_STATUS_200:
 		return "200";
@@ -177,6 +189,20 @@ TEST(FileAnswerTest, Decision)
 		 false, "200"},
 		{"If-Range without Range", "If-Range: \"a-17-2c\"\r\n", false, "200"},
 		{"If-Range before a 416", "Range: bytes=10000-\r\nIf-Range: \"x\"\r\n", false, "200"},
+		// A field on several lines: every If-None-Match line, the first of the others.
+		{"INM match after a malformed line",
+		 "If-None-Match: x\r\nIf-None-Match: \"y\"\r\nIf-None-Match: \"a-17-2c\"\r\n", false,
+		 "304"},
+		{"an empty INM still outranks IMS", "If-None-Match:\r\nIf-Modified-Since: " + imf + "\r\n",
+		 false, "200"},
+		{"the first IMS counts", "If-Modified-Since: Sun, 06 Nov 1994 08:49:36 GMT\r\n"
+		 "If-Modified-Since: " + imf + "\r\n", false, "200"},
+		{"the first Range counts", "Range: bytes=0-9\r\nRange: bytes=5-\r\n", false, "206 0-9"},
+		{"a bad first Range is not made up for", "Range: items=0-9\r\nRange: bytes=0-9\r\n",
+		 false, "200"},
+		{"the first If-Range counts",
+		 "Range: bytes=0-99\r\nIf-Range: \"x\"\r\nIf-Range: \"a-17-2c\"\r\n", false, "200"},
+		{"an empty If-Range never holds", "Range: bytes=0-99\r\nIf-Range:\r\n", false, "200"},
 	};
 	for (const auto &c : cases)
 		EXPECT_EQ(Status(c.fields, c.head_only), c.want) << c.label;
@@ -244,8 +270,8 @@ TEST(FileAnswerTest, RepresentationReadsEveryAcceptEncodingLine)
 	f.variant[FILE_ENCODING_BR - 1] = &br;
 	f.variant[FILE_ENCODING_GZIP - 1] = &gz;
 	auto pick = [&](const std::string &fields) {
-		GuardedBuffer buf(fields + "\r\n");
-		return file_representation(buf.data(), (uint32_t)buf.size(), &f);
+		ParsedFields parsed(fields);
+		return file_representation(&parsed.block, parsed.buf.data(), &f);
 	};
 	EXPECT_EQ(pick(""), &f) << "no Accept-Encoding: identity";
 	EXPECT_EQ(pick("Accept-Encoding: gzip\r\n"), &gz);

@@ -1,8 +1,11 @@
 // The request-head parsers (common/http/http_parse.h) against tables of labelled cases, run for
 // every hot-path implementation, with every input ending against a PROT_NONE page.
+#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
 
+#include <algorithm>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -129,6 +132,49 @@ void ExpectRequestLine(const hotpath_impl &impl, const RequestLineCase &c)
 
 // ---------------------------------------------------------------- header block
 
+// One line the parser must record: its field and its value.
+struct Recorded {
+	recorded_field id;
+	std::string value;
+	bool operator==(const Recorded &o) const { return id == o.id && value == o.value; }
+};
+
+inline void PrintTo(const Recorded &r, std::ostream *os)
+{
+	*os << "{" << (int)r.id << ", \"" << r.value << "\"}";
+}
+
+// The recorded fields' names, lowercase, by enum recorded_field.
+const std::vector<std::string> &RecordedNames()
+{
+#define RECORDED_NAME(id, name) name,
+	static const std::vector<std::string> names = {FOR_EACH_RECORDED_FIELD(RECORDED_NAME)};
+#undef RECORDED_NAME
+	return names;
+}
+
+// The test's own reading of a complete block: for every line whose name is a recorded
+// field's (ignoring case), in order, the offset of its value's first byte (past the colon
+// and any spaces and tabs). field_line.at is checked against it.
+std::vector<size_t> RecordedValueOffsets(const std::string &block)
+{
+	std::vector<size_t> at;
+	for (size_t line = 0, eol; (eol = block.find("\r\n", line)) != line; line = eol + 2) {
+		size_t colon = block.find(':', line);
+		std::string name = block.substr(line, colon - line);
+		for (char &ch : name)
+			ch = (char)tolower((unsigned char)ch);
+		const std::vector<std::string> &names = RecordedNames();
+		if (std::find(names.begin(), names.end(), name) == names.end())
+			continue;
+		size_t v = colon + 1;
+		while (block[v] == ' ' || block[v] == '\t')
+			v++;
+		at.push_back(v);
+	}
+	return at;
+}
+
 struct HeaderCase {
 	const char *label = "";
 	std::string block; // when COMPLETE, block_len must equal its size
@@ -138,9 +184,15 @@ struct HeaderCase {
 	uint8_t connection = HTTP_CONNECTION_NONE;
 	bool has_content_length = false;
 	uint64_t content_length = 0;
+	std::vector<Recorded> recorded; // every line of a recorded field, in order
 	std::string after; // bytes after the block (a body, the next request): not consumed
 
 	HeaderCase &Hosts(uint8_t n) { host_count = n; return *this; }
+	HeaderCase &Records(recorded_field id, std::string value)
+	{
+		recorded.push_back({id, value});
+		return *this;
+	}
 	HeaderCase &Connection(http_connection c) { connection = (uint8_t)c; return *this; }
 	HeaderCase &Length(uint64_t n) { has_content_length = true; content_length = n; return *this; }
 	HeaderCase &FollowedBy(std::string bytes) { after = bytes; return *this; }
@@ -168,6 +220,29 @@ HeaderCase HeadersBad(const char *label, std::string block)
 HeaderCase HeadersPartial(const char *label, std::string block)
 {
 	return Headers(label, block, PARSE_PARTIAL);
+}
+
+// A block of n "Range:" lines with empty values.
+HeaderCase RepeatedRange(const char *label, size_t n, parse_outcome outcome)
+{
+	std::string line = "Range:\r\n";
+	STATIC_ASSERT(sizeof("Range:\r\n") - 1 == FIELD_LINE_MIN, "the shortest recorded line");
+	HeaderCase c = Headers(label, "", outcome);
+	for (size_t i = 0; i < n; i++) {
+		c.block += line;
+		c.Records(FIELD_RANGE, "");
+	}
+	c.block += "\r\n";
+	return c;
+}
+
+// A block whose Range value "r" ends at offset end, after one long unrecorded line.
+HeaderCase RangeEndingAt(const char *label, size_t end, parse_outcome outcome)
+{
+	const std::string head = "X: ", tail = "\r\nRange: ";
+	std::string filler(end - 1 - head.size() - tail.size(), 'a');
+	HeaderCase c = Headers(label, head + filler + tail + "r\r\n\r\n", outcome);
+	return c.Records(FIELD_RANGE, "r");
 }
 
 const std::vector<HeaderCase> &HeaderCases()
@@ -218,6 +293,70 @@ const std::vector<HeaderCase> &HeaderCases()
 		HeadersOk("name of every tchar punctuation", "X!#$%&'*+-.^_`|~: v\r\n\r\n"),
 		HeadersOk("Expect is ignored", "Expect: 100-continue\r\n\r\n"),
 		HeadersOk("unknown headers are ignored", "Hostx: !!\r\nContent-Lengthy: z\r\n\r\n"),
+		// The fields recorded for the answer: each present, in odd case, empty, with OWS.
+		HeadersOk("If-None-Match", "If-None-Match: \"a\", W/\"b\"\r\n\r\n")
+			.Records(FIELD_IF_NONE_MATCH, "\"a\", W/\"b\""),
+		HeadersOk("If-Modified-Since", "If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n")
+			.Records(FIELD_IF_MODIFIED_SINCE, "Sun, 06 Nov 1994 08:49:37 GMT"),
+		HeadersOk("If-Range", "If-Range: \"a-1\"\r\n\r\n").Records(FIELD_IF_RANGE, "\"a-1\""),
+		HeadersOk("Range", "Range: bytes=0-99\r\n\r\n").Records(FIELD_RANGE, "bytes=0-99"),
+		HeadersOk("Accept-Encoding", "Accept-Encoding: gzip, deflate, br\r\n\r\n")
+			.Records(FIELD_ACCEPT_ENCODING, "gzip, deflate, br"),
+		HeadersOk("Accept", "Accept: text/plain;version=0.0.4\r\n\r\n")
+			.Records(FIELD_ACCEPT, "text/plain;version=0.0.4"),
+		HeadersOk("IF-NONE-MATCH folded", "IF-NONE-MATCH: *\r\n\r\n").Records(FIELD_IF_NONE_MATCH, "*"),
+		HeadersOk("if-modified-since folded", "if-modified-since: x\r\n\r\n")
+			.Records(FIELD_IF_MODIFIED_SINCE, "x"),
+		HeadersOk("iF-rAnGe folded", "iF-rAnGe: x\r\n\r\n").Records(FIELD_IF_RANGE, "x"),
+		HeadersOk("RANGE folded", "RANGE: bytes=1-\r\n\r\n").Records(FIELD_RANGE, "bytes=1-"),
+		HeadersOk("accept-ENCODING folded", "accept-ENCODING: br\r\n\r\n")
+			.Records(FIELD_ACCEPT_ENCODING, "br"),
+		HeadersOk("aCCEPT folded", "aCCEPT: */*\r\n\r\n").Records(FIELD_ACCEPT, "*/*"),
+		HeadersOk("recorded values empty", "Range:\r\nIf-None-Match:\r\nAccept:\r\n\r\n")
+			.Records(FIELD_RANGE, "")
+			.Records(FIELD_IF_NONE_MATCH, "")
+			.Records(FIELD_ACCEPT, ""),
+		HeadersOk("recorded values only OWS", "If-Range: \t \r\nAccept-Encoding:\t\r\n\r\n")
+			.Records(FIELD_IF_RANGE, "")
+			.Records(FIELD_ACCEPT_ENCODING, ""),
+		HeadersOk("OWS around recorded values",
+			  "Range:\t bytes=0-1 \t\r\nIf-Modified-Since:  a  b  \r\n\r\n")
+			.Records(FIELD_RANGE, "bytes=0-1")
+			.Records(FIELD_IF_MODIFIED_SINCE, "a  b"),
+		HeadersOk("colons and quotes kept in a value", "If-Range: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n")
+			.Records(FIELD_IF_RANGE, "Mon, 01 Jan 2024 00:00:00 GMT"),
+		// Repeats: every line is recorded, in order; which count is the answer's choice.
+		HeadersOk("two Range lines", "Range: bytes=0-1\r\nrange: bytes=5-\r\n\r\n")
+			.Records(FIELD_RANGE, "bytes=0-1")
+			.Records(FIELD_RANGE, "bytes=5-"),
+		HeadersOk("If-None-Match list split over lines",
+			  "If-None-Match: \"x\"\r\nHost: a\r\nIf-None-Match: \"y\", \"z\"\r\n\r\n")
+			.Hosts(1)
+			.Records(FIELD_IF_NONE_MATCH, "\"x\"")
+			.Records(FIELD_IF_NONE_MATCH, "\"y\", \"z\""),
+		HeadersOk("every recorded field among the others, in block order",
+			  "Accept: */*\r\nHost: a\r\nAccept-Encoding: gzip\r\nConnection: close\r\n"
+			  "If-None-Match: \"e\"\r\nContent-Length: 0\r\nIf-Modified-Since: d\r\n"
+			  "Range: bytes=-5\r\nUser-Agent: u\r\nIf-Range: \"e\"\r\nAccept: text/html\r\n\r\n")
+			.Hosts(1)
+			.Connection(HTTP_CONNECTION_CLOSE)
+			.Length(0)
+			.Records(FIELD_ACCEPT, "*/*")
+			.Records(FIELD_ACCEPT_ENCODING, "gzip")
+			.Records(FIELD_IF_NONE_MATCH, "\"e\"")
+			.Records(FIELD_IF_MODIFIED_SINCE, "d")
+			.Records(FIELD_RANGE, "bytes=-5")
+			.Records(FIELD_IF_RANGE, "\"e\"")
+			.Records(FIELD_ACCEPT, "text/html"),
+		// Names that only start or end like a recorded one are not recorded.
+		HeadersOk("near misses are not recorded",
+			  "Rang: a\r\nRanges: a\r\nX-Range: a\r\nAccepts: a\r\nAccept-Encodings: a\r\n"
+			  "Accept-Encodin: a\r\nAccept-Language: a\r\nIf-Range-: a\r\nIf-None-Matc: a\r\n"
+			  "If-Modified-Sinc: a\r\nIf-Match: a\r\nIf-Unmodified-Since: a\r\nAcc: a\r\n"
+			  "If_Range: a\r\nIf-M: a\r\n\r\n"),
+		HeadersOk("a recorded name in a value is not a line", "X: Range: bytes=0-1\r\n\r\n"),
+		HeadersOk("a 64-byte name, then a recorded field", kName64 + ": Range\r\nRange: r\r\n\r\n")
+			.Records(FIELD_RANGE, "r"),
 		HeadersBad("missing colon", "Host example.com\r\n\r\n"),
 		HeadersBad("empty name", ": value\r\n\r\n"),
 		HeadersBad("space before colon", "Host : a\r\n\r\n"),
@@ -264,7 +403,20 @@ const std::vector<HeaderCase> &HeaderCases()
 		HeadersBad("Host IPv6 empty", "Host: []\r\n\r\n"),
 		HeadersBad("Host IPv6 junk after ]", "Host: [::1]x\r\n\r\n"),
 		HeadersBad("Host with quote", "Host: \"a\"\r\n\r\n"),
+		HeadersBad("a bad line after recorded ones", "Range: bytes=0-1\r\nX : y\r\n\r\n"),
+		HeadersBad("a recorded field with a control byte", "Range: bytes=0-1\x01\r\n\r\n"),
+		HeadersBad("a recorded field folded over lines", "If-None-Match: \"a\",\r\n \"b\"\r\n\r\n"),
+		// The table's bounds: an 8 KiB buffer holds at most HEADER_FIELD_LINES_MAX recorded
+		// lines, each ending before FIELD_LINE_END_MAX; past either is BAD.
+		RepeatedRange("as many recorded lines as 8 KiB can hold", HEADER_FIELD_LINES_MAX,
+			      PARSE_COMPLETE),
+		RepeatedRange("one recorded line more", HEADER_FIELD_LINES_MAX + 1, PARSE_BAD),
+		RangeEndingAt("a recorded value ending at the last 16-bit offset", FIELD_LINE_END_MAX,
+			      PARSE_COMPLETE),
+		RangeEndingAt("a recorded value ending one byte later", FIELD_LINE_END_MAX + 1,
+			      PARSE_BAD),
 		HeadersPartial("line without its CRLF", "Host: a"),
+		HeadersPartial("inside a recorded value", "Range: bytes=0-1\r\nAccept: te"),
 		HeadersPartial("block without the final CRLF", "Host: a\r\n"),
 		HeadersPartial("final CR without LF", "Host: a\r\n\r"),
 	};
@@ -288,6 +440,18 @@ void ExpectHeaders(const hotpath_impl &impl, const HeaderCase &c)
 	if (c.has_content_length) {
 		EXPECT_EQ(out.content_length, c.content_length);
 	}
+	std::vector<Recorded> recorded;
+	std::vector<size_t> at;
+	unsigned seen = 0;
+	for (uint32_t i = 0; i < out.field_count && i < HEADER_FIELD_LINES_MAX; i++) {
+		const struct field_line &l = out.field[i];
+		recorded.push_back({(recorded_field)l.id, std::string(buf.data() + l.at, l.len)});
+		at.push_back(l.at);
+		seen |= 1u << l.id;
+	}
+	EXPECT_EQ(recorded, c.recorded);
+	EXPECT_EQ(at, RecordedValueOffsets(c.block)) << "each value where its line has it";
+	EXPECT_EQ(out.fields_seen, seen);
 }
 
 // ---------------------------------------------------------------- whole heads
@@ -309,6 +473,10 @@ const std::vector<ValidHead> &ValidHeads()
 		{"16-byte method with OWS in values", kMethod16 + " /metrics HTTP/1.1\r\n",
 		 "User-Agent: curl/8.0\r\nX-A:\t a\tb \r\n\r\n"},
 		{"1024-byte target", "GET " + kTarget1024 + " HTTP/1.1\r\n", "Host: a\r\n\r\n"},
+		{"every recorded field, one repeated", "GET /f HTTP/1.1\r\n",
+		 "Host: a\r\nIf-None-Match: \"x\"\r\nif-modified-since:\t d \r\nIf-Range: \"x\"\r\n"
+		 "Range: bytes=0-1\r\nAccept-Encoding: gzip\r\nAccept: */*\r\n"
+		 "If-None-Match: \"y\"\r\n\r\n"},
 	};
 	return heads;
 }
@@ -339,6 +507,25 @@ TEST_P(ParserTest, HeaderTable)
 {
 	for (const HeaderCase &c : HeaderCases())
 		ExpectHeaders(impl(), c);
+}
+
+// Each byte of a recorded name counts, whatever its case: the name with any one byte
+// flipped to the other case is still recorded, with any one byte replaced by another
+// tchar it is not (the assembly compares names in overlapping words).
+TEST_P(ParserTest, EveryByteOfARecordedNameCounts)
+{
+	for (size_t id = 0; id < RecordedNames().size(); id++) {
+		const std::string &name = RecordedNames()[id];
+		for (size_t k = 0; k < name.size(); k++) {
+			std::string flipped = name, other = name;
+			flipped[k] = (char)toupper((unsigned char)name[k]);
+			other[k] = name[k] == 'x' ? 'y' : 'x';
+			HeaderCase recorded = HeadersOk("one byte in upper case", flipped + ": v\r\n\r\n")
+						      .Records((recorded_field)id, "v");
+			ExpectHeaders(impl(), recorded);
+			ExpectHeaders(impl(), HeadersOk("one byte replaced", other + ": v\r\n\r\n"));
+		}
+	}
 }
 
 TEST_P(ParserTest, EveryPrefixOfARequestLineIsPartial)
@@ -428,6 +615,21 @@ TEST(ParseRequestTest, Table)
 			EXPECT_EQ(out.headers.content_length, c.content_length);
 		}
 	}
+}
+
+// The recorded lines of a whole head: offsets count from the header block's first byte
+// (the request line's end), where the answer reads them (answer_input.fields).
+TEST(ParseRequestTest, RecordedOffsetsAreFromTheHeaderBlock)
+{
+	const std::string line = "GET /f.txt HTTP/1.1\r\n";
+	const std::string block = "Host: a\r\nRange: bytes=0-1\r\n\r\n";
+	GuardedBuffer buf(line + block);
+	struct http_request out;
+	ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), PARSE_COMPLETE);
+	ASSERT_EQ(out.headers.field_count, 1u);
+	EXPECT_EQ(out.headers.field[0].id, FIELD_RANGE);
+	EXPECT_EQ(out.headers.field[0].at, block.find("bytes"));
+	EXPECT_EQ(out.headers.field[0].len, sizeof("bytes=0-1") - 1);
 }
 
 } // namespace

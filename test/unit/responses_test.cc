@@ -317,8 +317,7 @@ TEST(MetricsTest, FormWantedByQueryOrAccept)
 		GuardedBuffer in{std::string(c.head)};
 		struct http_request req;
 		ASSERT_EQ(parse_request(in.data(), in.size(), &req), PARSE_COMPLETE);
-		EXPECT_EQ(metrics_format_wanted(&req.line, in.data() + req.line.line_len,
-						req.headers.block_len),
+		EXPECT_EQ(metrics_format_wanted(&req.line, &req.headers, in.data() + req.line.line_len),
 			  c.want);
 	}
 }

@@ -83,6 +83,7 @@ TEST_F(PrometheusTest, EveryWayOfAskingPassesPromtool)
 		{"Prometheus's own Accept", GetWith("/metrics", "Accept: " + std::string(kPrometheusAccept) + "\r\n")},
 		{"text format 0.0.4", GetWith("/metrics", "Accept: text/plain; version=0.0.4\r\n")},
 		{"OpenMetrics", GetWith("/metrics", "Accept: application/openmetrics-text\r\n")},
+		{"a second Accept line", GetWith("/metrics", "Accept: text/html\r\naccept: text/plain; version=0.0.4\r\n")},
 		{"query", GetWith("/metrics?format=prometheus", "")},
 	};
 	for (const auto &a : asks) {

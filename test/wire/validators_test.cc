@@ -206,6 +206,41 @@ TEST_F(ValidatorsTest, IfRange)
 	       Ask("GET", range + "If-None-Match: " + v_.etag + "\r\n"), NotModified());
 }
 
+// A field sent on several lines (BEHAVIOUR 10.8-10.9): every If-None-Match line is read,
+// and only the first If-Modified-Since, Range and If-Range line counts; an If-None-Match
+// line, even empty, keeps If-Modified-Since from being read. Names in any case.
+TEST_F(ValidatorsTest, RepeatedFields)
+{
+	const std::string e = v_.etag, ims = std::string("If-Modified-Since: ") + kLastModified;
+	const std::string older = "If-Modified-Since: Sun, 06 Nov 1994 08:49:36 GMT";
+	const struct {
+		const char *label;
+		std::string fields;
+		std::string want;
+	} cases[] = {
+		{"INM: a match on the third line, after a malformed one",
+		 "If-None-Match: x\r\nif-none-match: \"y\"\r\nIF-NONE-MATCH: " + e + "\r\n",
+		 NotModified()},
+		{"INM: an empty line still outranks IMS", "If-None-Match:\r\n" + ims + "\r\n", Full(false)},
+		{"IMS: the first line counts, not a later match", older + "\r\n" + ims + "\r\n",
+		 Full(false)},
+		{"IMS: the first line counts", ims + "\r\n" + older + "\r\n", NotModified()},
+		{"Range: the first line counts", "Range: bytes=0-9\r\nrange: bytes=20-29\r\n",
+		 Partial(0, 9)},
+		{"Range: a bad first line is not made up for", "Range: lines=0-9\r\nRange: bytes=0-9\r\n",
+		 Full(false)},
+		{"If-Range: the first line counts, not a later match",
+		 "Range: bytes=0-9\r\nIf-Range: \"x\"\r\nIf-Range: " + e + "\r\n",
+		 Full(false)},
+		{"If-Range: the first line counts",
+		 "Range: bytes=0-9\r\nIF-RANGE: " + e + "\r\nIf-Range: \"x\"\r\n",
+		 Partial(0, 9)},
+		{"If-Range: an empty line never holds", "Range: bytes=0-9\r\nIf-Range:\r\n", Full(false)},
+	};
+	for (const auto &c : cases)
+		Expect(c.label, Ask("GET", c.fields), c.want);
+}
+
 // Pipelined on one connection: 206s, a 304 and a 416 render into the connection's scratch
 // buffer, so each waits for the queue before it; all come back in order, byte-exact.
 TEST_F(ValidatorsTest, PipelinedAnsweredInOrder)
@@ -408,6 +443,21 @@ TEST_F(VariantsTest, AcceptEncodingPicksTheRepresentation)
 			Expect(std::string(c.label) + " " + method, Get(method, c.target, fields),
 			       Response(c.rel, c.type, c.coding, c.vary, method[0] == 'H'));
 	}
+}
+
+// Accept-Encoding over several lines is one list: every line weighed in order, a coding
+// named again keeping its last weight (BEHAVIOUR 10.10).
+TEST_F(VariantsTest, AcceptEncodingOverSeveralLines)
+{
+	Expect("br on the second line", Get("GET", "/style.css", "Accept-Encoding: gzip\r\n"
+							   "accept-encoding: br\r\n"),
+	       Response("style.css.br", kCss, "br", true, false));
+	Expect("br forbidden on the second line",
+	       Get("GET", "/style.css", "Accept-Encoding: br\r\nAccept-Encoding: br;q=0, gzip\r\n"),
+	       Response("style.css.gz", kCss, "gzip", true, false));
+	Expect("an empty line between", Get("GET", "/style.css", "Accept-Encoding: gzip\r\n"
+								  "Accept-Encoding:\r\nAccept-Encoding: identity;q=0.1\r\n"),
+	       Response("style.css.gz", kCss, "gzip", true, false));
 }
 
 TEST_F(VariantsTest, EachRepresentationHasItsOwnValidatorsAndRanges)

@@ -68,6 +68,25 @@
 #define ASM_HEADER_BLOCK_CONNECTION 12
 #define ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH 13
 #define ASM_HEADER_BLOCK_HOST_COUNT 14
+#define ASM_HEADER_BLOCK_FIELDS_SEEN 15
+#define ASM_HEADER_BLOCK_FIELD_COUNT 16
+#define ASM_HEADER_BLOCK_FIELD 20
+
+/* struct field_line: its size and field offsets, and the table's bounds */
+#define ASM_FIELD_LINE_SIZE 6
+#define ASM_FIELD_LINE_AT 0
+#define ASM_FIELD_LINE_LEN 2
+#define ASM_FIELD_LINE_ID 4
+#define ASM_HEADER_FIELD_LINES_MAX 1024
+#define ASM_FIELD_LINE_END_MAX 0xFFFF
+
+/* enum recorded_field */
+#define ASM_FIELD_IF_NONE_MATCH 0
+#define ASM_FIELD_IF_MODIFIED_SINCE 1
+#define ASM_FIELD_IF_RANGE 2
+#define ASM_FIELD_RANGE 3
+#define ASM_FIELD_ACCEPT_ENCODING 4
+#define ASM_FIELD_ACCEPT 5
 
 /* http_char_class bits (common/base/char_class.h) */
 #define ASM_CC_TCHAR 0x01

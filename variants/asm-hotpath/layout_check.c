@@ -65,6 +65,32 @@ STATIC_ASSERT(sizeof(((struct header_block *)0)->block_len) == 4, "32-bit store"
 STATIC_ASSERT(sizeof(((struct header_block *)0)->connection) == 1, "byte store");
 STATIC_ASSERT(sizeof(((struct header_block *)0)->has_content_length) == 1, "byte store");
 STATIC_ASSERT(sizeof(((struct header_block *)0)->host_count) == 1, "byte store");
+SAME(ASM_HEADER_BLOCK_FIELDS_SEEN, offsetof(struct header_block, fields_seen));
+SAME(ASM_HEADER_BLOCK_FIELD_COUNT, offsetof(struct header_block, field_count));
+SAME(ASM_HEADER_BLOCK_FIELD, offsetof(struct header_block, field));
+STATIC_ASSERT(sizeof(((struct header_block *)0)->fields_seen) == 1, "byte load and store");
+STATIC_ASSERT(sizeof(((struct header_block *)0)->field_count) == 4, "32-bit load and store");
+
+SAME(ASM_FIELD_LINE_SIZE, sizeof(struct field_line));
+SAME(ASM_FIELD_LINE_AT, offsetof(struct field_line, at));
+SAME(ASM_FIELD_LINE_LEN, offsetof(struct field_line, len));
+SAME(ASM_FIELD_LINE_ID, offsetof(struct field_line, id));
+STATIC_ASSERT(sizeof(((struct field_line *)0)->at) == 2, "16-bit store");
+STATIC_ASSERT(sizeof(((struct field_line *)0)->len) == 2, "16-bit store");
+STATIC_ASSERT(sizeof(((struct field_line *)0)->id) == 1, "byte store");
+/* The assembly finds line i at 6 * i with shifts and adds (no addressing mode scales by
+ * 6), so the size is fixed, not just named. */
+STATIC_ASSERT(ASM_FIELD_LINE_SIZE == 6, "line i is at 2 * (i + 2 * i)");
+SAME(ASM_HEADER_FIELD_LINES_MAX, HEADER_FIELD_LINES_MAX);
+SAME(ASM_FIELD_LINE_END_MAX, FIELD_LINE_END_MAX);
+
+SAME(ASM_FIELD_IF_NONE_MATCH, FIELD_IF_NONE_MATCH);
+SAME(ASM_FIELD_IF_MODIFIED_SINCE, FIELD_IF_MODIFIED_SINCE);
+SAME(ASM_FIELD_IF_RANGE, FIELD_IF_RANGE);
+SAME(ASM_FIELD_RANGE, FIELD_RANGE);
+SAME(ASM_FIELD_ACCEPT_ENCODING, FIELD_ACCEPT_ENCODING);
+SAME(ASM_FIELD_ACCEPT, FIELD_ACCEPT);
+STATIC_ASSERT(RECORDED_FIELD_COUNT == 6, "the assembly recognises each recorded field");
 
 SAME(ASM_CC_TCHAR, CC_TCHAR);
 SAME(ASM_CC_TARGET, CC_TARGET);

@@ -9,8 +9,8 @@
  * parsers never read past buf + len even when the input ends against an unmapped page.
  *
  * Speed: the common shapes take a wide fast path (a 4-byte compare for "GET ", one 8-byte
- * compare for "HTTP/1.1" or "HTTP/1.0", header names matched with 8- and 4-byte
- * case-folded compares, long field values scanned 16 bytes a step with Advanced SIMD);
+ * compare for "HTTP/1.1" or "HTTP/1.0", header names sorted by length, then matched with
+ * 8- and 4-byte case-folded compares, long field values scanned 16 bytes a step with Advanced SIMD);
  * anything the fast path does not recognise falls back to the byte-by-byte walk that
  * mirrors the C code, which decides every partial and bad case. */
 #include "variants/asm-hotpath/aarch64/hotpath_asm.h"
@@ -26,6 +26,19 @@
 #define CONNECTION_LEN 10       /* "connection" */
 #define CONTENT_LENGTH_LEN 14   /* "content-length" */
 #define TRANSFER_ENCODING_LEN 17 /* "transfer-encoding" */
+#define RANGE_LEN 5             /* "range" */
+#define ACCEPT_LEN 6            /* "accept" */
+#define IF_RANGE_LEN 8          /* "if-range" */
+#define IF_NONE_MATCH_LEN 13    /* "if-none-match" */
+#define ACCEPT_ENCODING_LEN 15  /* "accept-encoding" */
+#define IF_MODIFIED_SINCE_LEN 17 /* "if-modified-since", as long as transfer-encoding */
+/* Bit n set when some name parse_headers knows is n bytes long: one shift and tbz turn
+ * most other names away before the compares. Every length is below 32, and a name's is
+ * 1..64, which a 64-bit lsr takes modulo 64: 64 tests bit 0, which is clear. */
+#define KNOWN_NAME_LENGTHS                                                     \
+	(1 << HOST_LEN | 1 << RANGE_LEN | 1 << ACCEPT_LEN | 1 << IF_RANGE_LEN |  \
+	 1 << CONNECTION_LEN | 1 << IF_NONE_MATCH_LEN | 1 << CONTENT_LENGTH_LEN | \
+	 1 << ACCEPT_ENCODING_LEN | 1 << TRANSFER_ENCODING_LEN)
 #define CLOSE_LEN 5             /* "close" */
 #define KEEP_ALIVE_LEN 10       /* "keep-alive" */
 
@@ -307,6 +320,7 @@ FUNCTION_END(parse_request_line)
 #define HEADER_CONTENT_LENGTH 2
 #define HEADER_TRANSFER_ENCODING 3
 #define HEADER_CONNECTION 4
+#define HEADER_RECORDED 5 /* + enum recorded_field: a line recorded for the answer */
 
 /* The frame around the http_host_valid call: frame record, then x0-x4. */
 #define HOST_CALL_FRAME 64
@@ -320,9 +334,12 @@ FUNCTION_END(parse_request_line)
  *        x1  len
  *        x2  out
  *   out  w0  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *        (a line of a recorded field appended to out->field[], its id's bit set in
+ *        out->fields_seen)
  *   uses x3 (index i), x4 (&http_char_class), x5 (name start, then what the header is,
  *        then Content-Length value or Connection token start), x6 (name scan limit,
- *        then value start), x7 (SIMD scan limit, then value end), x9-x12 scratch,
+ *        then value start), x7 (SIMD scan limit, then value end), x9-x12 scratch
+ *        (x10 KNOWN_NAME_LENGTHS while the name is classified),
  *        v0-v5 (SIMD field-value scan)
  *   clobbers x0, x3-x12, v0-v5, flags, and whatever http_host_valid (a C function,
  *        called with the normal ABI) clobbers; x0-x4 are saved around it
@@ -333,6 +350,8 @@ FUNCTION_BEGIN(parse_headers)
 	STORE_BYTE ASM_HTTP_CONNECTION_NONE, ASM_HEADER_BLOCK_CONNECTION
 	strb	wzr, [x2, #ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH]
 	strb	wzr, [x2, #ASM_HEADER_BLOCK_HOST_COUNT]
+	strb	wzr, [x2, #ASM_HEADER_BLOCK_FIELDS_SEEN]
+	str	wzr, [x2, #ASM_HEADER_BLOCK_FIELD_COUNT]
 	LOAD_C_ADDRESS(http_char_class, x4)
 	mov	x3, #0
 
@@ -375,15 +394,28 @@ FUNCTION_BEGIN(parse_headers)
 	b.ne	.Lhead_bad		/* space before the colon, or no colon */
 
 	/* Classify the name (x3 - x5 bytes at buf + x5) by length, then by case-folded
-	 * compares. */
+	 * compares (under ASCII_CASE_BIT, '-' has no preimage among tchar but itself). */
 	sub	x9, x3, x5
 	add	x5, x0, x5		/* x5 = the name */
-	cmp	x9, #HOST_LEN
-	b.eq	.Lhead_name_host_len
+	MOV32	w10, KNOWN_NAME_LENGTHS
+	lsr	x10, x10, x9
+	tbz	x10, #0, .Lhead_name_other
 	cmp	x9, #CONNECTION_LEN
 	b.eq	.Lhead_name_connection_len
+	cmp	x9, #HOST_LEN
+	b.eq	.Lhead_name_host_len
+	cmp	x9, #ACCEPT_LEN
+	b.eq	.Lhead_name_accept_len
+	cmp	x9, #ACCEPT_ENCODING_LEN
+	b.eq	.Lhead_name_accept_encoding_len
 	cmp	x9, #CONTENT_LENGTH_LEN
 	b.eq	.Lhead_name_content_length_len
+	cmp	x9, #IF_NONE_MATCH_LEN
+	b.eq	.Lhead_name_if_none_match_len
+	cmp	x9, #RANGE_LEN
+	b.eq	.Lhead_name_range_len
+	cmp	x9, #IF_RANGE_LEN
+	b.eq	.Lhead_name_if_range_len
 	cmp	x9, #TRANSFER_ENCODING_LEN
 	b.eq	.Lhead_name_transfer_encoding_len
 .Lhead_name_other:
@@ -403,8 +435,38 @@ FUNCTION_BEGIN(parse_headers)
 	EXPECT_FOLDED8 x5, 6, 't', '-', 'l', 'e', 'n', 'g', 't', 'h', .Lhead_name_other
 	mov	w5, #HEADER_CONTENT_LENGTH
 	b	.Lhead_value
-.Lhead_name_transfer_encoding_len:
-	EXPECT_FOLDED8 x5, 0, 't', 'r', 'a', 'n', 's', 'f', 'e', 'r', .Lhead_name_other
+.Lhead_name_range_len:
+	EXPECT_FOLDED4 x5, 0, 'r', 'a', 'n', 'g', .Lhead_name_other
+	EXPECT_FOLDED1 x5, 4, 'e', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_RANGE
+	b	.Lhead_value
+.Lhead_name_accept_len:
+	EXPECT_FOLDED4 x5, 0, 'a', 'c', 'c', 'e', .Lhead_name_other
+	EXPECT_FOLDED2 x5, 4, 'p', 't', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_ACCEPT
+	b	.Lhead_value
+.Lhead_name_if_range_len:
+	EXPECT_FOLDED8 x5, 0, 'i', 'f', '-', 'r', 'a', 'n', 'g', 'e', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_IF_RANGE
+	b	.Lhead_value
+.Lhead_name_if_none_match_len:		/* bytes 0-7, then 5-12 (5 to 7 twice) */
+	EXPECT_FOLDED8 x5, 0, 'i', 'f', '-', 'n', 'o', 'n', 'e', '-', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 5, 'n', 'e', '-', 'm', 'a', 't', 'c', 'h', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_IF_NONE_MATCH
+	b	.Lhead_value
+.Lhead_name_accept_encoding_len:	/* bytes 0-7, then 7-14 (7 twice) */
+	EXPECT_FOLDED8 x5, 0, 'a', 'c', 'c', 'e', 'p', 't', '-', 'e', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 7, 'e', 'n', 'c', 'o', 'd', 'i', 'n', 'g', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_ACCEPT_ENCODING
+	b	.Lhead_value
+.Lhead_name_if_modified_since_len:
+	EXPECT_FOLDED8 x5, 0, 'i', 'f', '-', 'm', 'o', 'd', 'i', 'f', .Lhead_name_other
+	EXPECT_FOLDED8 x5, 8, 'i', 'e', 'd', '-', 's', 'i', 'n', 'c', .Lhead_name_other
+	EXPECT_FOLDED1 x5, 16, 'e', .Lhead_name_other
+	mov	w5, #HEADER_RECORDED + ASM_FIELD_IF_MODIFIED_SINCE
+	b	.Lhead_value
+.Lhead_name_transfer_encoding_len:	/* or if-modified-since, as long */
+	EXPECT_FOLDED8 x5, 0, 't', 'r', 'a', 'n', 's', 'f', 'e', 'r', .Lhead_name_if_modified_since_len
 	EXPECT_FOLDED8 x5, 8, '-', 'e', 'n', 'c', 'o', 'd', 'i', 'n', .Lhead_name_other
 	EXPECT_FOLDED1 x5, 16, 'g', .Lhead_name_other
 	mov	w5, #HEADER_TRANSFER_ENCODING
@@ -470,6 +532,8 @@ FUNCTION_BEGIN(parse_headers)
 	/* Act on the header: the value is [x6, x7) of buf. */
 	cmp	w5, #HEADER_OTHER
 	b.eq	.Lhead_line
+	cmp	w5, #HEADER_RECORDED
+	b.hs	.Lhead_record
 	cmp	w5, #HEADER_HOST
 	b.eq	.Lhead_host
 	cmp	w5, #HEADER_CONTENT_LENGTH
@@ -477,6 +541,33 @@ FUNCTION_BEGIN(parse_headers)
 	cmp	w5, #HEADER_CONNECTION
 	b.eq	.Lhead_connection
 	b	.Lhead_bad		/* Transfer-Encoding: the daemon reads no bodies */
+
+	/* A recorded field: append {at x6, len x7 - x6, id w5 - HEADER_RECORDED} to
+	 * out->field[] and set the id's bit in out->fields_seen; BAD when the value ends past
+	 * 16-bit offsets or the table is full (as in C: neither happens within the 8 KiB
+	 * the daemon parses). */
+.Lhead_record:
+	mov	x11, #ASM_FIELD_LINE_END_MAX
+	cmp	x7, x11
+	b.hi	.Lhead_bad
+	ldr	w11, [x2, #ASM_HEADER_BLOCK_FIELD_COUNT]
+	cmp	w11, #ASM_HEADER_FIELD_LINES_MAX
+	b.eq	.Lhead_bad
+	add	w12, w11, #1
+	str	w12, [x2, #ASM_HEADER_BLOCK_FIELD_COUNT]
+	add	x11, x11, x11, lsl #1	/* line i is at ASM_FIELD_LINE_SIZE * i = 2 * 3i */
+	add	x11, x2, x11, lsl #1
+	strh	w6, [x11, #ASM_HEADER_BLOCK_FIELD + ASM_FIELD_LINE_AT]
+	sub	w12, w7, w6
+	strh	w12, [x11, #ASM_HEADER_BLOCK_FIELD + ASM_FIELD_LINE_LEN]
+	sub	w5, w5, #HEADER_RECORDED
+	strb	w5, [x11, #ASM_HEADER_BLOCK_FIELD + ASM_FIELD_LINE_ID]
+	ldrb	w11, [x2, #ASM_HEADER_BLOCK_FIELDS_SEEN]
+	mov	w12, #1
+	lsl	w12, w12, w5
+	orr	w11, w11, w12
+	strb	w11, [x2, #ASM_HEADER_BLOCK_FIELDS_SEEN]
+	b	.Lhead_line
 
 	/* Host: the second one is BAD (the count is still raised, as in C); the value
 	 * must pass http_host_valid(buf + x6, x7 - x6). */

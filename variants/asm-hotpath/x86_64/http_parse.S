@@ -8,7 +8,8 @@
  * parsers never read past buf + len even when the input ends against an unmapped page.
  *
  * Speed: the common shapes take a wide fast path (a 4-byte compare for "GET ", an 8-byte
- * compare for "HTTP/1.1", header names matched with 4-byte case-folded compares);
+ * compare for "HTTP/1.1", header names sorted by length, then matched with 4-byte
+ * case-folded compares);
  * anything the fast path does not recognise falls back to the byte-by-byte walk that
  * mirrors the C code, which decides every partial and bad case. */
 #include "variants/asm-hotpath/x86_64/hotpath_asm.h"
@@ -23,6 +24,19 @@
 #define CONNECTION_LEN 10       /* "connection" */
 #define CONTENT_LENGTH_LEN 14   /* "content-length" */
 #define TRANSFER_ENCODING_LEN 17 /* "transfer-encoding" */
+#define RANGE_LEN 5             /* "range" */
+#define ACCEPT_LEN 6            /* "accept" */
+#define IF_RANGE_LEN 8          /* "if-range" */
+#define IF_NONE_MATCH_LEN 13    /* "if-none-match" */
+#define ACCEPT_ENCODING_LEN 15  /* "accept-encoding" */
+#define IF_MODIFIED_SINCE_LEN 17 /* "if-modified-since", as long as transfer-encoding */
+/* Bit n set when some name parse_headers knows is n bytes long: one bt turns most other
+ * names away before the compares. Every length is below 64, and a name's is 1..64, which
+ * a 64-bit bt takes modulo 64: 64 tests bit 0, which is clear. */
+#define KNOWN_NAME_LENGTHS                                                     \
+	(1 << HOST_LEN | 1 << RANGE_LEN | 1 << ACCEPT_LEN | 1 << IF_RANGE_LEN |  \
+	 1 << CONNECTION_LEN | 1 << IF_NONE_MATCH_LEN | 1 << CONTENT_LENGTH_LEN | \
+	 1 << ACCEPT_ENCODING_LEN | 1 << TRANSFER_ENCODING_LEN)
 #define CLOSE_LEN 5             /* "close" */
 #define KEEP_ALIVE_LEN 10       /* "keep-alive" */
 
@@ -256,6 +270,7 @@ FUNCTION_END(parse_request_line)
 #define HEADER_CONTENT_LENGTH 2
 #define HEADER_TRANSFER_ENCODING 3
 #define HEADER_CONNECTION 4
+#define HEADER_RECORDED 5 /* + enum recorded_field: a line recorded for the answer */
 
 /* enum parse_outcome parse_headers(const char *buf, size_t len, struct header_block *out)
  *
@@ -263,10 +278,12 @@ FUNCTION_END(parse_request_line)
  *        rsi  len
  *        rdx  out
  *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *        (a line of a recorded field appended to out->field[], its id's bit set in
+ *        out->fields_seen)
  *   uses rax, rcx (index i), r8 (&http_char_class), r9 (name start, then what the
  *        header is, then Content-Length value or Connection token start),
- *        r10 (name scan limit, then value start), r11 (SSE2 scan limit, then value
- *        end), xmm0-xmm5 (SSE2 field-value scan)
+ *        r10 (name scan limit, then KNOWN_NAME_LENGTHS, then value start), r11 (SSE2
+ *        scan limit, then value end), xmm0-xmm5 (SSE2 field-value scan)
  *   clobbers rax, rcx, r8-r11, xmm0-xmm5 and whatever http_host_valid (a C function,
  *        called with the normal ABI) clobbers; rdi, rsi, rdx are saved around it
  *   stack: 40 bytes around the http_host_valid call (five pushes keep rsp 16-aligned
@@ -276,6 +293,8 @@ FUNCTION_BEGIN(parse_headers)
 	movb	$ASM_HTTP_CONNECTION_NONE, ASM_HEADER_BLOCK_CONNECTION(%rdx)
 	movb	$0, ASM_HEADER_BLOCK_HAS_CONTENT_LENGTH(%rdx)
 	movb	$0, ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
+	movb	$0, ASM_HEADER_BLOCK_FIELDS_SEEN(%rdx)
+	movl	$0, ASM_HEADER_BLOCK_FIELD_COUNT(%rdx)
 	LOAD_C_ADDRESS(http_char_class, %r8)
 	xorl	%ecx, %ecx
 
@@ -318,16 +337,29 @@ FUNCTION_BEGIN(parse_headers)
 	jne	.Lhead_bad		/* space before the colon, or no colon */
 
 	/* Classify the name (rcx - r9 bytes at buf + r9) by length, then by case-folded
-	 * compares. */
+	 * compares (under ASCII_CASE_BIT, '-' has no preimage among tchar but itself). */
 	movq	%rcx, %rax
 	subq	%r9, %rax
 	addq	%rdi, %r9		/* r9 = the name */
-	cmpq	$HOST_LEN, %rax
-	je	.Lhead_name_host_len
+	movl	$KNOWN_NAME_LENGTHS, %r10d
+	btq	%rax, %r10
+	jnc	.Lhead_name_other
 	cmpq	$CONNECTION_LEN, %rax
 	je	.Lhead_name_connection_len
+	cmpq	$HOST_LEN, %rax
+	je	.Lhead_name_host_len
+	cmpq	$ACCEPT_LEN, %rax
+	je	.Lhead_name_accept_len
+	cmpq	$ACCEPT_ENCODING_LEN, %rax
+	je	.Lhead_name_accept_encoding_len
 	cmpq	$CONTENT_LENGTH_LEN, %rax
 	je	.Lhead_name_content_length_len
+	cmpq	$IF_NONE_MATCH_LEN, %rax
+	je	.Lhead_name_if_none_match_len
+	cmpq	$RANGE_LEN, %rax
+	je	.Lhead_name_range_len
+	cmpq	$IF_RANGE_LEN, %rax
+	je	.Lhead_name_if_range_len
 	cmpq	$TRANSFER_ENCODING_LEN, %rax
 	je	.Lhead_name_transfer_encoding_len
 .Lhead_name_other:
@@ -350,8 +382,45 @@ FUNCTION_BEGIN(parse_headers)
 	EXPECT_FOLDED2 12(%r9), %eax, 't', 'h', .Lhead_name_other
 	movl	$HEADER_CONTENT_LENGTH, %r9d
 	jmp	.Lhead_value
-.Lhead_name_transfer_encoding_len:
-	EXPECT_FOLDED4 (%r9), %eax, 't', 'r', 'a', 'n', .Lhead_name_other
+.Lhead_name_range_len:
+	EXPECT_FOLDED4 (%r9), %eax, 'r', 'a', 'n', 'g', .Lhead_name_other
+	EXPECT_FOLDED1 4(%r9), %eax, 'e', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_RANGE, %r9d
+	jmp	.Lhead_value
+.Lhead_name_accept_len:
+	EXPECT_FOLDED4 (%r9), %eax, 'a', 'c', 'c', 'e', .Lhead_name_other
+	EXPECT_FOLDED2 4(%r9), %eax, 'p', 't', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_ACCEPT, %r9d
+	jmp	.Lhead_value
+.Lhead_name_if_range_len:
+	EXPECT_FOLDED4 (%r9), %eax, 'i', 'f', '-', 'r', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'a', 'n', 'g', 'e', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_IF_RANGE, %r9d
+	jmp	.Lhead_value
+.Lhead_name_if_none_match_len:
+	EXPECT_FOLDED4 (%r9), %eax, 'i', 'f', '-', 'n', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'o', 'n', 'e', '-', .Lhead_name_other
+	EXPECT_FOLDED4 8(%r9), %eax, 'm', 'a', 't', 'c', .Lhead_name_other
+	EXPECT_FOLDED1 12(%r9), %eax, 'h', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_IF_NONE_MATCH, %r9d
+	jmp	.Lhead_value
+.Lhead_name_accept_encoding_len:	/* bytes 0-11, then 11-14 (11 twice) */
+	EXPECT_FOLDED4 (%r9), %eax, 'a', 'c', 'c', 'e', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'p', 't', '-', 'e', .Lhead_name_other
+	EXPECT_FOLDED4 8(%r9), %eax, 'n', 'c', 'o', 'd', .Lhead_name_other
+	EXPECT_FOLDED4 11(%r9), %eax, 'd', 'i', 'n', 'g', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_ACCEPT_ENCODING, %r9d
+	jmp	.Lhead_value
+.Lhead_name_if_modified_since_len:
+	EXPECT_FOLDED4 (%r9), %eax, 'i', 'f', '-', 'm', .Lhead_name_other
+	EXPECT_FOLDED4 4(%r9), %eax, 'o', 'd', 'i', 'f', .Lhead_name_other
+	EXPECT_FOLDED4 8(%r9), %eax, 'i', 'e', 'd', '-', .Lhead_name_other
+	EXPECT_FOLDED4 12(%r9), %eax, 's', 'i', 'n', 'c', .Lhead_name_other
+	EXPECT_FOLDED1 16(%r9), %eax, 'e', .Lhead_name_other
+	movl	$HEADER_RECORDED + ASM_FIELD_IF_MODIFIED_SINCE, %r9d
+	jmp	.Lhead_value
+.Lhead_name_transfer_encoding_len:	/* or if-modified-since, as long */
+	EXPECT_FOLDED4 (%r9), %eax, 't', 'r', 'a', 'n', .Lhead_name_if_modified_since_len
 	EXPECT_FOLDED4 4(%r9), %eax, 's', 'f', 'e', 'r', .Lhead_name_other
 	EXPECT_FOLDED4 8(%r9), %eax, '-', 'e', 'n', 'c', .Lhead_name_other
 	EXPECT_FOLDED4 12(%r9), %eax, 'o', 'd', 'i', 'n', .Lhead_name_other
@@ -420,6 +489,8 @@ FUNCTION_BEGIN(parse_headers)
 	/* Act on the header: the value is [r10, r11) of buf. */
 	cmpl	$HEADER_OTHER, %r9d
 	je	.Lhead_line
+	cmpl	$HEADER_RECORDED, %r9d
+	jae	.Lhead_record
 	cmpl	$HEADER_HOST, %r9d
 	je	.Lhead_host
 	cmpl	$HEADER_CONTENT_LENGTH, %r9d
@@ -427,6 +498,29 @@ FUNCTION_BEGIN(parse_headers)
 	cmpl	$HEADER_CONNECTION, %r9d
 	je	.Lhead_connection
 	jmp	.Lhead_bad		/* Transfer-Encoding: the daemon reads no bodies */
+
+	/* A recorded field: append {at r10, len r11 - r10, id r9 - HEADER_RECORDED} to
+	 * out->field[] and set the id's bit in out->fields_seen; BAD when the value ends past
+	 * 16-bit offsets or the table is full (as in C: neither happens within the 8 KiB
+	 * the daemon parses). */
+.Lhead_record:
+	cmpq	$ASM_FIELD_LINE_END_MAX, %r11
+	ja	.Lhead_bad
+	movl	ASM_HEADER_BLOCK_FIELD_COUNT(%rdx), %eax
+	cmpl	$ASM_HEADER_FIELD_LINES_MAX, %eax
+	je	.Lhead_bad
+	incl	ASM_HEADER_BLOCK_FIELD_COUNT(%rdx)
+	leaq	(%rax,%rax,2), %rax	/* line i is at ASM_FIELD_LINE_SIZE * i = 2 * 3i */
+	leaq	ASM_HEADER_BLOCK_FIELD(%rdx,%rax,2), %rax
+	movw	%r10w, ASM_FIELD_LINE_AT(%rax)
+	subl	%r10d, %r11d
+	movw	%r11w, ASM_FIELD_LINE_LEN(%rax)
+	subl	$HEADER_RECORDED, %r9d
+	movb	%r9b, ASM_FIELD_LINE_ID(%rax)
+	movzbl	ASM_HEADER_BLOCK_FIELDS_SEEN(%rdx), %eax
+	btsl	%r9d, %eax
+	movb	%al, ASM_HEADER_BLOCK_FIELDS_SEEN(%rdx)
+	jmp	.Lhead_line
 
 	/* Host: the second one is BAD (the count is still raised, as in C); the value
 	 * must pass http_host_valid(buf + r10, r11 - r10). */
