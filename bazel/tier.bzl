@@ -12,10 +12,11 @@ ROUTED_SRCS = [
     "//common:serving_srcs",
 ]
 
-# The min tier: process entry, command line, listener, and its own loop.
+# The min tier: the arch's _start, its program (the arch's min_tier.S) and its data
+# (min.c), nothing else.
 MIN_SRCS = [
-    "//common:runtime_srcs",
-    "//common:min_srcs",
+    "//common:entry_srcs",
+    "//common:min_tier_srcs",
     "min.c",
 ]
 
