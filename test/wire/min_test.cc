@@ -107,9 +107,7 @@ const BadArgs kBadArgs[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Min, MinUsageTest, testing::ValuesIn(kBadArgs),
-			 [](const testing::TestParamInfo<BadArgs> &param_info) {
-				 return param_info.param.label;
-			 });
+			 LabelName<BadArgs>);
 
 TEST(MinCommandLineTest, BusyPortExitsWithTheBindCodeSilently)
 {

@@ -83,9 +83,7 @@ const UsageCase kUsageCases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Usage, UsageErrorTest, testing::ValuesIn(kUsageCases),
-			 [](const testing::TestParamInfo<UsageCase> &param_info) {
-				 return param_info.param.label;
-			 });
+			 LabelName<UsageCase>);
 
 TEST(StartupTest, SecondDaemonOnBusyPortExits3)
 {

@@ -436,6 +436,13 @@ void CheckRawCase(int port, const RawCase &c);
 // Names a parametrized RawCase test by its label.
 std::string RawCaseName(const testing::TestParamInfo<RawCase> &info);
 
+// Names a parametrized test by its case's label (a gtest name: letters, digits, _).
+template <class Case>
+std::string LabelName(const testing::TestParamInfo<Case> &info)
+{
+	return info.param.label;
+}
+
 // A fresh /tmp/apollod-site-XXXXXX (mode 0755) holding f.txt (text) and an empty sub/,
 // for --root: removed with them when the object goes. path() is "" when creation failed
 // (the test has failed non-fatally then).
