@@ -251,15 +251,20 @@ def free_port():
         return s.getsockname()[1]
 
 
-# The min tier (the tier named so in //bazel:tiers.bzl) takes its port as its one
-# argument and announces nothing (BEHAVIOUR 8); every other tier takes --listen and
-# announces its address.
-MIN_TIER = "min"
+# The min tier's binary (//bazel:tiers.bzl) takes its port as its one argument and
+# announces nothing (BEHAVIOUR 8); every other tier takes --listen and announces its
+# address.
+MIN_BINARY = "apollod-min"
 
 
-def tier_argv(name, binary, extra_args=(), port=0):
-    """The command line that starts tier name on a loopback port (0: the kernel picks)."""
-    if name == MIN_TIER:
+def announces(binary):
+    """Whether the tier binary says where it listens ("... listening on ADDR:PORT")."""
+    return os.path.basename(binary) != MIN_BINARY
+
+
+def tier_argv(binary, extra_args=(), port=0):
+    """The command line that starts tier binary on a loopback port (0: the kernel picks)."""
+    if not announces(binary):
         return [binary, str(port)] + list(extra_args)
     return [binary, "--listen", "%s:%d" % (LOOPBACK, port)] + list(extra_args)
 
@@ -473,14 +478,14 @@ def start_tier(name, binary, wrapper=(), bound_s=START_BOUND_S, extra_args=()):
     """Starts tier binary on port 0 (under wrapper, e.g. valgrind, if given; with
     extra_args after --listen) and waits for its announcement, or for min (which
     announces nothing) until its listening socket shows in /proc. Returns a Server."""
-    proc = subprocess.Popen(list(wrapper) + tier_argv(name, binary, extra_args),
+    proc = subprocess.Popen(list(wrapper) + tier_argv(binary, extra_args),
                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + bound_s
-        if name == MIN_TIER:
-            port = _wait_listening_port(proc, deadline)
-        else:
+        if announces(binary):
             port = _read_announcement(proc, deadline)
+        else:
+            port = _wait_listening_port(proc, deadline)
     except Exception:
         proc.kill()
         proc.wait()

@@ -31,13 +31,13 @@ def commands(tiers, peers, first_response, tree):
     own directory under tree.workdir, serving tree.root)."""
     cmds = []
     for name, binary in tiers:
-        if name == servers.MIN_TIER:  # announces nothing: a port of its own, as a peer's
+        if servers.announces(binary):
+            cmds.append((name, [first_response, "--announce", "--"] +
+                         servers.tier_argv(binary)))
+        else:  # min: a port of its own, as a peer's
             port = servers.free_port()
             cmds.append((name, [first_response, "--port", str(port), "--"] +
-                         servers.tier_argv(name, binary, port=port)))
-        else:
-            cmds.append((name, [first_response, "--announce", "--"] +
-                         servers.tier_argv(name, binary)))
+                         servers.tier_argv(binary, port=port)))
     for name, binary in peers:
         workdir = os.path.join(tree.workdir, name)
         os.makedirs(workdir, exist_ok=True)
