@@ -15,15 +15,14 @@ ASM_HOTPATH = [":hotpath"]
 
 def _tier_srcs_and_deps(tier):
     """(srcs, deps) of a tier's binary: the entry compiled with the tier's macros, above
-    its serve layer (bazel/layers.bzl), the hot path and the runtime. The min tier has its
-    own entry, min.c, and the runtime."""
+    its serve layer (bazel/layers.bzl), the hot path and the runtime. The min tier is the
+    arch's _start, its program (the arch's min_tier.S) and its data (min.c), nothing else."""
     features = tier["features"]
     if "min" in features:
         return ["min.c"], [
-            "//common/answer",
-            "//common/process",
-            "//common/base:span_c",
-            "//common/base:runtime",
+            "//common/arch:entry",
+            "//common/arch:min_tier",
+            "//common/base",  # headers only: min.c checks its constants against them
         ]
     hotpath = ASM_HOTPATH if "asm_hotpath" in features else C_HOTPATH
     return ["//common/main:daemon_main.c"], [

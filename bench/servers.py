@@ -251,9 +251,22 @@ def free_port():
         return s.getsockname()[1]
 
 
-def tier_argv(binary, extra_args=()):
-    """The command line that starts an apollod tier on an ephemeral loopback port."""
-    return [binary, "--listen", LOOPBACK + ":0"] + list(extra_args)
+# The min tier's binary (//bazel:tiers.bzl) takes its port as its one argument and
+# announces nothing (BEHAVIOUR 8); every other tier takes --listen and announces its
+# address.
+MIN_BINARY = "apollod-min"
+
+
+def announces(binary):
+    """Whether the tier binary says where it listens ("... listening on ADDR:PORT")."""
+    return os.path.basename(binary) != MIN_BINARY
+
+
+def tier_argv(binary, extra_args=(), port=0):
+    """The command line that starts tier binary on a loopback port (0: the kernel picks)."""
+    if not announces(binary):
+        return [binary, str(port)] + list(extra_args)
+    return [binary, "--listen", "%s:%d" % (LOOPBACK, port)] + list(extra_args)
 
 
 def fetch(port, request=None, timeout=5.0, defer_accept=False):
@@ -419,13 +432,60 @@ def _read_announcement(proc, deadline):
     raise RuntimeError("bad announcement %r" % buffered)
 
 
+def listening_port(pid):
+    """The port of an IPv4 TCP socket in LISTEN state that pid or a process under it (a
+    wrapper's payload) holds: the socket inodes of /proc/PID/fd against the LISTEN rows
+    (state 0A) of /proc/PID/net/tcp. None while there is none."""
+    inodes = set()
+    for p in process_tree(pid):
+        try:
+            fds = os.listdir("/proc/%d/fd" % p)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink("/proc/%d/fd/%s" % (p, fd))
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(int(target[len("socket:["):-1]))
+    try:
+        with open("/proc/%d/net/tcp" % pid) as f:
+            rows = [line.split() for line in f.read().splitlines()[1:]]
+    except OSError:
+        return None
+    for row in rows:  # sl local_address rem_address st ... uid timeout inode
+        if row[3] == "0A" and int(row[9]) in inodes:
+            return int(row[1].rsplit(":", 1)[1], 16)
+    return None
+
+
+def _wait_listening_port(proc, deadline):
+    """Polls listening_port(proc.pid) until it is known; returns it. Raises if proc exits
+    or the deadline passes first."""
+    while time.monotonic() < deadline:
+        port = listening_port(proc.pid)
+        if port:
+            return port
+        if proc.poll() is not None:
+            raise RuntimeError("%s exited before listening (status %s)"
+                               % (proc.args[0], proc.returncode))
+        time.sleep(0.005)
+    raise RuntimeError("%s did not listen in time" % proc.args[0])
+
+
 def start_tier(name, binary, wrapper=(), bound_s=START_BOUND_S, extra_args=()):
     """Starts tier binary on port 0 (under wrapper, e.g. valgrind, if given; with
-    extra_args after --listen) and waits for its announcement. Returns a Server."""
+    extra_args after --listen) and waits for its announcement, or for min (which
+    announces nothing) until its listening socket shows in /proc. Returns a Server."""
     proc = subprocess.Popen(list(wrapper) + tier_argv(binary, extra_args),
                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
-        port = _read_announcement(proc, time.monotonic() + bound_s)
+        deadline = time.monotonic() + bound_s
+        if announces(binary):
+            port = _read_announcement(proc, deadline)
+        else:
+            port = _wait_listening_port(proc, deadline)
     except Exception:
         proc.kill()
         proc.wait()

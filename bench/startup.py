@@ -1,9 +1,10 @@
 """Time from exec to first complete response, every tier and peer, with hyperfine.
 
-hyperfine times //bench:first_response (bench/first_response.c), which starts the
-server, waits until it can take a connection (a tier's "listening on" line; a peer:
-connect until accepted), sends `GET /`, reads the whole response and kills the server. Each peer runs with the generated config
-of bench/servers.py on a port picked once.
+hyperfine times //bench:first_response (bench/first_response.c), which starts the server, waits until it can take a
+connection (a tier's "listening on" line; a peer and min, which announce nothing: connect
+until accepted), sends `GET /`, reads the whole response and kills the server. Each peer
+runs with the generated config of bench/servers.py on a port picked once; so does min,
+given the port as its argument.
 
 Usage (bench/BUILD wraps it as //bench:startup):
   startup.py --manifest M --first-response BIN [--quick] [--runs N] [--json OUT]
@@ -28,8 +29,15 @@ HYPERFINE_BOUND_S = 600  # generous: each run is bounded by first_response's own
 def commands(tiers, peers, first_response, tree):
     """[(name, argv)] for hyperfine: one per tier, then one per peer (its config in its
     own directory under tree.workdir, serving tree.root)."""
-    cmds = [(name, [first_response, "--announce", "--"] + servers.tier_argv(binary))
-            for name, binary in tiers]
+    cmds = []
+    for name, binary in tiers:
+        if servers.announces(binary):
+            cmds.append((name, [first_response, "--announce", "--"] +
+                         servers.tier_argv(binary)))
+        else:  # min: a port of its own, as a peer's
+            port = servers.free_port()
+            cmds.append((name, [first_response, "--port", str(port), "--"] +
+                         servers.tier_argv(binary, port=port)))
     for name, binary in peers:
         workdir = os.path.join(tree.workdir, name)
         os.makedirs(workdir, exist_ok=True)

@@ -13,7 +13,8 @@ divided by N, the same protocol as callgrind's row (bench/counts.py's run_wrappe
 Usage: aarch64_section.py --aarch64-manifest M [--manifest X86_M] [--requests N] [--check]
   --manifest adds the x86_64 request path of the same tier (the goals compare with it);
   --requests N adds the per-request row (0: left out);
-  --check exits 1 unless every tier has sane figures (//compare:aarch64_section_test).
+  --check exits 1 unless every tier has sane figures and min is within the floor's
+    budget (//compare:aarch64_section_test).
 table.py calls collect() and render() when it is given --aarch64-manifest."""
 
 import argparse
@@ -113,8 +114,16 @@ def goals(facts):
     out = []
     path = {name: f["request_path_instructions"] for name, f in facts.items()}
     if "min" in path:
-        out.append(("min: request path %d <= the original's 22" % path["min"],
-                    path["min"] <= 22))
+        total = facts["min"]["instructions_total"]
+        budget = static_facts.MIN_BUDGET
+        original = ORIGINAL["original apollod-min"]
+        out.append(("min: %d instructions, %d on the request path, within %d and %d (the "
+                    "original's: %d and %d)"
+                    % (total, path["min"], budget["instructions_total"],
+                       budget["request_path_instructions"], original["instructions_total"],
+                       original["request_path_instructions"]),
+                    total <= budget["instructions_total"]
+                    and path["min"] <= budget["request_path_instructions"]))
     if "full" in path and X86_ROW[0] in facts["full"]:
         x86 = facts["full"][X86_ROW[0]]
         out.append(("full: request path %d <= x86_64 full's %d" % (path["full"], x86),
@@ -173,6 +182,10 @@ def check(facts):
         if not 0 < f["text_bytes"] < f["elf_bytes"]:
             failures.append("%s: .text %d not within the ELF %d"
                             % (name, f["text_bytes"], f["elf_bytes"]))
+        if name == "min":
+            for key, budget in static_facts.MIN_BUDGET.items():
+                if f[key] > budget:
+                    failures.append("min: %s %d over the floor's %d" % (key, f[key], budget))
         traced = f.get(TRACE_ROW[0])
         if traced is not None and not 0 < traced < f["instructions_total"] * 10:
             failures.append("%s: %s instructions per request" % (name, traced))

@@ -10,6 +10,7 @@ Checks (each failure is printed with its row and column):
   - every tier: zero undefined symbols and zero shared libraries (static, imports
     nothing); ELF, .text, source bytes and the request path are positive;
   - success shares lie in (0, 1]; each tier's request path is shorter than its total;
+  - min stays the floor: within static_facts.MIN_BUDGET (total and request path);
   - chart.png is a PNG and chart.svg well-formed XML with a bar per figure.
 Usage: check_table.py --manifest M --first-response BIN (the //compare:table args).
 """
@@ -23,6 +24,7 @@ import tempfile
 import xml.etree.ElementTree as ElementTree
 
 from bench import load
+from compare import static_facts
 from compare import table
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,6 +146,9 @@ def main():
             check(v[key] > 0, "%s: %s > 0" % (tier, key))
         check(v["request_path_instructions"] < v["instructions_total"],
               tier + ": request path shorter than the whole program")
+    for key, budget in static_facts.MIN_BUDGET.items():
+        value = rows[key]["values"]["min"]
+        check(value <= budget, "min: %s %s within the floor's %d" % (key, value, budget))
     for peer in table.PEERS:
         check(rows["shared_libraries"]["values"][peer] > 0,
               peer + ": dynamically linked (its DT_NEEDED count is read)")

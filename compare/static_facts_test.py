@@ -1,7 +1,9 @@
 """Unit tests for compare/static_facts.py: the objdump parser and the request-path walk
-on a captured disassembly (the min tier, compare/testdata/objdump_min.txt, and its
-aarch64 build, objdump_min_aarch64.txt) and on small hand-written ones whose answer is
-known, and the ELF reader on this machine's python3."""
+on captured disassemblies (an earlier min tier with the shared command line, listener
+and error lines, compare/testdata/objdump_min.txt, and its aarch64 build,
+objdump_min_aarch64.txt; the min tier as the floor, its program in assembly,
+objdump_min_floor.txt and objdump_min_floor_aarch64.txt) and on small hand-written ones
+whose answer is known, and the ELF reader on this machine's python3."""
 
 import os
 import struct
@@ -16,6 +18,14 @@ TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
 def sample(name):
     with open(os.path.join(TESTDATA, name)) as f:
         return f.read()
+
+
+def walk_sample(name, arch="x86_64"):
+    """(instructions, request path, functions reached) of the captured disassembly name,
+    without jump tables."""
+    insns, funcs = static_facts.parse_objdump(sample(name), arch)
+    count, reached = static_facts.walk_request_path(insns, funcs, NoTables(), arch=arch)
+    return static_facts.instruction_count(insns), count, reached
 
 
 class NoTables:
@@ -64,10 +74,13 @@ class ObjdumpTest(unittest.TestCase):
             static_facts.walk_request_path(insns, funcs, NoTables())
 
     def test_min_tier(self):
-        insns, funcs = static_facts.parse_objdump(sample("objdump_min.txt"))
-        self.assertEqual(static_facts.instruction_count(insns), 643)
-        count, reached = static_facts.walk_request_path(insns, funcs, NoTables())
-        self.assertEqual((count, reached), (38, ["apollod_main"]))
+        self.assertEqual(walk_sample("objdump_min.txt"), (643, 38, ["apollod_main"]))
+
+    def test_min_floor(self):
+        # The loop from accept4's number to its jmp back, and the accept4 failure's exit:
+        # 19 + 1 + 3 of the 91 (objdump names the assembly's labels as functions).
+        self.assertEqual(walk_sample("objdump_min_floor.txt"),
+                         (91, 23, ["accept_failed", "leave", "serve"]))
 
 
 # A hand-written aarch64 disassembly: serve loops back through b.ne and b, calls answer
@@ -118,12 +131,14 @@ class Aarch64Test(unittest.TestCase):
             static_facts.walk_request_path(insns, funcs, NoTables())
 
     def test_min_tier(self):
-        insns, funcs = static_facts.parse_objdump(sample("objdump_min_aarch64.txt"),
-                                                  "aarch64")
-        self.assertEqual(static_facts.instruction_count(insns), 671)
-        count, reached = static_facts.walk_request_path(insns, funcs, NoTables(),
-                                                        arch="aarch64")
-        self.assertEqual((count, reached), (30, ["apollod_main"]))
+        self.assertEqual(walk_sample("objdump_min_aarch64.txt", "aarch64"),
+                         (671, 30, ["apollod_main"]))
+
+    def test_min_floor(self):
+        # The loop from `mov x8, #242` to its b back (20), and the exit (4) that its tbnz
+        # reaches, of the 86.
+        self.assertEqual(walk_sample("objdump_min_floor_aarch64.txt", "aarch64"),
+                         (86, 24, ["leave", "serve"]))
 
 
 class ElfTest(unittest.TestCase):

@@ -121,7 +121,7 @@ TEST(CliTest, Parse)
 		{"--help", {"--help"}, full, true, "127.0.0.1:8080", 10, true},
 		{"--help among flags", {"--listen", "127.0.0.1:5", "--help"}, full, true,
 		 "127.0.0.1:5", 10, true},
-		{"min: --listen", {"--listen", "127.0.0.1:0"}, CLI_ACCEPT_LISTEN, true,
+		{"--listen only: --listen", {"--listen", "127.0.0.1:0"}, CLI_ACCEPT_LISTEN, true,
 		 "127.0.0.1:0", 10, false},
 		{"--idle-timeout 0", {"--idle-timeout", "0"}, full, false},
 		{"--idle-timeout over a day", {"--idle-timeout", "86401"}, full, false},
@@ -139,7 +139,7 @@ TEST(CliTest, Parse)
 		{"single dash", {"-h"}, full, false},
 		{"positional word", {"127.0.0.1:80"}, full, false},
 		{"empty word", {""}, full, false},
-		{"min: no --idle-timeout", {"--idle-timeout", "5"}, CLI_ACCEPT_LISTEN, false},
+		{"--listen only: no --idle-timeout", {"--idle-timeout", "5"}, CLI_ACCEPT_LISTEN, false},
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
@@ -182,7 +182,8 @@ TEST(CliTest, DeadlineAndTableFlags)
 		{"--max-connections over the table", {"--max-connections", "4097"}, full, false},
 		{"--max-connections missing value", {"--max-connections"}, full, false},
 		{"--header-timeout junk", {"--header-timeout", "1s"}, full, false},
-		{"min: no --header-timeout", {"--header-timeout", "5"}, CLI_ACCEPT_LISTEN, false},
+		{"--listen only: no --header-timeout", {"--header-timeout", "5"}, CLI_ACCEPT_LISTEN,
+		 false},
 		{"no --max-connections without its bit", {"--max-connections", "5"},
 		 CLI_ACCEPT_LISTEN | CLI_ACCEPT_IDLE_TIMEOUT, false},
 	};
@@ -294,13 +295,13 @@ TEST(CliTest, FormatAnnounce)
 		const char *line;
 	} cases[] = {
 		{"full tier", "apollod", "127.0.0.1:43210", "apollod listening on 127.0.0.1:43210\n"},
-		{"min tier", "apollod-min", "127.0.0.1:8080", "apollod-min listening on 127.0.0.1:8080\n"},
+		{"default port", "apollod", "127.0.0.1:8080", "apollod listening on 127.0.0.1:8080\n"},
 		{"zeros", "apollod", "0.0.0.0:0", "apollod listening on 0.0.0.0:0\n"},
 		{"widest", "apollod", "255.255.255.255:65535",
 		 "apollod listening on 255.255.255.255:65535\n"},
 		{"IPv6 loopback", "apollod", "[::1]:8080", "apollod listening on [::1]:8080\n"},
-		{"widest IPv6", "apollod-min", "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535",
-		 "apollod-min listening on [ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535\n"},
+		{"widest IPv6", "apollod", "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535",
+		 "apollod listening on [ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535\n"},
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
@@ -495,13 +496,13 @@ TEST(CliTest, UsageAndHelpRows)
 		ASSERT_GE(row.size(), e.row_end.size());
 		EXPECT_EQ(row.substr(row.size() - e.row_end.size()), e.row_end) << row;
 	}
-	// min: only --listen, --help and --version.
-	std::string min(usage, cli_format_usage(usage, sizeof(usage), "apollod-min",
-						 CLI_ACCEPT_LISTEN));
-	EXPECT_EQ(min, "usage: apollod-min [--listen ADDR:PORT] [--help] [--version]\n");
+	// A tier that takes --listen only: only --listen, --help and --version.
+	std::string listen_only(usage, cli_format_usage(usage, sizeof(usage), "apollod",
+							 CLI_ACCEPT_LISTEN));
+	EXPECT_EQ(listen_only, "usage: apollod [--listen ADDR:PORT] [--help] [--version]\n");
 	char row[CLI_LINE_MAX];
 	EXPECT_EQ(cli_format_help_row(row, sizeof(row), 1, CLI_ACCEPT_LISTEN), 0u)
-		<< "row 1 (--idle-timeout) is not the min tier's";
+		<< "row 1 (--idle-timeout) is not such a tier's";
 }
 
 // A buffer too small is filled, never overrun.

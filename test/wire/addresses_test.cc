@@ -1,5 +1,6 @@
-// --listen addresses over the wire (BEHAVIOUR 13.4): IPv6 loopback, several listeners at
-// once (with --workers too), what [::] means for IPv4, one announcement per socket.
+// --listen addresses over the wire (BEHAVIOUR 13.4), the routed tiers' flag (min takes a
+// port only): IPv6 loopback, several listeners at once (with --workers too), what [::]
+// means for IPv4, one announcement per socket, a refused ninth address.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@ namespace wire {
 namespace {
 
 constexpr int kRunTimeoutMs = 5000;
+constexpr int kListenMax = 8; // CLI_LISTEN_MAX
 
 // A blocking TCP connection to [::1]:port, or -1.
 int ConnectIpv6Loopback(int port)
@@ -63,28 +65,27 @@ bool HaveIpv6Loopback()
 			GTEST_SKIP() << "no IPv6 loopback (::1) on this machine"; \
 	} while (0)
 
-std::string Name()
-{
-	return HasFeature("min") ? "apollod-min" : "apollod";
-}
+class AddressesTest : public testing::Test {
+protected:
+	void SetUp() override { REQUIRE_FEATURE("routes"); }
+};
 
-TEST(AddressesTest, ServesIpv6Loopback)
+TEST_F(AddressesTest, ServesIpv6Loopback)
 {
 	REQUIRE_IPV6();
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{{"--listen", "[::1]:0"}});
 	ASSERT_EQ(daemon.announced().size(), 1u);
 	EXPECT_EQ(daemon.announced()[0],
-		  Name() + " listening on [::1]:" + std::to_string(daemon.port()));
+		  "apollod listening on [::1]:" + std::to_string(daemon.port()));
 	EXPECT_EQ(HealthProblem(ConnectIpv6Loopback(daemon.port())), "");
 	EXPECT_LT(ConnectLoopback(daemon.port(), 500), 0) << "127.0.0.1 is not served";
 }
 
 // Two addresses, IPv4 and IPv6, in one process: one line each, in command-line order,
 // and both serve, several connections each, alternately.
-TEST(AddressesTest, TwoListenersAtOnce)
+TEST_F(AddressesTest, TwoListenersAtOnce)
 {
-	REQUIRE_FEATURE("routes");
 	REQUIRE_IPV6();
 	for (const char *workers : {"1", "2"}) {
 		SCOPED_TRACE(std::string("--workers ") + workers);
@@ -107,15 +108,16 @@ TEST(AddressesTest, TwoListenersAtOnce)
 	}
 }
 
-// The min tier serves one address: a second --listen is refused, not ignored.
-TEST(AddressesTest, MinRefusesASecondListen)
+// A daemon serves at most eight addresses: a ninth --listen is refused, not ignored.
+TEST_F(AddressesTest, RefusesANinthListen)
 {
-	REQUIRE_FEATURE("min");
 	std::vector<std::string> argv = DaemonCommand();
-	argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--listen", "127.0.0.1:0"});
+	for (int i = 0; i <= kListenMax; i++)
+		argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
 	CommandResult r = RunCommand(argv, "", kRunTimeoutMs);
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, 64);
+	EXPECT_EQ(r.out, "") << "nothing announced";
 	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --listen: given more often than this tier "
 					   "serves\n"),
 		  "");
@@ -124,7 +126,7 @@ TEST(AddressesTest, MinRefusesASecondListen)
 // [::] is IPv6 only (IPV6_V6ONLY is set whatever net.ipv6.bindv6only says): 127.0.0.1 on
 // the same port stays free for another socket, and a daemon may serve both by naming
 // both.
-TEST(AddressesTest, WildcardIpv6IsIpv6Only)
+TEST_F(AddressesTest, WildcardIpv6IsIpv6Only)
 {
 	REQUIRE_IPV6();
 	// A port below the ephemeral range, not port 0: the kernel's pick for [::] is an
@@ -135,7 +137,7 @@ TEST(AddressesTest, WildcardIpv6IsIpv6Only)
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{{"--listen", "[::]:" + std::to_string(port)}});
 	ASSERT_EQ(daemon.port(), port);
-	EXPECT_EQ(daemon.announced()[0], Name() + " listening on [::]:" + std::to_string(port));
+	EXPECT_EQ(daemon.announced()[0], "apollod listening on [::]:" + std::to_string(port));
 	EXPECT_EQ(HealthProblem(ConnectIpv6Loopback(port)), "");
 	EXPECT_LT(ConnectLoopback(port, 500), 0) << "[::] took IPv4 connections";
 	int v4 = socket(AF_INET, SOCK_STREAM, 0);
@@ -148,8 +150,6 @@ TEST(AddressesTest, WildcardIpv6IsIpv6Only)
 	close(v4);
 	daemon.Stop();
 
-	if (!HasFeature("routes"))
-		return; // min: one address only
 	int both_port = RecentlyFreePort();
 	ASSERT_GT(both_port, 0);
 	std::string p = std::to_string(both_port);

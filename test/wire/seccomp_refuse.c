@@ -2,11 +2,13 @@
  * filter (seccomp(2), SECCOMP_RET_ERRNO) makes the named syscall fail with the errno
  * named, then the program is exec'ed under it (the filter survives execve). The wire
  * suite uses it for failures a healthy kernel never gives: io_uring refused as a kernel
- * without it (ENOSYS) or with kernel.io_uring_disabled=2 (EPERM) refuses it, and the
- * serving loop's fatal accept4 / epoll_wait / io_uring_enter errors (exits 5 and 8).
+ * without it (ENOSYS) or with kernel.io_uring_disabled=2 (EPERM) refuses it, the
+ * serving loop's fatal accept4 / epoll_wait / io_uring_enter errors (exits 5 and 8), and
+ * each of the min tier's fatal start-up steps (exits 1 to 4).
  *
  * Usage: seccomp_refuse SYSCALL ERRNO PROGRAM [ARG...]
- *   SYSCALL: io_uring_setup | io_uring_enter | accept4 | epoll_wait
+ *   SYSCALL: io_uring_setup | io_uring_enter | accept4 | epoll_wait | socket |
+ *            setsockopt | bind | listen
  *   ERRNO:   ENOSYS | EPERM | EINVAL
  * x86_64 only (the filter compares x86_64 syscall numbers). Exits 2 on a usage error, 126
  * if the filter cannot be installed, 127 if exec fails. */
@@ -33,6 +35,10 @@ static const struct named syscalls[] = {
 #ifdef __NR_epoll_wait /* aarch64 has only epoll_pwait (the filter is x86_64's anyway) */
 	{"epoll_wait", __NR_epoll_wait},
 #endif
+	{"socket", __NR_socket},
+	{"setsockopt", __NR_setsockopt},
+	{"bind", __NR_bind},
+	{"listen", __NR_listen},
 };
 
 static const struct named errnos[] = {
@@ -57,8 +63,8 @@ int main(int argc, char **argv)
 	unsigned nr, err;
 	if (argc < 4 || !lookup(syscalls, sizeof syscalls / sizeof syscalls[0], argv[1], &nr) ||
 	    !lookup(errnos, sizeof errnos / sizeof errnos[0], argv[2], &err)) {
-		fprintf(stderr, "usage: seccomp_refuse io_uring_setup|io_uring_enter|accept4|epoll_wait "
-				"ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: seccomp_refuse io_uring_setup|io_uring_enter|accept4|epoll_wait|"
+				"socket|setsockopt|bind|listen ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
 		return 2;
 	}
 	struct sock_filter filter[] = {

@@ -1,5 +1,6 @@
-// Start-up over the wire (every tier, BEHAVIOUR 2-3): --help, usage errors (exit 64 with a
-// one-line usage on stderr), and a second daemon on a busy port (exit 3).
+// Start-up over the wire (BEHAVIOUR 2-3): the routed tiers' --help, usage errors (exit 64
+// with a one-line usage on stderr), a second daemon on a busy port (exit 3) and a chosen
+// port; every tier: a closed or broken stdout. The min tier's command line: min_test.cc.
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ CommandResult RunDaemon(const std::vector<std::string> &args)
 
 TEST(StartupTest, HelpExitsZeroWithUsageOnStdout)
 {
+	REQUIRE_FEATURE("routes");
 	CommandResult r = RunDaemon({"--help"});
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, 0);
@@ -33,9 +35,7 @@ TEST(StartupTest, HelpExitsZeroWithUsageOnStdout)
 struct UsageCase {
 	std::string label;
 	std::vector<std::string> args;
-	bool min_only; // a flag only the min tier lacks
 	std::string problem; // the line before the usage line, naming the word at fault
-	std::string min_problem = ""; // the min tier's, when it differs (it lacks the flag)
 };
 
 void PrintTo(const UsageCase &c, std::ostream *os) { *os << c.label; }
@@ -44,56 +44,50 @@ class UsageErrorTest : public testing::TestWithParam<UsageCase> {};
 
 TEST_P(UsageErrorTest, Exits64NamingTheWord)
 {
+	REQUIRE_FEATURE("routes");
 	const UsageCase &c = GetParam();
-	if (c.min_only)
-		REQUIRE_FEATURE("min");
 	CommandResult r = RunDaemon(c.args);
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, kExitUsage);
 	EXPECT_EQ(r.out, "") << "nothing on stdout";
-	bool min = HasFeature("min") && !c.min_problem.empty();
-	EXPECT_EQ(UsageErrorProblem(r.err, min ? c.min_problem : c.problem), "");
+	EXPECT_EQ(UsageErrorProblem(r.err, c.problem), "");
 }
 
 const UsageCase kUsageCases[] = {
-	{"unknown_flag", {"--bogus"}, false, "apollod: unknown flag '--bogus'\n"},
-	{"positional_argument", {"extra"}, false, "apollod: unknown flag 'extra'\n"},
-	{"single_dash", {"-h"}, false, "apollod: unknown flag '-h'\n"},
-	{"help_with_value", {"--help=yes"}, false, "apollod: unknown flag '--help=yes'\n"},
-	{"listen_missing_value", {"--listen"}, false, "apollod: --listen needs a value\n"},
-	{"listen_hostname", {"--listen", "localhost:80"}, false,
+	{"unknown_flag", {"--bogus"}, "apollod: unknown flag '--bogus'\n"},
+	{"positional_argument", {"extra"}, "apollod: unknown flag 'extra'\n"},
+	{"single_dash", {"-h"}, "apollod: unknown flag '-h'\n"},
+	{"help_with_value", {"--help=yes"}, "apollod: unknown flag '--help=yes'\n"},
+	{"listen_missing_value", {"--listen"}, "apollod: --listen needs a value\n"},
+	{"listen_hostname", {"--listen", "localhost:80"},
 	 "apollod: --listen: bad value 'localhost:80'\n"},
-	{"listen_no_port", {"--listen", "127.0.0.1"}, false,
+	{"listen_no_port", {"--listen", "127.0.0.1"},
 	 "apollod: --listen: bad value '127.0.0.1'\n"},
-	{"listen_port_too_big", {"--listen", "127.0.0.1:65536"}, false,
+	{"listen_port_too_big", {"--listen", "127.0.0.1:65536"},
 	 "apollod: --listen: bad value '127.0.0.1:65536'\n"},
-	{"listen_octet_too_big", {"--listen", "256.0.0.1:80"}, false,
+	{"listen_octet_too_big", {"--listen", "256.0.0.1:80"},
 	 "apollod: --listen: bad value '256.0.0.1:80'\n"},
-	{"listen_trailing_junk", {"--listen", "127.0.0.1:80x"}, false,
+	{"listen_trailing_junk", {"--listen", "127.0.0.1:80x"},
 	 "apollod: --listen: bad value '127.0.0.1:80x'\n"},
-	{"listen_empty", {"--listen="}, false, "apollod: --listen: bad value ''\n"},
-	{"bad_word_after_good_flags", {"--listen", "127.0.0.1:0", "--bogus"}, false,
+	{"listen_empty", {"--listen="}, "apollod: --listen: bad value ''\n"},
+	{"bad_word_after_good_flags", {"--listen", "127.0.0.1:0", "--bogus"},
 	 "apollod: unknown flag '--bogus'\n"},
-	{"long_word_cut", {std::string(100, 'x')}, false,
+	{"long_word_cut", {std::string(100, 'x')},
 	 "apollod: unknown flag '" + std::string(64, 'x') + "...'\n"},
-	{"idle_timeout_missing_value", {"--idle-timeout"}, false,
-	 "apollod: --idle-timeout needs a value\n", "apollod: unknown flag '--idle-timeout'\n"},
-	{"idle_timeout_not_a_number", {"--idle-timeout", "abc"}, false,
-	 "apollod: --idle-timeout: bad value 'abc'\n",
-	 "apollod: unknown flag '--idle-timeout'\n"},
-	{"idle_timeout_negative", {"--idle-timeout=-1"}, false,
-	 "apollod: --idle-timeout: bad value '-1'\n", "apollod: unknown flag '--idle-timeout=-1'\n"},
-	{"min_has_no_idle_timeout", {"--idle-timeout", "5"}, true,
-	 "apollod: unknown flag '--idle-timeout'\n"},
+	{"idle_timeout_missing_value", {"--idle-timeout"},
+	 "apollod: --idle-timeout needs a value\n"},
+	{"idle_timeout_not_a_number", {"--idle-timeout", "abc"},
+	 "apollod: --idle-timeout: bad value 'abc'\n"},
+	{"idle_timeout_negative", {"--idle-timeout=-1"},
+	 "apollod: --idle-timeout: bad value '-1'\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Usage, UsageErrorTest, testing::ValuesIn(kUsageCases),
-			 [](const testing::TestParamInfo<UsageCase> &param_info) {
-				 return param_info.param.label;
-			 });
+			 LabelName<UsageCase>);
 
 TEST(StartupTest, SecondDaemonOnBusyPortExits3)
 {
+	REQUIRE_FEATURE("routes");
 	Daemon first;
 	START_DAEMON(first, DaemonOptions{});
 	CommandResult r = RunDaemon({"--listen", "127.0.0.1:" + std::to_string(first.port())});
@@ -105,6 +99,7 @@ TEST(StartupTest, SecondDaemonOnBusyPortExits3)
 
 TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 {
+	REQUIRE_FEATURE("routes");
 	int port = RecentlyFreePort();
 	ASSERT_GT(port, 0);
 	Daemon chosen;
@@ -117,7 +112,8 @@ TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 }
 
 // BEHAVIOUR 2: "A closed stdout is not an error": the daemon still serves, whether descriptor
-// 1 is closed or a pipe nobody reads (EPIPE, and SIGPIPE must not kill it).
+// 1 is closed or a pipe nobody reads (EPIPE, and SIGPIPE must not kill it). Every tier: min
+// writes nothing there, and must not care either.
 TEST(StartupTest, ClosedOrBrokenStdoutIsNotAnError)
 {
 	for (DaemonStdout mode : {DaemonStdout::kClosed, DaemonStdout::kBrokenPipe}) {

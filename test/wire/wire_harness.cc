@@ -209,16 +209,82 @@ static bool WaitUntilListening(int port)
 	return false;
 }
 
+// The socket inodes among pid's open descriptors (/proc/PID/fd: "socket:[INODE]").
+static std::vector<unsigned long> SocketInodes(pid_t pid)
+{
+	std::vector<unsigned long> inodes;
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return inodes;
+	for (struct dirent *e; (e = readdir(d));) {
+		char target[64] = {};
+		std::string link = dir + "/" + e->d_name;
+		unsigned long inode;
+		if (readlink(link.c_str(), target, sizeof(target) - 1) > 0 &&
+		    sscanf(target, "socket:[%lu]", &inode) == 1)
+			inodes.push_back(inode);
+	}
+	closedir(d);
+	return inodes;
+}
+
+// The local port of the IPv4 TCP socket in LISTEN state whose inode pid holds, from
+// /proc/PID/net/tcp (the process's network namespace), or 0 while there is none.
+static int ListeningPortOf(pid_t pid)
+{
+	std::vector<unsigned long> inodes = SocketInodes(pid);
+	std::ifstream in("/proc/" + std::to_string(pid) + "/net/tcp");
+	std::string line;
+	std::getline(in, line); // the column names
+	while (std::getline(in, line)) {
+		char local[64], remote[64], state[8];
+		unsigned long inode = 0;
+		unsigned port = 0;
+		// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+		if (sscanf(line.c_str(), " %*s %63s %63s %7s %*s %*s %*s %*u %*u %lu", local, remote,
+			   state, &inode) != 4 ||
+		    strcmp(state, "0A") != 0 || // TCP_LISTEN
+		    std::find(inodes.begin(), inodes.end(), inode) == inodes.end())
+			continue;
+		const char *colon = strchr(local, ':');
+		if (colon && sscanf(colon + 1, "%x", &port) == 1)
+			return static_cast<int>(port);
+	}
+	return 0;
+}
+
+// Waits until pid listens (kStartTimeoutMs at most) and returns the port, or 0 when pid
+// exited or time ran out. For the min tier, which announces nothing: its listener is
+// found by its inode, so the kernel's pick for port 0 is read without a race.
+static int WaitForListeningPort(pid_t pid)
+{
+	int64_t deadline = NowMs() + kStartTimeoutMs;
+	for (;;) {
+		int port = ListeningPortOf(pid);
+		siginfo_t ended = {};
+		// WNOWAIT: an exited child stays to be reaped (and its status read) by Stop.
+		if (port > 0 || NowMs() > deadline ||
+		    (waitid(P_PID, pid, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == pid))
+			return port;
+		SleepMs(10);
+	}
+}
+
 bool Daemon::Start(const DaemonOptions &options, std::string *error)
 {
-	bool announced = options.stdout_mode == DaemonStdout::kPipe;
-	std::string listen = "127.0.0.1:" + std::to_string(announced ? 0 : options.fixed_port);
+	// The min tier takes its port as its one argument and announces nothing.
+	bool min = HasFeature("min");
+	bool announced = options.stdout_mode == DaemonStdout::kPipe && !min;
+	int listen_port = announced ? 0 : options.fixed_port;
 	std::vector<std::string> args = DaemonCommand();
 	size_t listens = 0; // --listen words in extra_args: one announcement each
 	for (const std::string &a : options.extra_args)
 		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
-	if (listens == 0)
-		args.insert(args.end(), {"--listen", listen});
+	if (min)
+		args.push_back(std::to_string(listen_port));
+	else if (listens == 0)
+		args.insert(args.end(), {"--listen", "127.0.0.1:" + std::to_string(listen_port)});
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
 	announced_.clear();
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
@@ -251,17 +317,19 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	close(out[1]);
 	if (pid_ < 0) {
 		*error = std::string("fork: ") + strerror(errno);
-		if (announced)
+		if (options.stdout_mode != DaemonStdout::kBrokenPipe)
 			close(out[0]);
 		return false;
 	}
 	std::string line;
-	if (announced) {
+	if (announced)
 		port_ = ReadAnnouncedPort(out[0], listens ? listens : 1, &line, &announced_);
+	else if (listen_port == 0)
+		port_ = WaitForListeningPort(pid_);
+	else if (WaitUntilListening(listen_port))
+		port_ = listen_port;
+	if (options.stdout_mode != DaemonStdout::kBrokenPipe)
 		close(out[0]);
-	} else if (WaitUntilListening(options.fixed_port)) {
-		port_ = options.fixed_port;
-	}
 	if (port_ <= 0) {
 		*error = "daemon " + g_daemon_path + " did not start listening; stdout was: '" +
 			 line + "'";

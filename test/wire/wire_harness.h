@@ -69,10 +69,12 @@ enum class DaemonStdout {
 struct DaemonOptions {
 	// After `--listen 127.0.0.1:0`, or instead of it when they hold a --listen of their
 	// own (port() is then the first address's, announced() has one line per address).
+	// The min tier gets its port as its one argument instead (0, or fixed_port).
 	std::vector<std::string> extra_args;
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
 	DaemonStdout stdout_mode = DaemonStdout::kPipe;
 	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
+			    // (the min tier: always, when not 0)
 	rlim_t nofile_hard = 0; // with nofile_limit: a different hard limit (0: the same)
 };
 
@@ -87,8 +89,10 @@ public:
 	// Forks and execs the daemon with `--listen 127.0.0.1:0` plus options.extra_args and
 	// reads its "... listening on 127.0.0.1:PORT" line (10 s at most). Without a stdout
 	// pipe it listens on options.fixed_port instead and is ready once a connect succeeds.
-	// Returns true once the port is known; on failure returns false with *error set and
-	// no child left.
+	// The min tier, which announces nothing, is given port 0 as its argument (or
+	// fixed_port) and its port is read from /proc: the listening socket among its
+	// descriptors. Returns true once the port is known; on failure returns false with
+	// *error set and no child left.
 	bool Start(const DaemonOptions &options, std::string *error);
 
 	// SIGTERM, then SIGKILL after 2 s, and reaps the child. Safe to call twice.
@@ -431,6 +435,13 @@ void CheckRawCase(int port, const RawCase &c);
 
 // Names a parametrized RawCase test by its label.
 std::string RawCaseName(const testing::TestParamInfo<RawCase> &info);
+
+// Names a parametrized test by its case's label (a gtest name: letters, digits, _).
+template <class Case>
+std::string LabelName(const testing::TestParamInfo<Case> &info)
+{
+	return info.param.label;
+}
 
 // A fresh /tmp/apollod-site-XXXXXX (mode 0755) holding f.txt (text) and an empty sub/,
 // for --root: removed with them when the object goes. path() is "" when creation failed
