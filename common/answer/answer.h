@@ -40,7 +40,7 @@ struct answer_input {
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
-	uint8_t outcome;          /* enum parse_outcome: COMPLETE or BAD */
+	uint8_t outcome;          /* enum parse_outcome: COMPLETE, BAD or TARGET_TOO_LONG */
 	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
 	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
 	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
@@ -224,7 +224,7 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 
 /* Decides the answer to the request at the front of the connection's input and writes
  * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
- * (in->request filled) or BAD input. Pure: reads only *in, the request it points to and
+ * (in->request filled), BAD input (400) or a TARGET_TOO_LONG one (414: BEHAVIOUR 6.8). Pure: reads only *in, the request it points to and
  * what find_file returns; writes only *a. */
 static inline void answer_request(const struct answer_input *in, struct answer *a)
 {
@@ -233,7 +233,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	a->target = 0;
 	a->target_len = a->path_len = 0;
 	a->skip = 0;
-	a->consumed = in->buffered; /* a malformed head's 400 ends the input */
+	a->consumed = in->buffered; /* a malformed head's 400 (or a 414) ends the input */
 	a->kind = ANSWER_STATIC;
 	a->response = RESP_BAD_REQUEST;
 	a->linger = 0;
@@ -251,6 +251,8 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 			a->status_counter = ANSWER_NO_COUNTER;
 			return;
 		}
+	} else if (in->outcome == PARSE_TARGET_TOO_LONG) {
+		a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
 	}
 	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
 	if (keep) {

@@ -52,6 +52,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_responses_total{code=" METRICS_Q("404") "}", C_responses_404)              \
 	S("apollod_responses_total{code=" METRICS_Q("405") "}", C_responses_405)              \
 	S("apollod_responses_total{code=" METRICS_Q("408") "}", C_responses_408)              \
+	S("apollod_responses_total{code=" METRICS_Q("414") "}", C_responses_414)              \
 	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
 	F("apollod_read_bytes_total", "counter", "Bytes read from clients.")                  \
 	S("apollod_read_bytes_total", C_bytes_read)                                           \
@@ -115,9 +116,10 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 #define METRICS_HEAD_RESERVE HEAD_200_MAX(sizeof(METRICS_CONTENT_TYPE) - 1)
 /* The connection's scratch buffer, one per slot (conn.c): every response rendered per
  * request is written there (/metrics, a 301, a file's 304 or 206 head, a 416; conn.c
- * checks the others fit). /metrics is the largest: the worst case of either form, rounded
- * to 512. */
-#define CONN_SCRATCH_SIZE 4096
+ * checks the others fit). A 301 for the longest target (REDIRECT_MAX(HTTP_TARGET_MAX),
+ * 8,150 bytes: its Location copies the target) is the largest, rounded to 512; /metrics
+ * needs under 4 KiB of it. Only touched pages are resident. */
+#define CONN_SCRATCH_SIZE 8192
 STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= CONN_SCRATCH_SIZE,
 	      "the largest /metrics response of either form fits the scratch buffer");
 STATIC_ASSERT(CONN_SCRATCH_SIZE % 512 == 0, "slot buffers stay 512-byte multiples");

@@ -32,7 +32,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_NOT_FOUND, "404 Not Found", C_responses_404, 10, "not found\n", "")          \
 	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
 	  "method not allowed\n", "Allow: GET, HEAD\r\n")                                 \
-	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")
+	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")    \
+	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,

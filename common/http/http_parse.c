@@ -2,7 +2,7 @@
  *
  * Both walk the buffer once, front to back, and stop at the first byte that decides the
  * outcome. Running out of bytes before a decision is PARTIAL; the caller re-parses from
- * the start when more bytes arrive (heads are at most 8 KiB, so this stays cheap and the
+ * the start when more bytes arrive (heads are at most 16 KiB, so this stays cheap and the
  * parsers keep no state between calls). */
 #include "common/http/http_parse.h"
 
@@ -59,7 +59,8 @@ static enum parse_outcome parse_method(const char *buf, size_t len, size_t *i,
 }
 
 /* target at *i: '/' then 0x21-0x7e bytes, at most HTTP_TARGET_MAX, then SP. On COMPLETE
- * stores target, target_len and path_len and moves *i past the SP. */
+ * stores target, target_len and path_len and moves *i past the SP; TARGET_TOO_LONG at
+ * the target byte one past HTTP_TARGET_MAX. */
 static enum parse_outcome parse_target(const char *buf, size_t len, size_t *i,
 				       struct request_line *out)
 {
@@ -79,7 +80,7 @@ static enum parse_outcome parse_target(const char *buf, size_t len, size_t *i,
 		if (c == '?' && path_end == 0)
 			path_end = k;
 		if (++k - target > HTTP_TARGET_MAX)
-			return PARSE_BAD;
+			return PARSE_TARGET_TOO_LONG;
 	}
 	if (buf[k] != ' ')
 		return PARSE_BAD;

@@ -20,7 +20,8 @@ APOLLOD_EXTERN_C_BEGIN
 
 /* Limits from BEHAVIOUR 6. */
 #define HTTP_METHOD_MAX 16         /* bytes of A-Z */
-#define HTTP_TARGET_MAX 1024       /* bytes of 0x21-0x7e, starting with '/' */
+#define HTTP_TARGET_MAX 8000       /* bytes of 0x21-0x7e, starting with '/': RFC 9112 3
+				    * recommends request lines of at least 8,000 octets */
 #define HTTP_HEADER_NAME_MAX 64    /* tchar bytes */
 #define HTTP_CONTENT_LENGTH_MAX 19 /* digits: every value fits in a uint64_t */
 
@@ -29,6 +30,8 @@ enum parse_outcome {
 	PARSE_COMPLETE = 0, /* a whole element was parsed; its length is in the result */
 	PARSE_PARTIAL = 1,  /* every byte so far is valid, but more are needed */
 	PARSE_BAD = 2,      /* the bytes can never form a valid element: answer 400 */
+	PARSE_TARGET_TOO_LONG = 3, /* a valid request line so far, but its target is longer
+				    * than HTTP_TARGET_MAX: answer 414 */
 };
 
 enum http_method {
@@ -115,7 +118,7 @@ struct header_block {
 							  * in the order of the block */
 };
 /* 20 bytes, the lines, and 4 bytes of tail padding (content_length aligns it to 8). */
-#define HEADER_BLOCK_SIZE 6168
+#define HEADER_BLOCK_SIZE 12312
 STATIC_ASSERT(sizeof(struct header_block) == HEADER_BLOCK_SIZE, "layout");
 STATIC_ASSERT(RECORDED_FIELD_COUNT <= 8, "fields_seen has a bit for each field");
 
@@ -123,9 +126,11 @@ STATIC_ASSERT(RECORDED_FIELD_COUNT <= 8, "fields_seen has a bit for each field")
  * COMPLETE: *out is filled; out->line_len bytes were consumed and out->target points
  *           into [buf, buf + len).
  * PARTIAL:  buf is a valid prefix of a request line; *out is unspecified.
+ * TARGET_TOO_LONG: 414: a valid method and SP, then HTTP_TARGET_MAX + 1 target bytes;
+ *           decided at that byte, whatever follows it; *out is unspecified.
  * BAD:      400 (empty, lowercase or over-long method, target not starting with '/',
- *           over-long target, target byte outside 0x21-0x7e, other version, bare CR or
- *           LF, anything else out of place); *out is unspecified. */
+ *           target byte outside 0x21-0x7e, other version, bare CR or LF, anything else
+ *           out of place); *out is unspecified. */
 enum parse_outcome parse_request_line(const char *buf, size_t len, struct request_line *out);
 
 /* Parses header lines up to and including the empty line that ends the head.

@@ -140,6 +140,7 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_404: return "404";
 	case C_responses_405: return "405";
 	case C_responses_408: return "408";
+	case C_responses_414: return "414";
 	case C_responses_416: return "416";
 	default: return "200";
 	}
@@ -157,6 +158,23 @@ static char *put_escaped(char *p, struct text_span s)
 	return p;
 }
 
+/* Copies the request line s ("METHOD SP target SP HTTP/1.x", as parse_request_line
+ * accepted it) escaped, its target cut to ACCESS_LOG_TARGET_MAX bytes and marked when
+ * longer (access_log.h). Writes at most ACCESS_LOG_REQUEST_MAX bytes. */
+static char *put_request_line(char *p, struct text_span s)
+{
+	uint32_t target_at = 0;
+	while (s.text[target_at] != ' ') /* the method is A-Z only */
+		target_at++;
+	target_at++;
+	uint32_t version_at = s.len - (uint32_t)ACCESS_LOG_VERSION_LEN;
+	if (version_at - target_at <= ACCESS_LOG_TARGET_MAX)
+		return put_escaped(p, s);
+	p = put_escaped(p, (struct text_span){s.text, target_at + ACCESS_LOG_TARGET_MAX});
+	p = copy_span(p, LITERAL(ACCESS_LOG_CUT_MARK));
+	return copy_span(p, s.text + version_at, ACCESS_LOG_VERSION_LEN); /* nothing to escape */
+}
+
 void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
 			 uint64_t body_bytes)
 {
@@ -170,7 +188,7 @@ void access_log_add_line(int fd, struct text_span request_line, uint8_t status_c
 	p = copy_span(p, LITERAL(" - - "));
 	p = copy_span(p, wallclock_clf_now(), WALLCLOCK_CLF_LEN);
 	p = copy_span(p, LITERAL(" \""));
-	p = request_line.len ? put_escaped(p, request_line) : copy_span(p, LITERAL("-"));
+	p = request_line.len ? put_request_line(p, request_line) : copy_span(p, LITERAL("-"));
 	p = copy_span(p, LITERAL("\" "));
 	p = copy_span(p, status_digits(status_counter), 3);
 	*p++ = ' ';

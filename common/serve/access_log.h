@@ -23,9 +23,19 @@ APOLLOD_EXTERN_C_BEGIN
 #define ACCESS_LOG_PIPE_WRITE_MAX 4096u /* PIPE_BUF: a pipe takes a write of up to this
 					  * many bytes whole or not at all (pipe(7)) */
 #define ACCESS_LOG_HOST_MAX 39 /* an IPv6 address as eight groups of four hex digits */
-/* The request line, each byte at worst escaped to two (\" or \\). */
-#define ACCESS_LOG_REQUEST_MAX \
-	(2 * (HTTP_METHOD_MAX + 1 + HTTP_TARGET_MAX + sizeof(" HTTP/1.1") - 1))
+/* A line keeps at most ACCESS_LOG_TARGET_MAX bytes of the target: a longer one (up to
+ * HTTP_TARGET_MAX, 8,000) is logged as its first ACCESS_LOG_TARGET_MAX bytes and then
+ * ACCESS_LOG_CUT_MARK, so that the longest line still fits one atomic pipe write
+ * (BEHAVIOUR 14). A logged target of exactly 1,027 bytes ending in "..." was cut. */
+#define ACCESS_LOG_TARGET_MAX 1024
+#define ACCESS_LOG_CUT_MARK "..."
+#define ACCESS_LOG_VERSION_LEN (sizeof(" HTTP/1.1") - 1) /* what ends a request line */
+STATIC_ASSERT(ACCESS_LOG_TARGET_MAX <= HTTP_TARGET_MAX, "the cut keeps a prefix");
+/* The request line as logged, each byte at worst escaped to two (\" or \\); the mark
+ * is never escaped. */
+#define ACCESS_LOG_REQUEST_MAX                                                           \
+	(2 * (HTTP_METHOD_MAX + 1 + ACCESS_LOG_TARGET_MAX + ACCESS_LOG_VERSION_LEN) +     \
+	 sizeof(ACCESS_LOG_CUT_MARK) - 1)
 #define ACCESS_LOG_LINE_MAX                                                          \
 	(ACCESS_LOG_HOST_MAX + sizeof(" - - ") - 1 + WALLCLOCK_CLF_LEN + sizeof(" \"") - 1 + \
 	 ACCESS_LOG_REQUEST_MAX + sizeof("\" 200 ") - 1 + U64_DEC_MAX + 1 + U64_DEC_MAX + 1)

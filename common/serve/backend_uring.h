@@ -224,14 +224,16 @@ static inline long backend_accept(int listen_fd)
  *     two on one socket split its input between them, and a close's cancel finds one. */
 #define URING_PBUF_SIZE 2048  /* bytes per buffer: a whole pipelined x16 batch of GETs */
 #define URING_PBUF_GROUP 0    /* the buffer group id the recvs select from */
-#define URING_PBUF_CONN_MAX 4 /* buffers one connection may hold unread: one whole head
-			       * (HTTP_HEAD_MAX); more cancels its recv until it reads */
+#define URING_PBUF_CONN_MAX 4 /* buffers one connection may hold unread: 8 KiB, at most a
+			       * whole head (HTTP_HEAD_MAX); more cancels its recv until it
+			       * reads, and a read takes them into the slot's buffer */
 #define URING_PBUF_NONE 0xffffu
 #define URING_BUF_SIZE 16
 #define URING_BUF_TAIL_OFFSET 14 /* the ring's tail overlays bufs[0].resv (io_uring.h) */
 STATIC_ASSERT((URING_PBUF_COUNT & (URING_PBUF_COUNT - 1)) == 0, "the kernel wants 2^n");
 STATIC_ASSERT(URING_PBUF_COUNT < URING_PBUF_NONE, "buffer ids are 16 bits, one is 'none'");
-STATIC_ASSERT(URING_PBUF_SIZE * URING_PBUF_CONN_MAX == 8192, "the cap is one whole head");
+STATIC_ASSERT(URING_PBUF_SIZE * URING_PBUF_CONN_MAX <= HTTP_HEAD_MAX,
+	      "what a connection holds unread fits its slot's buffer");
 STATIC_ASSERT(sizeof(struct io_uring_buf) == URING_BUF_SIZE, "io_uring_buf layout");
 STATIC_ASSERT(__builtin_offsetof(struct io_uring_buf_ring, tail) == URING_BUF_TAIL_OFFSET,
 	      "io_uring_buf_ring layout");

@@ -79,7 +79,7 @@ struct conn {
 	uint8_t phase;      /* enum conn_phase */
 	uint8_t reserved0;
 	uint32_t in_start;  /* first unconsumed byte of the request buffer */
-	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= 8192 */
+	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= CONN_BUFFER_SIZE */
 	uint64_t skip;      /* request body bytes still to discard before the next head */
 	uint32_t out_head;  /* first unsent entry of the response queue */
 	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX, or
@@ -107,7 +107,7 @@ struct conn_out {
  * because each is touched by a different share of the work and only touched pages become
  * resident (docs/AUDIT.md, "Memory"; the peak resident row of //compare:table): the
  * 64-byte slot is the one cache line every report reads; a request touches the start of
- * its 8 KiB buffer; every response the response side; only the few answers rendered per
+ * its 16 KiB buffer; every response the response side; only the few answers rendered per
  * request the scratch. One 13 KiB struct of all four would give each connection two
  * pages of its own (slot and buffer, response side) instead of one and shares of pages
  * packed with other slots' lines and queues. */
@@ -339,8 +339,8 @@ static uint32_t conn_skip_body(struct conn *c)
 /* Answers every complete request at the front of c's input, in order, until the input
  * holds no complete head, the queue is full, a /metrics must wait for the queue, or the
  * connection is to close. Then moves a partial head to the buffer's start, so every head
- * can use the whole 8 KiB.
- * Always inlined into conn_service, its one caller: the parsed head on its stack is 6 KiB
+ * can use the whole 16 KiB.
+ * Always inlined into conn_service, its one caller: the parsed head on its stack is 12 KiB
  * (the recorded field lines), which makes GCC refuse to inline it (its frame-growth
  * limit), and called out of line it cost about 80-90 more user-space instructions per
  * request (callgrind, bench/counts.py). */
@@ -355,7 +355,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		struct http_request req;
 		enum parse_outcome r = parse_request(buf + c->in_start, avail, &req);
 		if (r == PARSE_PARTIAL) {
-			/* 8 KiB without CRLFCRLF, or the peer ended mid-head: 400 */
+			/* 16 KiB without CRLFCRLF, or the peer ended mid-head: 400 */
 			if (avail < CONN_BUFFER_SIZE && !(c->flags & CONN_F_PEER_EOF))
 				break;
 			r = PARSE_BAD;

@@ -19,7 +19,7 @@
 #define CONN_BUFFER_SIZE HTTP_HEAD_MAX /* request bytes a slot holds: one whole head */
 
 STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "slot count is a power of two");
-STATIC_ASSERT(CONN_BUFFER_SIZE == 8192, "BEHAVIOUR 4: an 8 KiB request buffer per slot");
+STATIC_ASSERT(CONN_BUFFER_SIZE == 16384, "BEHAVIOUR 4: a 16 KiB request buffer per slot");
 STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
 
 /* Sets what every connection serves: find_file looks up paths no built-in route takes

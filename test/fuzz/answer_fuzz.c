@@ -83,6 +83,9 @@ static void check_answer(const struct answer_input *in, const struct answer *a)
 	if (in->outcome == PARSE_BAD)
 		FUZZ_CHECK(a->form == CONN_FORM_CLOSE && a->response == RESP_BAD_REQUEST &&
 			   a->consumed == in->buffered);
+	if (in->outcome == PARSE_TARGET_TOO_LONG)
+		FUZZ_CHECK(a->form == CONN_FORM_CLOSE && a->response == RESP_URI_TOO_LONG &&
+			   a->consumed == in->buffered);
 	if (in->peer_eof)
 		FUZZ_CHECK(!a->linger);
 	if (a->kind == ANSWER_REDIRECT) /* the Location is the request's own target */

@@ -14,7 +14,7 @@
 #include "common/http/http_parse.h"
 
 #define FUZZ_PAGE 4096
-/* The daemon never parses more than its 8 KiB buffer (CONN_BUFFER_SIZE == HTTP_HEAD_MAX):
+/* The daemon never parses more than its 16 KiB buffer (CONN_BUFFER_SIZE == HTTP_HEAD_MAX):
  * the parsers do not bound a head themselves, the buffer does (BEHAVIOUR 6.8). */
 #define FUZZ_INPUT_MAX HTTP_HEAD_MAX
 

@@ -13,6 +13,6 @@ python3 "$root/test/fuzz/make_seeds.py" "$root/test/wire/data/conformance_cases.
 	"$work/seeds" "${prefix[@]}"
 mkdir -p "$work/corpus"
 # -max_total_time bounds a slow machine; -runs is the normal end.
-"$work/fuzzer" -runs="$runs" -max_total_time=60 -max_len=8192 \
+"$work/fuzzer" -runs="$runs" -max_total_time=60 -max_len=16384 \
 	-dict="$root/test/fuzz/http.dict" -artifact_prefix="$work/" \
 	"$work/corpus" "$work/seeds" 2>&1 | tail -n 5

@@ -10,6 +10,13 @@ import os
 import sys
 
 SIMPLE = {"r": "\r", "n": "\n", "t": "\t", "\\": "\\", '"': '"', "?": "?"}
+# Seeds at the target limit (BEHAVIOUR 6.1), which no corpus row reaches: 8,000 bytes
+# (routed) and 8,001 (414), the second with a query.
+TARGET_MAX = 8000
+LONG_TARGETS = {
+    "long-target-8000": b"GET /" + b"a" * (TARGET_MAX - 1) + b" HTTP/1.1\r\nHost: a\r\n\r\n",
+    "long-target-8001-query": b"GET /?" + b"q" * (TARGET_MAX - 1) + b" HTTP/1.1\r\n\r\n",
+}
 
 
 def unescape(literal):
@@ -38,7 +45,10 @@ def main():
     for row in rows:
         with open(os.path.join(out_dir, row[0]), "wb") as seed:
             seed.write(prefix + unescape(row[2]))
-    print(f"{len(rows)} seeds in {out_dir}")
+    for name, raw in LONG_TARGETS.items():
+        with open(os.path.join(out_dir, name), "wb") as seed:
+            seed.write(prefix + raw)
+    print(f"{len(rows) + len(LONG_TARGETS)} seeds in {out_dir}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /* libFuzzer target: the C request parser (parse_request, and parse_request_line alone).
  * Besides the sanitizers it checks the parser's contract (common/http/http_parse.h): a
- * COMPLETE head lies inside the input and within 8 KiB, its target inside the head and
- * starting with '/', the lengths consistent; the outcome is one of the three; the
+ * COMPLETE head lies inside the input and within 16 KiB, its target inside the head and
+ * starting with '/', the lengths consistent; the outcome is one of the four (a
+ * TARGET_TOO_LONG only with more than HTTP_TARGET_MAX bytes after the method); the
  * recorded field lines are exactly the block's lines with a recorded name, in order, each
  * span the line's value with OWS trimmed (checked against this file's own walk). */
 #include <strings.h>
@@ -63,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *buf = fuzz_guarded_copy(data, size, &len);
 	struct http_request req;
 	enum parse_outcome r = parse_request(buf, len, &req);
-	FUZZ_CHECK(r == PARSE_COMPLETE || r == PARSE_PARTIAL || r == PARSE_BAD);
+	FUZZ_CHECK(r == PARSE_COMPLETE || r == PARSE_PARTIAL || r == PARSE_BAD ||
+		   r == PARSE_TARGET_TOO_LONG);
+	if (r == PARSE_TARGET_TOO_LONG) /* SP, then '/' and HTTP_TARGET_MAX more target bytes */
+		FUZZ_CHECK(len > HTTP_TARGET_MAX + 2);
 	if (r == PARSE_COMPLETE) {
 		const struct request_line *l = &req.line;
 		FUZZ_CHECK(req.head_len <= len && req.head_len <= HTTP_HEAD_MAX);
@@ -82,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum parse_outcome rl = parse_request_line(buf, len, &line);
 	if (r == PARSE_COMPLETE) /* a complete head starts with a complete request line */
 		FUZZ_CHECK(rl == PARSE_COMPLETE && line.line_len == req.line.line_len);
-	if (rl == PARSE_BAD) /* a bad request line is never part of a good head */
-		FUZZ_CHECK(r == PARSE_BAD);
+	if (rl == PARSE_BAD || rl == PARSE_TARGET_TOO_LONG) /* the head is decided by its line */
+		FUZZ_CHECK(r == rl);
 	return 0;
 }

@@ -13,6 +13,6 @@ prefix=()
 [ "$target" = answer ] && prefix=(0)
 python3 "$root/test/fuzz/make_seeds.py" "$root/test/wire/data/conformance_cases.tsv" \
 	"$work/seeds" "${prefix[@]}"
-"$work/fuzzer" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+"$work/fuzzer" -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 \
 	-dict="$root/test/fuzz/http.dict" -artifact_prefix="$work/" \
 	"$work/corpus" "$work/seeds" 2>&1 | tail -n 20

@@ -55,7 +55,13 @@ const struct cached_file *FindNothing(const char *, size_t) { return nullptr; }
 constexpr int kSite = 1;      // Row.root: FindIndex
 constexpr int kEmptyRoot = 2; // Row.root: FindNothing
 
-enum Outcome { kComplete, kBad };
+enum Outcome { kComplete, kBad, kTooLong };
+
+// Heads at the target limit (BEHAVIOUR 6.1): 8,000 bytes is routed, 8,001 is a 414.
+const std::string kGet8000 = "GET /" + std::string(HTTP_TARGET_MAX - 1, 'a') + " HTTP/1.1\r\n\r\n";
+const std::string kGet8001 = "GET /" + std::string(HTTP_TARGET_MAX, 'a') + " HTTP/1.1\r\n\r\n";
+const std::string kSub8000 =
+	"GET /sub?" + std::string(HTTP_TARGET_MAX - 5, 'q') + " HTTP/1.1\r\n\r\n";
 
 struct Row {
 	const char *label;
@@ -138,6 +144,20 @@ const Row kRows[] = {
 	{"400 after the peer's end closes at once", kBad, "GET / HTTP/2.0\r\n\r\n", "", false,
 	 false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false, kNone, kNone,
 	 C_responses_400, 0},
+	// 6.1 and 6.8: an 8,000-byte target is routed; one byte more is a 414 that, like a
+	// 400, ends the input and closes
+	{"8,000-byte target is routed", kComplete, kGet8000.c_str(), "", false, false, false,
+	 false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false, C_requests_get, kNone,
+	 C_responses_404, 0},
+	{"8,000-byte target to a directory: its 301", kComplete, kSub8000.c_str(), "", kSite,
+	 false, false, false, ANSWER_REDIRECT, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_misses, C_responses_301, 0},
+	{"8,001-byte target is 414, closes and lingers", kTooLong, kGet8001.c_str(),
+	 "GET / HTTP/1.1\r\n\r\n", kSite, false, false, false, ANSWER_STATIC, RESP_URI_TOO_LONG,
+	 kClose, true, false, kNone, kNone, C_responses_414, 0},
+	{"414 after the peer's end closes at once", kTooLong, kGet8001.c_str(), "", false, false,
+	 true, false, ANSWER_STATIC, RESP_URI_TOO_LONG, kClose, false, false, kNone, kNone,
+	 C_responses_414, 0},
 	// 9.1 keep or close
 	{"HTTP/1.0 closes by default", kComplete, "GET / HTTP/1.0\r\n\r\n", "", false, false,
 	 false, false, ANSWER_STATIC, RESP_HELLO, kClose, false, false, C_requests_get, kNone,
@@ -267,7 +287,9 @@ TEST(AnswerTest, Table)
 		std::string input = std::string(row.head) + row.after;
 		struct http_request req;
 		enum parse_outcome parsed = parse_request(input.data(), input.size(), &req);
-		ASSERT_EQ(parsed, row.outcome == kComplete ? PARSE_COMPLETE : PARSE_BAD)
+		ASSERT_EQ(parsed, row.outcome == kComplete ? PARSE_COMPLETE
+				  : row.outcome == kBad    ? PARSE_BAD
+							   : PARSE_TARGET_TOO_LONG)
 			<< "the row's bytes must parse as the row says";
 		struct answer_input in = {};
 		in.request = &req;
@@ -313,8 +335,8 @@ TEST(AnswerTest, Table)
 			EXPECT_EQ(a.target_len, req.line.target_len);
 			EXPECT_EQ(a.path_len, req.line.path_len);
 		}
-		// A 400 ends the input; anything else consumes exactly its head.
-		EXPECT_EQ(a.consumed, row.outcome == kBad ? input.size() : strlen(row.head));
+		// A 400 or a 414 ends the input; anything else consumes exactly its head.
+		EXPECT_EQ(a.consumed, row.outcome != kComplete ? input.size() : strlen(row.head));
 		EXPECT_EQ(a.linger && row.peer_eof, false) << "nothing to linger for after EOF";
 		EXPECT_TRUE(a.form == kClose || !a.linger) << "only a closing answer lingers";
 	}

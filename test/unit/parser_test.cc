@@ -23,8 +23,11 @@ namespace {
 
 const std::string kMethod16 = "ABCDEFGHIJKLMNOP";
 const std::string kMethod17 = "ABCDEFGHIJKLMNOPQ";
-const std::string kTarget1024 = "/" + std::string(HTTP_TARGET_MAX - 1, 'a');
-const std::string kTarget1025 = "/" + std::string(HTTP_TARGET_MAX, 'a');
+// Targets at the limit (8,000 bytes: RFC 9112 3) and one byte past it; a query as long.
+const std::string kTarget8000 = "/" + std::string(HTTP_TARGET_MAX - 1, 'a');
+const std::string kTarget8001 = "/" + std::string(HTTP_TARGET_MAX, 'a');
+const std::string kQuery8000 = "/q?" + std::string(HTTP_TARGET_MAX - 3, 'x');
+const std::string kQuery8001 = "/q?" + std::string(HTTP_TARGET_MAX - 2, 'x');
 const std::string kName64 = std::string(HTTP_HEADER_NAME_MAX, 'n');
 const std::string kName65 = std::string(HTTP_HEADER_NAME_MAX + 1, 'n');
 
@@ -52,6 +55,11 @@ RequestLineCase LineBad(const char *label, std::string line)
 	return {label, line, "", PARSE_BAD, 0, 0, "", 0};
 }
 
+RequestLineCase LineTooLong(const char *label, std::string line)
+{
+	return {label, line, "", PARSE_TARGET_TOO_LONG, 0, 0, "", 0};
+}
+
 RequestLineCase LinePartial(const char *label, std::string line)
 {
 	return {label, line, "", PARSE_PARTIAL, 0, 0, "", 0};
@@ -76,12 +84,24 @@ const std::vector<RequestLineCase> &RequestLineCases()
 		       HTTP_METHOD_GET, 1, "/!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", 21),
 		LineOk("method of 16 A-Z", kMethod16 + " / HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1,
 		       "/", 1),
-		LineOk("target of exactly 1024 bytes", "GET " + kTarget1024 + " HTTP/1.1\r\n",
-		       HTTP_METHOD_GET, 1, kTarget1024, HTTP_TARGET_MAX),
+		LineOk("target of exactly 8,000 bytes", "GET " + kTarget8000 + " HTTP/1.1\r\n",
+		       HTTP_METHOD_GET, 1, kTarget8000, HTTP_TARGET_MAX),
+		LineOk("query making the target exactly 8,000 bytes",
+		       "HEAD " + kQuery8000 + " HTTP/1.0\r\n", HTTP_METHOD_HEAD, 0, kQuery8000, 2),
+		LineOk("8,000-byte target, other method", "POST " + kTarget8000 + " HTTP/1.1\r\n",
+		       HTTP_METHOD_OTHER, 1, kTarget8000, HTTP_TARGET_MAX),
 		LineOk("headers after the line are not consumed", "GET / HTTP/1.1\r\n",
 		       HTTP_METHOD_GET, 1, "/", 1, "Host: a\r\n\r\n"),
 		LineBad("method of 17 A-Z", kMethod17 + " / HTTP/1.1\r\n"),
-		LineBad("target of 1025 bytes", "GET " + kTarget1025 + " HTTP/1.1\r\n"),
+		LineTooLong("target of 8,001 bytes", "GET " + kTarget8001 + " HTTP/1.1\r\n"),
+		LineTooLong("query making the target 8,001 bytes", "GET " + kQuery8001 + " HTTP/1.1\r\n"),
+		LineTooLong("8,001 target bytes decide it: nothing after them is needed",
+			    "GET " + kTarget8001),
+		LineTooLong("8,001 target bytes then a bad version", "GET " + kTarget8001 + " HTTP/9\r\n"),
+		LineTooLong("8,001 target bytes, other method", "PUT " + kTarget8001 + " HTTP/1.1\r\n"),
+		LineBad("8,000 target bytes then a bad byte", "GET " + kTarget8000 + "\x7f HTTP/1.1\r\n"),
+		LineBad("8,000-byte target, bad version", "GET " + kTarget8000 + " HTTP/1.2\r\n"),
+		LineBad("lowercase method before an 8,001-byte target", "get " + kTarget8001 + " HTTP/1.1\r\n"),
 		LineBad("lowercase method", "get / HTTP/1.1\r\n"),
 		LineBad("mixed-case method", "Get / HTTP/1.1\r\n"),
 		LineBad("empty method", " / HTTP/1.1\r\n"),
@@ -106,6 +126,7 @@ const std::vector<RequestLineCase> &RequestLineCases()
 		LineBad("bare CR after version", "GET / HTTP/1.1\rX"),
 		LinePartial("empty buffer", ""),
 		LinePartial("inside the target", "GET /inde"),
+		LinePartial("8,000 target bytes, nothing after them yet", "GET " + kTarget8000),
 		LinePartial("CR without its LF yet", "GET / HTTP/1.1\r"),
 	};
 	return cases;
@@ -406,9 +427,9 @@ const std::vector<HeaderCase> &HeaderCases()
 		HeadersBad("a bad line after recorded ones", "Range: bytes=0-1\r\nX : y\r\n\r\n"),
 		HeadersBad("a recorded field with a control byte", "Range: bytes=0-1\x01\r\n\r\n"),
 		HeadersBad("a recorded field folded over lines", "If-None-Match: \"a\",\r\n \"b\"\r\n\r\n"),
-		// The table's bounds: an 8 KiB buffer holds at most HEADER_FIELD_LINES_MAX recorded
+		// The table's bounds: a 16 KiB buffer holds at most HEADER_FIELD_LINES_MAX recorded
 		// lines, each ending before FIELD_LINE_END_MAX; past either is BAD.
-		RepeatedRange("as many recorded lines as 8 KiB can hold", HEADER_FIELD_LINES_MAX,
+		RepeatedRange("as many recorded lines as 16 KiB can hold", HEADER_FIELD_LINES_MAX,
 			      PARSE_COMPLETE),
 		RepeatedRange("one recorded line more", HEADER_FIELD_LINES_MAX + 1, PARSE_BAD),
 		RangeEndingAt("a recorded value ending at the last 16-bit offset", FIELD_LINE_END_MAX,
@@ -472,7 +493,7 @@ const std::vector<ValidHead> &ValidHeads()
 		 "Host: [::1]:8080\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n"},
 		{"16-byte method with OWS in values", kMethod16 + " /metrics HTTP/1.1\r\n",
 		 "User-Agent: curl/8.0\r\nX-A:\t a\tb \r\n\r\n"},
-		{"1024-byte target", "GET " + kTarget1024 + " HTTP/1.1\r\n", "Host: a\r\n\r\n"},
+		{"8,000-byte target", "GET " + kTarget8000 + " HTTP/1.1\r\n", "Host: a\r\n\r\n"},
 		{"every recorded field, one repeated", "GET /f HTTP/1.1\r\n",
 		 "Host: a\r\nIf-None-Match: \"x\"\r\nif-modified-since:\t d \r\nIf-Range: \"x\"\r\n"
 		 "Range: bytes=0-1\r\nAccept-Encoding: gzip\r\nAccept: */*\r\n"
@@ -595,6 +616,10 @@ TEST(ParseRequestTest, Table)
 		{"lowercase method with good headers", "get / HTTP/1.1\r\nHost: a\r\n\r\n", "",
 		 PARSE_BAD},
 		{"line only", "GET / HTTP/1.1\r\n", "", PARSE_PARTIAL},
+		{"8,001-byte target: 414 before any header is read",
+		 "GET " + kTarget8001 + " HTTP/1.1\r\nHost : a\r\n\r\n", "", PARSE_TARGET_TOO_LONG},
+		{"8,000-byte target, bad header", "GET " + kTarget8000 + " HTTP/1.1\r\nHost : a\r\n\r\n",
+		 "", PARSE_BAD},
 		{"inside a header", "GET / HTTP/1.1\r\nHost: a", "", PARSE_PARTIAL},
 	};
 	for (const RequestCase &c : cases) {
@@ -615,6 +640,29 @@ TEST(ParseRequestTest, Table)
 			EXPECT_EQ(out.headers.content_length, c.content_length);
 		}
 	}
+}
+
+// The head limit (HTTP_HEAD_MAX, the slot's buffer): a head of exactly that many bytes with
+// an 8,000-byte target is COMPLETE, its recorded line's offset fitting the table; the
+// daemon answers 400 to a head it cannot find the end of within it (BEHAVIOUR 6.8, wire).
+TEST(ParseRequestTest, AHeadOfExactlyTheLimitWithAnEightThousandByteTarget)
+{
+	const std::string line = "GET " + kTarget8000 + " HTTP/1.1\r\n";
+	const std::string fixed = "Host: a\r\nRange: bytes=0-1\r\nX: \r\n\r\n";
+	ASSERT_LT(line.size() + fixed.size(), (size_t)HTTP_HEAD_MAX);
+	std::string head = line + fixed;
+	head.insert(head.size() - 4, std::string(HTTP_HEAD_MAX - head.size(), 'v')); // X's value
+	ASSERT_EQ(head.size(), (size_t)HTTP_HEAD_MAX);
+	GuardedBuffer buf(head);
+	struct http_request out;
+	ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), PARSE_COMPLETE);
+	EXPECT_EQ(out.head_len, (uint32_t)HTTP_HEAD_MAX);
+	EXPECT_EQ(out.line.target_len, (uint32_t)HTTP_TARGET_MAX);
+	ASSERT_EQ(out.headers.field_count, 1u);
+	EXPECT_EQ(out.headers.field[0].id, FIELD_RANGE);
+	EXPECT_EQ(std::string(buf.data() + line.size() + out.headers.field[0].at,
+			      out.headers.field[0].len),
+		  "bytes=0-1");
 }
 
 // The recorded lines of a whole head: offsets count from the header block's first byte

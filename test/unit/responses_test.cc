@@ -75,6 +75,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"404", RESP_NOT_FOUND, "HTTP/1.1 404 Not Found\r\n", C_responses_404},
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
+		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {
@@ -156,7 +157,7 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	// requests_total is rendered as the sum of the status counters (counters.h).
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
 					    C_responses_405, C_responses_301, C_responses_304,
-					    C_responses_206, C_responses_416};
+					    C_responses_206, C_responses_416, C_responses_414};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

@@ -101,7 +101,7 @@ TEST_F(AccessLogTest, ByteExactLinesForAKnownSequence)
 	// BYTES: the body length the response announced ("-" for none), as CLF has it.
 	const struct {
 		std::string raw;
-		const char *line;
+		std::string line;
 	} sequence[] = {
 		{GetClose("/health"), R"(127.0.0.1 - - [DATE] "GET /health HTTP/1.1" 200 BYTES US)"},
 		{GetClose("/", "HEAD"), R"(127.0.0.1 - - [DATE] "HEAD / HTTP/1.1" 200 - US)"},
@@ -110,6 +110,12 @@ TEST_F(AccessLogTest, ByteExactLinesForAKnownSequence)
 		{GetClose("/", "PUT"), R"(127.0.0.1 - - [DATE] "PUT / HTTP/1.1" 405 BYTES US)"},
 		{"get / HTTP/1.1\r\n\r\n", R"(127.0.0.1 - - [DATE] "-" 400 BYTES US)"},
 		{"GET / HTTP/1.0\r\n\r\n", R"(127.0.0.1 - - [DATE] "GET / HTTP/1.0" 200 BYTES US)"},
+		// Targets: 1,024 bytes logged whole; 8,000 cut to 1,024 and marked; 8,001 a 414.
+		{GetClose("/" + std::string(1023, 'a')),
+		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1023, 'a') + " HTTP/1.1\" 404 BYTES US"},
+		{GetClose("/" + std::string(1022, 'a') + "\"" + std::string(6976, 'b')),
+		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1022, 'a') + "\\\"... HTTP/1.1\" 404 BYTES US"},
+		{GetClose("/" + std::string(8000, 'a')), R"(127.0.0.1 - - [DATE] "-" 414 BYTES US)"},
 	};
 	std::vector<std::string> expected;
 	time_t before = time(nullptr);

@@ -368,6 +368,12 @@ struct CurlCase {
 	std::string encoding = "";          // the Content-Encoding curl must see
 };
 
+// Long targets: a file's with a long query, a directory's (its 301 keeps the query).
+const std::string kLongQuery8000 = "/t/g.css?q=" + std::string(8000 - 11, 'x');
+// The directory's target is 7,999 bytes: its Location, one '/' longer, is 8,000 (an
+// 8,000-byte one would lead to 8,001 bytes: 414).
+const std::string kLongSub7999 = "/sub?q=" + std::string(7999 - 7, 'y');
+
 TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 {
 	const std::string base = "http://127.0.0.1:" + std::to_string(port());
@@ -395,6 +401,13 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		 Body("t/g.css"), {"--compressed"}, "gzip"},
 		{"gzip_refused", "/t/g.css", false, "200 text/css; charset=utf-8 /t/g.css",
 		 Body("t/g.css"), {"-H", "Accept-Encoding: gzip;q=0, br"}},
+		// Long targets (BEHAVIOUR 6.1): 8,000 bytes served, followed; 8,001 is 414.
+		{"target_8000_query", kLongQuery8000, false,
+		 "200 text/css; charset=utf-8 " + kLongQuery8000, Body("t/g.css")},
+		{"target_7999_redirect_followed_to_8000", kLongSub7999, true,
+		 "200 text/html; charset=utf-8 /sub/" + kLongSub7999.substr(4), Body("sub/index.html")},
+		{"target_8001_uri_too_long", kLongQuery8000 + "x", false,
+		 "414 text/plain; charset=utf-8 " + kLongQuery8000 + "x", "uri too long\n"},
 	};
 	for (const CurlCase &c : cases) {
 		SCOPED_TRACE(c.label);

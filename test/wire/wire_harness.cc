@@ -916,7 +916,7 @@ static void ScanConnectionTokens(const std::string &value, bool *close_token, bo
 
 std::string ExpectedConnection(const std::string &request, int status)
 {
-	if (!HasFeature("keepalive") || status == 400)
+	if (!HasFeature("keepalive") || status == 400 || status == 414)
 		return "close";
 	std::string head = request.substr(0, request.find("\r\n\r\n"));
 	size_t line_end = std::min(head.find("\r\n"), head.size());
@@ -988,6 +988,8 @@ const std::vector<std::string> kAccessLogCounterNames = {"log_lines_dropped"};
 // --root's validators and ranges (BEHAVIOUR 10.8, 10.9); counted in every routed tier.
 const std::vector<std::string> kFileStatusCounterNames = {"responses_304", "responses_206",
 							  "responses_416"};
+// The 414 of a target over 8,000 bytes (BEHAVIOUR 6.8); counted in every routed tier.
+const std::vector<std::string> kLongTargetCounterNames = {"responses_414"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1013,6 +1015,9 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kFileStatusCounterNames.begin(),
 			     kFileStatusCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kLongTargetCounterNames.begin(),
+			     kLongTargetCounterNames.end());
 	return names;
 }
 
@@ -1111,6 +1116,7 @@ const char *OutcomeName(Outcome outcome)
 	case Outcome::kStatus400: return "400";
 	case Outcome::kStatus404: return "404";
 	case Outcome::kStatus405: return "405";
+	case Outcome::kStatus414: return "414";
 	case Outcome::kCloseNo2xx: return "close without 2xx";
 	case Outcome::kSilentClose: return "silent close";
 	}
@@ -1224,6 +1230,7 @@ std::string OutcomeProblem(const Received &r, Outcome expected, const std::strin
 	case Outcome::kStatus400: status_ok = first.status == 400; break;
 	case Outcome::kStatus404: status_ok = first.status == 404; break;
 	case Outcome::kStatus405: status_ok = first.status == 405; break;
+	case Outcome::kStatus414: status_ok = first.status == 414; break;
 	case Outcome::kCloseNo2xx: status_ok = !is_2xx; break;
 	case Outcome::kSilentClose: break;
 	}

@@ -386,6 +386,7 @@ enum class Outcome {
 	kStatus400,   // 400 Bad Request
 	kStatus404,   // 404 Not Found
 	kStatus405,   // 405 with `Allow: GET, HEAD`
+	kStatus414,   // 414 URI Too Long (BEHAVIOUR 6.8: closes like a malformed 400)
 	kCloseNo2xx,  // no 2xx (a 400 is fine), and the daemon closes
 	kSilentClose, // the daemon closes without sending a byte
 };

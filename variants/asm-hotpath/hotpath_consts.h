@@ -37,6 +37,7 @@
 #define ASM_PARSE_COMPLETE 0
 #define ASM_PARSE_PARTIAL 1
 #define ASM_PARSE_BAD 2
+#define ASM_PARSE_TARGET_TOO_LONG 3
 
 /* enum http_method */
 #define ASM_HTTP_METHOD_GET 0
@@ -50,7 +51,7 @@
 
 /* Limits (BEHAVIOUR 6) */
 #define ASM_HTTP_METHOD_MAX 16
-#define ASM_HTTP_TARGET_MAX 1024
+#define ASM_HTTP_TARGET_MAX 8000
 #define ASM_HTTP_HEADER_NAME_MAX 64
 #define ASM_HTTP_CONTENT_LENGTH_MAX 19
 
@@ -77,7 +78,7 @@
 #define ASM_FIELD_LINE_AT 0
 #define ASM_FIELD_LINE_LEN 2
 #define ASM_FIELD_LINE_ID 4
-#define ASM_HEADER_FIELD_LINES_MAX 1024
+#define ASM_HEADER_FIELD_LINES_MAX 2048
 #define ASM_FIELD_LINE_END_MAX 0xFFFF
 
 /* enum recorded_field */

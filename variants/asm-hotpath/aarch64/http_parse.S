@@ -151,7 +151,8 @@
  *   in   x0  buf
  *        x1  len
  *        x2  out
- *   out  w0  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *   out  w0  ASM_PARSE_COMPLETE, _PARTIAL, _BAD or _TARGET_TOO_LONG; *out as the C
+ *            reference leaves it
  *   uses x3 (index i), x4 (&http_char_class), x5 (target start), x6 (scan limit),
  *        x7 (path end), x9-x12 scratch
  *   clobbers x0, x3-x12, flags; preserves x1, x2 and all callee-saved registers
@@ -206,8 +207,10 @@ FUNCTION_BEGIN(parse_request_line)
 
 	/* target: '/' then target bytes (0x21-0x7e), at most ASM_HTTP_TARGET_MAX, then SP.
 	 * The scan stops at x6 = min(len, start + MAX + 1): reaching start + MAX + 1 means
-	 * one byte too many (BAD), reaching len first means more is needed (PARTIAL); when
-	 * both coincide the C code reports BAD, and so does .Lline_target_stop. */
+	 * one byte too many (TARGET_TOO_LONG), reaching len first means more is needed
+	 * (PARTIAL); when both coincide the C code reports TARGET_TOO_LONG, and so does
+	 * .Lline_target_stop. MAX + 1 is no add/cmp immediate (12 bits): it goes through a
+	 * register. */
 .Lline_target:				/* x3 = index of the target's first byte */
 	cmp	x3, x1
 	b.eq	.Lline_partial
@@ -215,7 +218,8 @@ FUNCTION_BEGIN(parse_request_line)
 	cmp	w9, #'/'
 	b.ne	.Lline_bad
 	mov	x5, x3
-	add	x6, x3, #ASM_HTTP_TARGET_MAX + 1
+	mov	x6, #ASM_HTTP_TARGET_MAX + 1
+	add	x6, x3, x6
 	cmp	x6, x1
 	csel	x6, x1, x6, hi
 .Lline_path_byte:			/* no '?' seen yet */
@@ -303,10 +307,14 @@ FUNCTION_BEGIN(parse_request_line)
 
 .Lline_target_stop:			/* i reached x6: too long, or out of bytes */
 	sub	x9, x3, x5
-	cmp	x9, #ASM_HTTP_TARGET_MAX
-	b.hi	.Lline_bad
+	mov	x10, #ASM_HTTP_TARGET_MAX
+	cmp	x9, x10
+	b.hi	.Lline_too_long
 .Lline_partial:
 	mov	w0, #ASM_PARSE_PARTIAL
+	ret
+.Lline_too_long:
+	mov	w0, #ASM_PARSE_TARGET_TOO_LONG
 	ret
 .Lline_bad:
 	mov	w0, #ASM_PARSE_BAD
@@ -544,7 +552,7 @@ FUNCTION_BEGIN(parse_headers)
 
 	/* A recorded field: append {at x6, len x7 - x6, id w5 - HEADER_RECORDED} to
 	 * out->field[] and set the id's bit in out->fields_seen; BAD when the value ends past
-	 * 16-bit offsets or the table is full (as in C: neither happens within the 8 KiB
+	 * 16-bit offsets or the table is full (as in C: neither happens within the 16 KiB
 	 * the daemon parses). */
 .Lhead_record:
 	mov	x11, #ASM_FIELD_LINE_END_MAX

@@ -108,7 +108,8 @@
  *   in   rdi  buf
  *        rsi  len
  *        rdx  out
- *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL or _BAD; *out as the C reference leaves it
+ *   out  eax  ASM_PARSE_COMPLETE, _PARTIAL, _BAD or _TARGET_TOO_LONG; *out as the C
+ *             reference leaves it
  *   uses rax, rcx (index i), r8 (&http_char_class), r9 (target start),
  *        r10 (scan limit, then constants), r11 (path end)
  *   clobbers rax, rcx, r8, r9, r10, r11; preserves rdi, rsi, rdx and all callee-saved
@@ -161,8 +162,9 @@ FUNCTION_BEGIN(parse_request_line)
 
 	/* target: '/' then target bytes (0x21-0x7e), at most ASM_HTTP_TARGET_MAX, then SP.
 	 * The scan stops at r10 = min(len, start + MAX + 1): reaching start + MAX + 1 means
-	 * one byte too many (BAD), reaching len first means more is needed (PARTIAL); when
-	 * both coincide the C code reports BAD, and so does .Lline_target_stop. */
+	 * one byte too many (TARGET_TOO_LONG), reaching len first means more is needed
+	 * (PARTIAL); when both coincide the C code reports TARGET_TOO_LONG, and so does
+	 * .Lline_target_stop. */
 .Lline_target:				/* rcx = index of the target's first byte */
 	cmpq	%rsi, %rcx
 	je	.Lline_partial
@@ -254,9 +256,12 @@ FUNCTION_BEGIN(parse_request_line)
 	movq	%rcx, %rax
 	subq	%r9, %rax
 	cmpq	$ASM_HTTP_TARGET_MAX, %rax
-	ja	.Lline_bad
+	ja	.Lline_too_long
 .Lline_partial:
 	movl	$ASM_PARSE_PARTIAL, %eax
+	ret
+.Lline_too_long:
+	movl	$ASM_PARSE_TARGET_TOO_LONG, %eax
 	ret
 .Lline_bad:
 	movl	$ASM_PARSE_BAD, %eax
@@ -501,7 +506,7 @@ FUNCTION_BEGIN(parse_headers)
 
 	/* A recorded field: append {at r10, len r11 - r10, id r9 - HEADER_RECORDED} to
 	 * out->field[] and set the id's bit in out->fields_seen; BAD when the value ends past
-	 * 16-bit offsets or the table is full (as in C: neither happens within the 8 KiB
+	 * 16-bit offsets or the table is full (as in C: neither happens within the 16 KiB
 	 * the daemon parses). */
 .Lhead_record:
 	cmpq	$ASM_FIELD_LINE_END_MAX, %r11
