@@ -91,6 +91,8 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_log_lines_dropped_total", "counter",                                       \
 	  "Access-log lines dropped because the log could not take them.")                    \
 	S("apollod_log_lines_dropped_total", C_log_lines_dropped)                             \
+	F("apollod_reloads_total", "counter", "Reloads that succeeded: SIGHUP or --watch.")   \
+	S("apollod_reloads_total", C_reloads)                                                 \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)
@@ -117,7 +119,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
  * request is written there (/metrics, a 301, a file's 304 or 206 head, a 416; conn.c
  * checks the others fit). /metrics is the largest: the worst case of either form, rounded
  * to 512. */
-#define CONN_SCRATCH_SIZE 4096
+#define CONN_SCRATCH_SIZE 4608 /* the Prometheus form: 4195 bytes at most (reloads added) */
 STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= CONN_SCRATCH_SIZE,
 	      "the largest /metrics response of either form fits the scratch buffer");
 STATIC_ASSERT(CONN_SCRATCH_SIZE % 512 == 0, "slot buffers stay 512-byte multiples");

@@ -29,7 +29,9 @@ APOLLOD_EXTERN_C_BEGIN
  * (--workers N > 1). responses_301: /dir redirected to /dir/ (--root, BEHAVIOUR 10.4).
  * log_lines_dropped: access-log lines the log could not take (access_log.h).
  * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
- * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9). */
+ * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9).
+ * reloads: reloads that succeeded (SIGHUP or --watch, BEHAVIOUR 17, 10.16); the one
+ * counter a new image carries over (reload.h). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -60,7 +62,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(log_lines_dropped)    \
 	X(responses_304)        \
 	X(responses_206)        \
-	X(responses_416)
+	X(responses_416)        \
+	X(reloads)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
