@@ -920,6 +920,8 @@ const std::vector<std::string> kAccessLogCounterNames = {"log_lines_dropped"};
 // --root's validators and ranges (BEHAVIOUR 10.8, 10.9); counted in every routed tier.
 const std::vector<std::string> kFileStatusCounterNames = {"responses_304", "responses_206",
 							  "responses_416"};
+// Reloads by SIGHUP or --watch (BEHAVIOUR 17, 10.16); counted in every routed tier.
+const std::vector<std::string> kReloadCounterNames = {"reloads"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -945,6 +947,8 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kFileStatusCounterNames.begin(),
 			     kFileStatusCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kReloadCounterNames.begin(), kReloadCounterNames.end());
 	return names;
 }
 
