@@ -78,6 +78,7 @@ struct file_cache_state {
 	uint32_t max_entries;      /* --max-files */
 	unsigned load_flags;       /* FILE_CACHE_* */
 	const char *root_dir;      /* --root */
+	file_cache_directory_fn on_directory; /* --watch's hook, or NULL */
 	uint64_t load_second;      /* the wall clock when the load began */
 	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
@@ -434,6 +435,20 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 
 static enum exit_code walk(int dirfd, int depth, size_t len);
 
+void file_cache_on_directory(file_cache_directory_fn hook)
+{
+	cache.on_directory = hook;
+}
+
+/* Walks directory dirfd (as walk), after the hook has seen it in the first walk. */
+static enum exit_code walk_directory(int dirfd, int depth, size_t len)
+{
+	enum exit_code r = EXIT_OK;
+	if (cache.counting && cache.on_directory)
+		r = cache.on_directory(dirfd, cache.path);
+	return r == EXIT_OK ? walk(dirfd, depth, len) : r;
+}
+
 /* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
  * value for anything never served. Some file systems leave d_type unknown: then it asks
  * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
@@ -481,7 +496,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 			return fail_because(EXIT_ROOT_READ, "cannot open directory", sub);
 		r = add_directory(sub_len);
 		if (r == EXIT_OK)
-			r = walk((int)sub, depth + 1, sub_len);
+			r = walk_directory((int)sub, depth + 1, sub_len);
 		sys_close((int)sub);
 	} else if (r == EXIT_OK && type == K_DT_REG) {
 		r = load_file(dirfd, name, sub_len);
@@ -559,7 +574,7 @@ static enum exit_code walk_root(const char *root)
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
-	enum exit_code r = walk((int)fd, 0, 0);
+	enum exit_code r = walk_directory((int)fd, 0, 0);
 	sys_close((int)fd);
 	return r;
 }

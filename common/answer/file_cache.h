@@ -127,6 +127,14 @@ static inline uint32_t file_head_cut(const struct cached_file *f)
  * both failure cases a one-line reason naming the path has gone to stderr. */
 enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files);
 
+/* A hook the first walk of file_cache_load calls for every directory it is about to list
+ * (the root first, path ""; path is relative to root, NUL-terminated, valid for the call):
+ * --watch (common/process/watch.h) watches it there, so a change after the listing is
+ * never missed. Returns EXIT_OK, or a start-up error it has reported, which ends the
+ * load. Set it before file_cache_load; NULL (the default): none. */
+typedef enum exit_code (*file_cache_directory_fn)(int dirfd, const char *path);
+void file_cache_on_directory(file_cache_directory_fn hook);
+
 /* Number of regular files (directories not included) and of body bytes loaded. */
 uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);

@@ -92,6 +92,8 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_log_lines_dropped_total", "counter",                                       \
 	  "Access-log lines dropped because the log could not take them.")                    \
 	S("apollod_log_lines_dropped_total", C_log_lines_dropped)                             \
+	F("apollod_reloads_total", "counter", "Reloads that succeeded: SIGHUP or --watch.")   \
+	S("apollod_reloads_total", C_reloads)                                                 \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)

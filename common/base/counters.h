@@ -30,7 +30,9 @@ APOLLOD_EXTERN_C_BEGIN
  * log_lines_dropped: access-log lines the log could not take (access_log.h).
  * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
  * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9).
- * responses_414: a request target longer than 8,000 bytes (BEHAVIOUR 6.1, 6.8). */
+ * responses_414: a request target longer than 8,000 bytes (BEHAVIOUR 6.1, 6.8).
+ * reloads: reloads that succeeded (SIGHUP or --watch, BEHAVIOUR 17, 10.16); the one
+ * counter a new image carries over (reload.h). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -62,7 +64,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_304)        \
 	X(responses_206)        \
 	X(responses_416)        \
-	X(responses_414)
+	X(responses_414)        \
+	X(reloads)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

@@ -23,6 +23,7 @@
 #define K_SIGCHLD 17
 #define K_CLONE_VFORK 0x4000 /* clone: the caller waits for the child's execve or exit */
 #define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
+#define K_SIGURG 23 /* raised only for a descriptor whose owner asked for it (F_SETSIG) */
 #define K_SIG_BLOCK 0
 #define K_SIG_UNBLOCK 1
 #define K_WNOHANG 1
@@ -57,6 +58,41 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_F_DUPFD_CLOEXEC 1030
 #define K_O_ASYNC 020000 /* FASYNC */
 #define K_O_CLOEXEC 02000000
+#define K_F_SETSIG 10 /* the signal an O_ASYNC descriptor raises instead of SIGIO */
+
+/* inotify(7) (include/uapi/linux/inotify.h; its flags are the O_* ones of fcntl.h). */
+#define K_IN_NONBLOCK K_O_NONBLOCK
+#define K_IN_CLOEXEC K_O_CLOEXEC
+#define K_IN_MODIFY 0x00000002      /* a file was written */
+#define K_IN_ATTRIB 0x00000004      /* metadata changed: the mtime a Last-Modified shows */
+#define K_IN_CLOSE_WRITE 0x00000008 /* a file open for writing was closed */
+#define K_IN_MOVED_FROM 0x00000040  /* a name moved out of the directory */
+#define K_IN_MOVED_TO 0x00000080    /* a name moved in (an atomic deploy's rename) */
+#define K_IN_CREATE 0x00000100      /* a name created */
+#define K_IN_DELETE 0x00000200      /* a name removed */
+#define K_IN_DELETE_SELF 0x00000400 /* the watched directory itself removed */
+#define K_IN_MOVE_SELF 0x00000800   /* the watched directory itself moved */
+#define K_IN_ONLYDIR 0x01000000     /* refuse (ENOTDIR) anything but a directory */
+/* struct inotify_event: a header, then len bytes of name (NUL-padded). */
+struct k_inotify_event {
+	int32_t wd;      /* the watch it came from */
+	uint32_t mask;   /* K_IN_* */
+	uint32_t cookie; /* pairs a MOVED_FROM with its MOVED_TO */
+	uint32_t len;    /* bytes of name after the header */
+};
+#define K_INOTIFY_EVENT_SIZE 16
+#define K_NAME_MAX 255 /* include/uapi/linux/limits.h: one name's bytes, NUL excluded */
+STATIC_ASSERT(sizeof(struct k_inotify_event) == K_INOTIFY_EVENT_SIZE, "inotify_event header");
+
+/* struct pollfd for ppoll(2) (include/uapi/asm-generic/poll.h). */
+struct k_pollfd {
+	int32_t fd;
+	int16_t events;  /* K_POLL* asked for */
+	int16_t revents; /* K_POLL* that happened */
+};
+#define K_POLLIN 0x0001
+#define K_POLLFD_SIZE 8
+STATIC_ASSERT(sizeof(struct k_pollfd) == K_POLLFD_SIZE, "pollfd is 8 bytes");
 
 /* IPv6 (include/uapi/linux/in6.h, linux/socket.h, linux/in.h). */
 #define K_AF_INET6 10

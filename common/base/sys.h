@@ -297,6 +297,25 @@ static inline long sys_io_uring_register(unsigned fd, unsigned opcode, void *arg
 	return syscall4(__NR_io_uring_register, fd, opcode, (long)arg, nr_args);
 }
 
+/* int inotify_init1(int flags); */
+static inline long sys_inotify_init1(int flags)
+{
+	return syscall1(__NR_inotify_init1, flags);
+}
+
+/* int inotify_add_watch(int fd, const char *pathname, uint32_t mask); */
+static inline long sys_inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+	return syscall3(__NR_inotify_add_watch, fd, (long)path, (long)mask);
+}
+
+/* int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo_p,
+ *           const sigset_t *sigmask); with no mask: the blocked set stays as it is. */
+static inline long sys_ppoll(struct k_pollfd *fds, uint32_t nfds, const struct k_timespec *timeout)
+{
+	return syscall5(__NR_ppoll, (long)fds, nfds, (long)timeout, 0, K_SIGSET_SIZE);
+}
+
 /* void exit_group(int status); -- never returns. */
 static inline __attribute__((noreturn)) void sys_exit_group(int status)
 {

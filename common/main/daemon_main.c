@@ -17,6 +17,7 @@
 #include "common/serve/loop.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
+#include "common/process/watch.h"
 #include "common/base/span.h"
 #include "common/base/start.h"
 #include "common/base/sys.h"
@@ -111,6 +112,8 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_EPOLL_CREATE;
 	}
+	if (workers > 1)
+		watch_close(); /* the supervisor watches */
 	enum exit_code opened = backend_open();
 	if (opened != EXIT_OK)
 		return opened;
@@ -242,6 +245,16 @@ static enum exit_code setup_extra_fields(const struct cli_options *opts)
 	return EXIT_USAGE;
 }
 
+/* --watch (BEHAVIOUR 10.16): the inotify descriptor, and the loader's hook that watches
+ * every directory before listing it. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code start_watch(void)
+{
+	enum exit_code r = watch_open();
+	if (r == EXIT_OK)
+		file_cache_on_directory(watch_directory);
+	return r;
+}
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
@@ -260,6 +273,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return logged;
 	set_descriptor_limit();
 	if (plan->opts.root) { /* before the socket: a bad tree never opens a port */
+		enum exit_code watching = plan->opts.watch ? start_watch() : EXIT_OK;
+		if (watching != EXIT_OK)
+			return watching;
 		enum exit_code loaded = file_cache_load(
 			plan->opts.root, plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
 			plan->opts.max_files);

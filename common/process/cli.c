@@ -205,6 +205,8 @@ static const struct flag_row flag_rows[] = {
 	 FLAG_SWITCH, 0, 0, FIELD(dotfiles)},
 	{"--max-files", "N", "--root loads at most N files and directories", 0, CLI_ACCEPT_ROOT,
 	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
+	{"--watch", 0, "reload --root by itself 200 ms after changes stop (inotify)", 0,
+	 CLI_ACCEPT_ROOT, FLAG_SWITCH, 0, 0, FIELD(watch)},
 	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
 	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
@@ -316,6 +318,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->version = 0;
 	opts->root = 0;
 	opts->dotfiles = 0;
+	opts->watch = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
 	opts->access_log = 0;
 	opts->header_count = 0;

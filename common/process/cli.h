@@ -45,6 +45,7 @@ struct cli_options {
 	uint8_t version;             /* --version was given */
 	const char *root;            /* --root DIR, or NULL */
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
+	uint8_t watch;               /* --watch: a change under --root reloads (watch.h) */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
 	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
 	/* After cli_parse returned 0: what was wrong (cli_format_problem says it). */

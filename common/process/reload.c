@@ -3,12 +3,13 @@
 
 #include "common/process/activation.h"
 #include "common/base/console.h"
+#include "common/base/counters.h"
 #include "common/base/span.h"
 #include "common/base/sys.h"
 #include "common/base/text_out.h"
 
 #define RELOAD_ENV_MAX 256  /* environment words passed on, ours included */
-#define RELOAD_ENV_OURS 4   /* LISTEN_PID, LISTEN_FDS, and the two RELOAD_ENV_* */
+#define RELOAD_ENV_OURS 5   /* LISTEN_PID, LISTEN_FDS, and the three RELOAD_ENV_* */
 #define RELOAD_WORD_MAX 48  /* one of ours: a name and a decimal number */
 #define RELOAD_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
 #define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
@@ -26,6 +27,7 @@ struct reload_unit {
 	int pending_read;  /* its readiness pipe's read end, -1 when none */
 	int reaped_status; /* the child's wait status, once a wait4(-1) took it, else -1 */
 	int handed_to;     /* the new image that took over, once ready */
+	uint64_t reloads;  /* started by a reload: `reloads` once ready (RELOAD_ENV_RELOADS) */
 	/* Built for the child (static: 6 KiB together, kept off the stack): */
 	int passed[RELOAD_FDS_MAX];     /* the listeners it gets (reload_begin) */
 	int moved[RELOAD_FDS_MAX + 1];  /* them and the pipe's write end, copied above the
@@ -42,6 +44,9 @@ void reload_setup(char **argv, char **envp)
 	const char *v = env_value(envp, LITERAL(RELOAD_ENV_READY_FD));
 	long fd = v ? env_decimal(v) : -1;
 	reload.ready_fd = fd > K_STDERR ? (int)fd : -1;
+	const char *count = env_value(envp, LITERAL(RELOAD_ENV_RELOADS));
+	long reloads = count ? env_decimal(count) : -1;
+	reload.reloads = reloads > 0 ? (uint64_t)reloads : 1; /* 1: from an older binary */
 	reload.pending_read = -1;
 	reload.reaped_status = -1;
 }
@@ -59,6 +64,7 @@ void reload_ready(void)
 {
 	if (reload.ready_fd < 0)
 		return;
+	counter_add(C_reloads, reload.reloads);
 	sys_write(reload.ready_fd, "R", 1);
 	sys_close(reload.ready_fd);
 	reload.ready_fd = -1;
@@ -68,7 +74,8 @@ void reload_ready(void)
 static int env_is_ours(const char *word)
 {
 	static const char *const ours[] = {"LISTEN_PID=", "LISTEN_FDS=", "LISTEN_FDNAMES=",
-					   RELOAD_ENV_READY_FD, RELOAD_ENV_GROUPS};
+					   RELOAD_ENV_READY_FD, RELOAD_ENV_GROUPS,
+					   RELOAD_ENV_RELOADS};
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (span_eq(word, ours[i], cstr_len(ours[i])) &&
 		    cstr_len(word) >= cstr_len(ours[i]))
@@ -105,6 +112,7 @@ static char **child_env(uint32_t fds, uint32_t groups)
 	env[n++] = env_word(words[1], "LISTEN_FDS=", fds);
 	env[n++] = env_word(words[2], RELOAD_ENV_GROUPS, groups);
 	env[n++] = env_word(words[3], RELOAD_ENV_READY_FD, (uint64_t)ACTIVATION_FIRST_FD + fds);
+	env[n++] = env_word(words[4], RELOAD_ENV_RELOADS, counter_read(C_reloads) + 1);
 	env[n] = 0;
 	return env;
 }
@@ -247,6 +255,7 @@ enum reload_state reload_poll(void)
 	reload.pending_read = -1;
 	if (r == 1) {
 		reload.handed_to = reload.pending_pid;
+		counter_add(C_reloads, 1);
 		say_number("reloaded: process ", (uint64_t)reload.pending_pid,
 			   " serves the new snapshot; this one drains\n");
 	} else {

@@ -21,16 +21,19 @@
 
 #include "common/base/kernel_consts.h"
 #include "common/base/static_assert.h"
+#include "common/process/watch.h"
 
 APOLLOD_EXTERN_C_BEGIN
 
 /* The signals a reloading process watches besides the stop signals: the request, the
- * readiness pipe's SIGIO, and SIGCHLD (a new image that died). */
-#define RELOAD_SIGNALS (K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(K_SIGCHLD))
+ * readiness pipe's SIGIO, SIGCHLD (a new image that died), and --watch's change signal. */
+#define RELOAD_SIGNALS                                                                   \
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(WATCH_SIGNAL))
 
 /* Our own environment variables for the new image. */
 #define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness pipe's write end */
 #define RELOAD_ENV_GROUPS "APOLLOD_LISTEN_GROUPS=" /* LISTEN_FDS is this many equal groups */
+#define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter the new image starts at */
 
 #define RELOAD_FDS_MAX 512 /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
 
@@ -53,8 +56,10 @@ void reload_setup(char **argv, char **envp);
  * variable, -1 when it is present but not a number in 1..max. */
 int reload_listen_groups(uint32_t max);
 
-/* The new image is ready: writes the byte to the readiness pipe and closes it. Nothing
- * when this process was not started by a reload. Errors are ignored: the old process then
+/* The new image is ready: counts the reloads (RELOAD_ENV_RELOADS: the old image's count
+ * and this one) in `reloads`, writes the byte to the readiness pipe and closes it. Nothing
+ * when this process was not started by a reload. With --workers, call it after
+ * counters_share, so the count is in the shared page. Errors are ignored: the old process then
  * reads the end of input and keeps serving, and this one serves too (both on the same
  * sockets, no connection lost). */
 void reload_ready(void);
@@ -66,7 +71,8 @@ void reload_ready(void);
 enum reload_state reload_begin(const int *fds, uint32_t count, uint32_t groups);
 
 /* On SIGIO or SIGCHLD: whether the new image answered. RELOAD_READY and RELOAD_FAILED are
- * reported once (one stderr line each) and the state returns to RELOAD_IDLE. */
+ * reported once (one stderr line each) and the state returns to RELOAD_IDLE. READY
+ * counts in `reloads` here too, so the draining image agrees with the new one. */
 enum reload_state reload_poll(void);
 
 /* A stop signal came first: a reload under way is called off, its new image (whatever

@@ -8,6 +8,7 @@
 #include "common/base/counters.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
+#include "common/process/watch.h"
 #include "common/base/sys.h"
 
 #define AFFINITY_BYTES 128 /* a 1024-CPU mask, glibc's cpu_set_t */
@@ -128,6 +129,24 @@ static int supervisor_signal(long sig, uint32_t n, const int *listen_fd, uint32_
 	return sig == K_SIGTERM || sig == K_SIGINT;
 }
 
+#define NS_PER_MS 1000000
+#define MS_PER_S 1000
+
+/* The supervisor's next signal through watch_filter (so --watch's quiet time ending is a
+ * K_SIGHUP): a blocking read of signal_fd, bounded by ppoll while a burst of changes is
+ * pending (0 when it timed out: watch_filter then decides). */
+static long supervisor_next(int signal_fd)
+{
+	int wait_ms = watch_wait_ms();
+	if (wait_ms >= 0) {
+		struct k_pollfd p = {signal_fd, K_POLLIN, 0};
+		struct k_timespec t = {wait_ms / MS_PER_S, (int64_t)(wait_ms % MS_PER_S) * NS_PER_MS};
+		if (sys_ppoll(&p, 1, &t) <= 0) /* timed out, or failed: no read that blocks */
+			return watch_filter(0);
+	}
+	return watch_filter(signals_next(signal_fd));
+}
+
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx)
 {
@@ -141,8 +160,9 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 	}
 	enum exit_code status = EXIT_OK;
 	int stops = 0; /* stop signals received (a ready reload counts as one) */
+	watch_filter(WATCH_SIGNAL); /* changes before the signal was blocked (loop.c) */
 	for (;;) {
-		long sig = signals_next(signal_fd);
+		long sig = supervisor_next(signal_fd);
 		if (sig == K_SIGHUP && stops)
 			sig = 0; /* stopping: no reload any more */
 		if (supervisor_signal(sig, n, listen_fd, listen_fds, groups)) {

@@ -25,7 +25,8 @@ long counters_share(void);
  * reloads the group (reload.h, BEHAVIOUR 17): a new supervisor image is passed every
  * listener, in `groups` groups (one per worker, or one for all); once it is ready this
  * group stops as on SIGTERM; if it fails this group serves on. A worker ignores a SIGHUP
- * sent to it directly.
+ * sent to it directly. With --watch the supervisor watches (watch.h): a burst of changes
+ * that has gone quiet is a SIGHUP.
  * signal_fd reports SIGTERM, SIGINT and RELOAD_SIGNALS (signals.h, blocking).
  * listen_fd[0..listen_fds) are the workers' listeners, -1 for an unused entry: the parent
  * keeps them for replacements and a reload, and closes them at the first stop, so that

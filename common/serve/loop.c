@@ -15,6 +15,7 @@
 #include "common/process/listener.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
+#include "common/process/watch.h"
 
 /* With the listener parked and nothing else to wake the loop, retry accept this often. */
 #define PARK_RETRY_MS 1000
@@ -77,6 +78,26 @@ static void loop_rearm_listeners(void)
 			loop.listener_parked = 1;
 }
 
+/* Acts on signal sig (0: none; --watch's quiet time ending arrives as K_SIGHUP, from
+ * watch_filter). Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
+static enum exit_code loop_signal(long sig)
+{
+	if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17 */
+		reload_begin(loop.listener_fd, loop.listener_count, 1);
+	enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
+									: RELOAD_PENDING;
+	if (reload == RELOAD_READY && !loop.stop_by_ms)
+		loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
+	if (sig == K_SIGIO && reload == RELOAD_IDLE && !loop.stop_by_ms && !loop.listener_parked)
+		loop_rearm_listeners();
+	if (sig != K_SIGTERM && sig != K_SIGINT)
+		return EXIT_OK;
+	if (loop.stop_by_ms)
+		return EXIT_STOP_AGAIN;
+	loop_begin_stop();
+	return EXIT_OK;
+}
+
 /* Reads every pending signal. Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
 static enum exit_code loop_signals(void)
 {
@@ -85,19 +106,9 @@ static enum exit_code loop_signals(void)
 		long sig = signals_next(loop.signal_fd);
 		if (sig <= 0) /* none left; a read error leaves the signal pending */
 			return EXIT_OK;
-		if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17 */
-			reload_begin(loop.listener_fd, loop.listener_count, 1);
-		enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
-										: RELOAD_PENDING;
-		if (reload == RELOAD_READY && !loop.stop_by_ms)
-			loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
-		if (sig == K_SIGIO && reload == RELOAD_IDLE && !loop.stop_by_ms && !loop.listener_parked)
-			loop_rearm_listeners();
-		if (sig != K_SIGTERM && sig != K_SIGINT)
-			continue;
-		if (loop.stop_by_ms)
-			return EXIT_STOP_AGAIN;
-		loop_begin_stop();
+		enum exit_code r = loop_signal(watch_filter(sig));
+		if (r != EXIT_OK)
+			return r;
 	}
 }
 
@@ -203,7 +214,8 @@ static enum exit_code accept_taken(void)
 }
 
 /* Waits for the next reports: until the earliest deadline of any kind, no longer than
- * PARK_RETRY_MS while the listener is parked, and no longer than a stop may last.
+ * PARK_RETRY_MS while the listener is parked, than --watch's burst needs to be quiet,
+ * and than a stop may last.
  * Returns the count or -errno; with a stop under way, *done is its exit code once it is
  * over (and nothing was waited for), else -1. */
 static long loop_wait(int *done)
@@ -211,6 +223,9 @@ static long loop_wait(int *done)
 	int timeout_ms = idle_wait_ms();
 	if (loop.listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
 		timeout_ms = PARK_RETRY_MS;
+	int watch_ms = watch_wait_ms();
+	if (watch_ms >= 0 && (timeout_ms < 0 || timeout_ms > watch_ms))
+		timeout_ms = watch_ms;
 	*done = loop.stop_by_ms ? loop_stop_status(&timeout_ms) : -1;
 	if (*done >= 0)
 		return 0;
@@ -244,6 +259,9 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 	long w = r == EXIT_OK ? backend_watch_signals(loop.signal_fd) : 0;
 	if (sys_is_error(w))
 		r = console_fail_fd("watch signalfd", -1, w, EXIT_EPOLL);
+	/* A change before the signal was blocked raised nothing (SIGURG's default is to
+	 * drop it): read what the inotify queue holds as if it had. */
+	watch_filter(WATCH_SIGNAL);
 	while (r == EXIT_OK) {
 		int done;
 		long n = loop_wait(&done);
@@ -259,6 +277,8 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		int fd;
 		while ((fd = idle_next_expired()) != IDLE_NONE)
 			conn_expire(fd);
+		if (r == EXIT_OK)
+			r = loop_signal(watch_filter(0)); /* --watch's burst due: a HUP */
 		access_log_flush(); /* this iteration's lines, in one write */
 		/* A closed connection freed a descriptor; a timeout may mean one did elsewhere. */
 		if (r == EXIT_OK && loop.listener_parked && (conn_slots_freed() || n == 0))

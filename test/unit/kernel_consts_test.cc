@@ -1,9 +1,12 @@
 // common/base/kernel_consts.h against the host libc: every constant and layout apollod spells
 // out itself must equal what glibc says (STYLE 3: a table of our own is checked).
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>

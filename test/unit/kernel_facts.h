@@ -22,6 +22,7 @@
 	X(K_SIGCHLD, SIGCHLD)                                                           \
 	X(K_CLONE_VFORK, CLONE_VFORK)                                                   \
 	X(K_SIGIO, SIGIO)                                                               \
+	X(K_SIGURG, SIGURG)                                                             \
 	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
 	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \
 	X(K_WNOHANG, WNOHANG)                                                           \
@@ -48,6 +49,28 @@
 	X(K_F_DUPFD_CLOEXEC, F_DUPFD_CLOEXEC)                                           \
 	X(K_O_ASYNC, O_ASYNC)                                                           \
 	X(K_O_CLOEXEC, O_CLOEXEC)                                                       \
+	X(K_F_SETSIG, F_SETSIG)                                                         \
+	X(K_IN_NONBLOCK, IN_NONBLOCK)                                                   \
+	X(K_IN_CLOEXEC, IN_CLOEXEC)                                                     \
+	X(K_IN_MODIFY, IN_MODIFY)                                                       \
+	X(K_IN_ATTRIB, IN_ATTRIB)                                                       \
+	X(K_IN_CLOSE_WRITE, IN_CLOSE_WRITE)                                             \
+	X(K_IN_MOVED_FROM, IN_MOVED_FROM)                                               \
+	X(K_IN_MOVED_TO, IN_MOVED_TO)                                                   \
+	X(K_IN_CREATE, IN_CREATE)                                                       \
+	X(K_IN_DELETE, IN_DELETE)                                                       \
+	X(K_IN_DELETE_SELF, IN_DELETE_SELF)                                             \
+	X(K_IN_MOVE_SELF, IN_MOVE_SELF)                                                 \
+	X(K_IN_ONLYDIR, IN_ONLYDIR)                                                     \
+	X(K_INOTIFY_EVENT_SIZE, sizeof(struct inotify_event))                           \
+	X(offsetof(struct k_inotify_event, mask), offsetof(struct inotify_event, mask)) \
+	X(offsetof(struct k_inotify_event, cookie), offsetof(struct inotify_event, cookie)) \
+	X(offsetof(struct k_inotify_event, len), offsetof(struct inotify_event, len))   \
+	X(K_NAME_MAX, NAME_MAX)                                                         \
+	X(K_POLLIN, POLLIN)                                                             \
+	X(K_POLLFD_SIZE, sizeof(struct pollfd))                                         \
+	X(offsetof(struct k_pollfd, events), offsetof(struct pollfd, events))           \
+	X(offsetof(struct k_pollfd, revents), offsetof(struct pollfd, revents))         \
 	X(K_AF_INET6, AF_INET6)                                                         \
 	X(K_IPPROTO_IPV6, IPPROTO_IPV6)                                                 \
 	X(K_IPV6_V6ONLY, IPV6_V6ONLY)                                                   \

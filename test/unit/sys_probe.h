@@ -22,6 +22,9 @@ struct sys_wrappers {
 	long (*clock_gettime)(int clockid, struct k_timespec *tp);
 	long (*prlimit64)(int pid, int resource, const struct k_rlimit *new_limit,
 			  struct k_rlimit *old_limit);
+	long (*inotify_init1)(int flags);
+	long (*inotify_add_watch)(int fd, const char *path, uint32_t mask);
+	long (*ppoll)(struct k_pollfd *fds, uint32_t nfds, const struct k_timespec *timeout);
 };
 
 extern const struct sys_wrappers sys_wrappers;

@@ -15,10 +15,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -154,6 +158,66 @@ TEST(SysTest, Prlimit64AgreesWithLibc)
 	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &libc_after), 0);
 	EXPECT_EQ(libc_after.rlim_cur, ours.rlim_cur - 1);
 	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &libc_before), 0); // as it was
+}
+
+// --watch's descriptor (common/process/watch.c): the wrappers' inotify instance and watch
+// are libc's too: a file created in the watched directory is an event libc's read gets,
+// whole; a file is refused by IN_ONLYDIR; a bad descriptor is -EBADF.
+TEST(SysTest, InotifyAgreesWithLibc)
+{
+	char dir[] = "/tmp/apollod-sys-inotify-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	long fd = sys.inotify_init1(K_IN_NONBLOCK | K_IN_CLOEXEC);
+	ASSERT_FALSE(sys.is_error(fd)) << fd;
+	EXPECT_EQ(fcntl((int)fd, F_GETFD), FD_CLOEXEC);
+	EXPECT_NE(fcntl((int)fd, F_GETFL) & O_NONBLOCK, 0);
+	long wd = sys.inotify_add_watch((int)fd, dir, K_IN_CREATE | K_IN_ONLYDIR);
+	EXPECT_FALSE(sys.is_error(wd)) << wd;
+	char buf[sizeof(struct inotify_event) + NAME_MAX + 1];
+	EXPECT_EQ(read((int)fd, buf, sizeof(buf)), -1) << "an event before any change";
+	EXPECT_EQ(errno, EAGAIN);
+	std::string file = std::string(dir) + "/f";
+	int made = open(file.c_str(), O_WRONLY | O_CREAT, 0644);
+	ASSERT_GE(made, 0);
+	close(made);
+	ssize_t n = read((int)fd, buf, sizeof(buf));
+	ASSERT_GE(n, (ssize_t)sizeof(struct inotify_event)) << strerror(errno);
+	const struct inotify_event *e = (const struct inotify_event *)buf;
+	EXPECT_EQ(e->wd, wd);
+	EXPECT_EQ(e->mask, (uint32_t)IN_CREATE);
+	EXPECT_STREQ(e->name, "f");
+	EXPECT_EQ(sys.inotify_add_watch((int)fd, file.c_str(), K_IN_CREATE | K_IN_ONLYDIR),
+		  -ENOTDIR);
+	EXPECT_EQ(sys.inotify_add_watch(-1, dir, K_IN_CREATE), -EBADF);
+	close((int)fd);
+	unlink(file.c_str());
+	rmdir(dir);
+}
+
+// The supervisor's bounded wait (workers.c): a descriptor with nothing to read times out
+// with 0 after the timeout; one with input reports POLLIN at once.
+TEST(SysTest, PpollWaitsAndReports)
+{
+	int p[2];
+	ASSERT_EQ(pipe(p), 0);
+	struct k_pollfd want = {p[0], K_POLLIN, 0};
+	struct k_timespec wait = {0, 50 * 1000000};
+	struct timespec before, after;
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	EXPECT_EQ(sys.ppoll(&want, 1, &wait), 0);
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	int64_t waited_ms = (after.tv_sec - before.tv_sec) * 1000 +
+			    (after.tv_nsec - before.tv_nsec) / 1000000;
+	EXPECT_GE(waited_ms, 49) << "returned before its timeout";
+	ASSERT_EQ(write(p[1], "x", 1), 1);
+	EXPECT_EQ(sys.ppoll(&want, 1, &wait), 1);
+	EXPECT_EQ(want.revents, POLLIN);
+	struct pollfd libc = {p[0], POLLIN, 0};
+	EXPECT_EQ(poll(&libc, 1, 0), 1); // libc agrees
+	struct k_timespec bad = {0, -1};
+	EXPECT_EQ(sys.ppoll(&want, 1, &bad), -EINVAL);
+	close(p[0]);
+	close(p[1]);
 }
 
 TEST(ListenerTest, OpensOnPortZeroAndRefusesABusyPort)

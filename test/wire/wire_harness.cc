@@ -990,6 +990,8 @@ const std::vector<std::string> kFileStatusCounterNames = {"responses_304", "resp
 							  "responses_416"};
 // The 414 of a target over 8,000 bytes (BEHAVIOUR 6.8); counted in every routed tier.
 const std::vector<std::string> kLongTargetCounterNames = {"responses_414"};
+// Reloads by SIGHUP or --watch (BEHAVIOUR 17, 10.16); counted in every routed tier.
+const std::vector<std::string> kReloadCounterNames = {"reloads"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1018,6 +1020,7 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kLongTargetCounterNames.begin(),
 			     kLongTargetCounterNames.end());
+		names.insert(names.end(), kReloadCounterNames.begin(), kReloadCounterNames.end());
 	return names;
 }
 

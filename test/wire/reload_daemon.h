@@ -1,0 +1,221 @@
+// What the reload tests share (reload_test.cc: SIGHUP; watch_test.cc: --watch): a daemon
+// started with --root in a fresh directory and its stderr in a file, this process its
+// child subreaper, and a client that asks for /a.txt on a new connection in a loop.
+#ifndef APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
+#define APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+
+constexpr int kLineWaitMs = 10000; // a reload's stderr line must come within this
+constexpr int kExitWaitMs = 10000;
+
+// Reads a whole file ("" when it cannot be read).
+inline std::string Slurp(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream s;
+	s << in.rdbuf();
+	return s.str();
+}
+
+inline void WriteFile(const std::string &path, const std::string &text)
+{
+	std::ofstream out(path);
+	out << text;
+}
+
+// A daemon started with stdout and stderr in files of a fresh directory, --root in it.
+class ReloadDaemon {
+public:
+	~ReloadDaemon()
+	{
+		for (pid_t p : {pid_, new_pid_})
+			if (p > 0 && kill(p, SIGKILL) == 0)
+				waitpid(p, nullptr, 0);
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+		if (!dir_.empty())
+			RunCommand({"rm", "-rf", dir_}, "", 5000);
+	}
+
+	// Makes the directory with root/a.txt, starts the daemon with extra_args on a fixed
+	// port and waits until it accepts. Returns "" or what went wrong.
+	std::string Start(const std::vector<std::string> &extra_args)
+	{
+		char name[] = "/tmp/apollod-reload-XXXXXX";
+		if (mkdtemp(name) == nullptr)
+			return "mkdtemp failed";
+		dir_ = name;
+		if (mkdir(root().c_str(), 0755) != 0)
+			return "mkdir root failed";
+		WriteFile(root() + "/a.txt", "a\n");
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+			return "PR_SET_CHILD_SUBREAPER failed";
+		port_ = RecentlyFreePort();
+		std::vector<std::string> argv = DaemonCommand();
+		for (const char *w : {"--listen"})
+			argv.push_back(w);
+		argv.push_back("127.0.0.1:" + std::to_string(port_));
+		argv.insert(argv.end(), {"--root", root()});
+		argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+		pid_ = Spawn(argv);
+		if (pid_ < 0)
+			return "fork failed";
+		int fd = -1; // refused until the daemon listens
+		for (int64_t end = NowMs() + 10000; fd < 0 && NowMs() < end; SleepMs(20))
+			if (waitpid(pid_, nullptr, WNOHANG) == 0)
+				fd = ConnectLoopback(port_, 1000);
+		if (fd < 0)
+			return "the daemon did not accept on port " + std::to_string(port_) +
+			       "; stderr: " + Err();
+		close(fd);
+		return "";
+	}
+
+	std::string root() const { return dir_ + "/root"; }
+	std::string Err() const { return Slurp(dir_ + "/err"); }
+	int port() const { return port_; }
+	pid_t pid() const { return pid_; }
+	pid_t new_pid() const { return new_pid_; }
+
+	// Waits until stderr holds a line matching re (its first match). Returns the match, or
+	// an empty result after kLineWaitMs.
+	std::smatch WaitForLine(const std::regex &re)
+	{
+		static std::string text; // the match refers into it
+		int64_t deadline = NowMs() + kLineWaitMs;
+		std::smatch m;
+		do {
+			text = Err();
+			if (std::regex_search(text, m, re))
+				return m;
+			SleepMs(20);
+		} while (NowMs() < deadline);
+		return std::smatch();
+	}
+
+	// Waits for the "reloaded" line and notes the new image's pid. Returns it, or -1.
+	pid_t WaitForReloaded()
+	{
+		std::smatch m = WaitForLine(std::regex(
+			"apollod: reloaded: process ([0-9]+) serves the new snapshot; this one drains\n"));
+		new_pid_ = m.empty() ? -1 : (pid_t)std::stoi(m[1].str());
+		return new_pid_;
+	}
+
+	// Waits for pid (ours, or reparented to us) to exit. Returns its wait status, or -1.
+	static int WaitExit(pid_t pid)
+	{
+		int64_t deadline = NowMs() + kExitWaitMs;
+		int status;
+		while (NowMs() < deadline) {
+			pid_t r = waitpid(pid, &status, WNOHANG);
+			if (r == pid)
+				return status;
+			if (r < 0)
+				return -1;
+			SleepMs(10);
+		}
+		return -1;
+	}
+
+private:
+	// Forks and execs argv with stdout and stderr in files; nothing else open.
+	pid_t Spawn(const std::vector<std::string> &argv)
+	{
+		std::string out = dir_ + "/out", err = dir_ + "/err";
+		std::vector<char *> args = ArgvOf(argv);
+		pid_t pid = fork();
+		if (pid != 0)
+			return pid;
+		int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(o, STDOUT_FILENO);
+		dup2(e, STDERR_FILENO);
+		close_range(3, ~0u, 0);
+		execvp(args[0], args.data());
+		_exit(127);
+	}
+
+	std::string dir_;
+	int port_ = 0;
+	pid_t pid_ = -1;
+	pid_t new_pid_ = -1;
+};
+
+// What a client saw during the load.
+struct LoadResult {
+	std::atomic<int> ok{0};
+	std::atomic<int> failed{0};
+	std::atomic<int> retried{0}; // idle keep-alive connections the daemon closed
+	std::string first_failure;   // written by the thread that failed first
+	std::atomic<bool> failure_noted{false};
+
+	void Fail(const std::string &why)
+	{
+		if (failed++ == 0 && !failure_noted.exchange(true))
+			first_failure = why;
+	}
+};
+
+inline const std::string kBodyA = "a\n";
+
+// Whether bytes begin with one complete 200 answer carrying /a.txt's body; *used is its
+// length. A response without the whole body yet is "incomplete" (false, *used = 0).
+inline bool TakeResponse(const std::string &bytes, size_t *used)
+{
+	*used = 0;
+	size_t end = ResponseEnd(bytes, 0, false);
+	if (end == std::string::npos || end > bytes.size())
+		return false;
+	HttpResponse r = ParseResponse(bytes.substr(0, end));
+	*used = end;
+	return r.parsed && r.status == 200 && r.body == kBodyA;
+}
+
+// One request per new connection ("Connection: close") until stop_at_ms (or *stop). Anything short of
+// a whole 200 fails: a refused or timed-out connection, a partial answer, and also an end
+// of input or a reset before a single byte of the answer (a new connection's request is
+// never one the daemon may drop, reload or not: BEHAVIOUR 11, 17).
+inline void CloseLoad(int port, int64_t stop_at_ms, LoadResult *result,
+		      const std::atomic<bool> *stop = nullptr)
+{
+	while (NowMs() < stop_at_ms && !(stop && *stop)) {
+		Received r = Roundtrip(port, GetClose("/a.txt"));
+		size_t used;
+		if (TakeResponse(r.bytes, &used) && !r.reset)
+			result->ok++;
+		else
+			result->Fail("close client: got " + std::to_string(r.bytes.size()) +
+				     " bytes, eof " + std::to_string(r.eof) + ", reset " +
+				     std::to_string(r.reset) + ", timed out " +
+				     std::to_string(r.timed_out) + " at " +
+				     std::to_string(NowMs()) + " ms: " + r.bytes);
+	}
+}
+
+inline int StatusOf(int port, const std::string &target)
+{
+	Received r = Roundtrip(port, GetClose(target));
+	return ParseResponse(r.bytes).status;
+}
+
+} // namespace wire
+
+#endif // APOLLOD_TEST_WIRE_RELOAD_DAEMON_H

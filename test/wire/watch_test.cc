@@ -1,0 +1,283 @@
+// --watch (feature `stop` with `files`, BEHAVIOUR 10.16): a change under --root is picked
+// up by the SIGHUP reload (BEHAVIOUR 17) once the tree has been quiet for 200 ms, with no
+// signal sent; each burst of changes is one reload, counted in `reloads`; a tree that
+// breaks a limit leaves the old snapshot serving. Each case runs with one process and
+// with --workers 2. Every wait is a poll against a deadline, never a fixed sleep.
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test/wire/reload_daemon.h"
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+constexpr int kSeenWithinMs = 10000; // a change must be served within this
+constexpr int kQuietMs = 200;        // WATCH_QUIET_MS (common/process/watch.h)
+constexpr int kLoadCapMs = 60000;    // the client loop ends by then whatever happens
+
+// What GET target answers now: "<status> <body>".
+std::string Answer(int port, const std::string &target)
+{
+	HttpResponse r = ParseResponse(Roundtrip(port, GetClose(target)).bytes);
+	return std::to_string(r.status) + " " + r.body;
+}
+
+// Polls until GET target answers want, at most kSeenWithinMs. Returns the ms it took,
+// or -1 (then *last is the last answer).
+int64_t WaitForAnswer(int port, const std::string &target, const std::string &want,
+		      std::string *last)
+{
+	int64_t start = NowMs(), deadline = start + kSeenWithinMs;
+	do {
+		*last = Answer(port, target);
+		if (*last == want)
+			return NowMs() - start;
+		SleepMs(5);
+	} while (NowMs() < deadline);
+	return -1;
+}
+
+// The `reloads` counter of whichever image answers now.
+uint64_t Reloads(int port)
+{
+	return FetchMetrics(port)["reloads"];
+}
+
+// How many "reloaded" lines stderr holds.
+size_t ReloadedLines(const std::string &err)
+{
+	size_t n = 0;
+	for (size_t at = 0; (at = err.find("apollod: reloaded: process ", at)) != std::string::npos; at++)
+		n++;
+	return n;
+}
+
+// The pid in the last "reloaded" line, or -1.
+pid_t LastImage(const std::string &err)
+{
+	std::regex re("apollod: reloaded: process ([0-9]+) serves");
+	pid_t pid = -1;
+	for (std::sregex_iterator i(err.begin(), err.end(), re), end; i != end; ++i)
+		pid = (pid_t)std::stoi((*i)[1].str());
+	return pid;
+}
+
+// The parent of pid (/proc/PID/stat, field 4), or -1.
+pid_t ParentOf(pid_t pid)
+{
+	std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+	std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
+	if (name_end == std::string::npos)
+		return -1;
+	std::istringstream rest(stat.substr(name_end + 1));
+	std::string state;
+	pid_t parent = -1;
+	rest >> state >> parent;
+	return parent;
+}
+
+// Stops the image serving now (the last one reloaded into, else the first) and reaps
+// every image that has exited (this process is their subreaper). Returns its status.
+int StopServingImage(ReloadDaemon &d)
+{
+	pid_t last = LastImage(d.Err());
+	pid_t serving = last > 0 ? last : d.pid();
+	// A new image becomes our child only once the one before it has drained and exited
+	// (this process is the subreaper): wait for that before waiting for it.
+	for (int64_t end = NowMs() + kSeenWithinMs; ParentOf(serving) != getpid() && NowMs() < end;)
+		SleepMs(10);
+	kill(serving, SIGTERM);
+	int status = ReloadDaemon::WaitExit(serving);
+	while (waitpid(-1, nullptr, WNOHANG) > 0) {
+	}
+	return status;
+}
+
+// A client asking for /a.txt on new connections (CloseLoad) until Stop, or kLoadCapMs.
+class ClientLoop {
+public:
+	explicit ClientLoop(int port)
+		: thread_(CloseLoad, port, NowMs() + kLoadCapMs, &result_, &stop_) {}
+	~ClientLoop() { Stop(); }
+	// Ends the loop. Returns what it saw.
+	const LoadResult &Stop()
+	{
+		stop_ = true;
+		if (thread_.joinable())
+			thread_.join();
+		return result_;
+	}
+
+private:
+	LoadResult result_;
+	std::atomic<bool> stop_{false};
+	std::thread thread_;
+};
+
+class WatchTest : public testing::TestWithParam<int> {
+protected:
+	void SetUp() override
+	{
+		if (!HasFeature("stop") || !HasFeature("files"))
+			GTEST_SKIP() << "--watch belongs to the routed tiers with --root";
+		if (!DaemonLauncher().empty())
+			GTEST_SKIP() << "under an emulator the new image would be the emulator "
+					"(WatchStartTest checks inotify there)";
+	}
+	std::vector<std::string> Args() const
+	{
+		std::vector<std::string> args = {"--watch"};
+		if (GetParam() > 1)
+			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
+		return args;
+	}
+};
+
+INSTANTIATE_TEST_SUITE_P(Processes, WatchTest, testing::Values(1, 2),
+			 [](const testing::TestParamInfo<int> &p) {
+				 return p.param == 1 ? std::string("Single")
+							: "Workers" + std::to_string(p.param);
+			 });
+
+// A file added, changed and removed is served as it is on disk within the deadline, with
+// no signal; a client looping on new connections meanwhile sees no failed request; each
+// change is one reload.
+TEST_P(WatchTest, AddChangeRemoveWithoutFailedRequests)
+{
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start(Args()), "");
+	std::string last;
+	ASSERT_EQ(Answer(d.port(), "/b.txt").substr(0, 3), "404");
+	ClientLoop load(d.port());
+
+	WriteFile(d.root() + "/b.txt", "b\n");
+	int64_t added_ms = WaitForAnswer(d.port(), "/b.txt", "200 b\n", &last);
+	EXPECT_GE(added_ms, 0) << "added file not served: " << last << "\n" << d.Err();
+	WriteFile(d.root() + "/b.txt", "changed\n");
+	int64_t changed_ms = WaitForAnswer(d.port(), "/b.txt", "200 changed\n", &last);
+	EXPECT_GE(changed_ms, 0) << "change not served: " << last << "\n" << d.Err();
+	ASSERT_EQ(unlink((d.root() + "/b.txt").c_str()), 0);
+	int64_t removed_ms = WaitForAnswer(d.port(), "/b.txt", "404 not found\n", &last);
+	EXPECT_GE(removed_ms, 0) << "removed file still served: " << last << "\n" << d.Err();
+	RecordProperty("added_ms", (int)added_ms);
+	RecordProperty("changed_ms", (int)changed_ms);
+	RecordProperty("removed_ms", (int)removed_ms);
+
+	EXPECT_EQ(Reloads(d.port()), 3u) << d.Err();
+	const LoadResult &seen = load.Stop();
+	EXPECT_EQ(seen.failed, 0) << seen.first_failure << "\n" << d.Err();
+	EXPECT_GT(seen.ok, 0);
+	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+}
+
+// 20 files written at once are one burst: one reload serves them all.
+TEST_P(WatchTest, BurstOfChangesIsOneReload)
+{
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start(Args()), "");
+	for (int i = 0; i < 20; i++)
+		WriteFile(d.root() + "/f" + std::to_string(i) + ".txt", std::to_string(i));
+	std::string last;
+	ASSERT_GE(WaitForAnswer(d.port(), "/f19.txt", "200 19", &last), 0) << last << d.Err();
+	for (int i = 0; i < 20; i++)
+		EXPECT_EQ(Answer(d.port(), "/f" + std::to_string(i) + ".txt"),
+			  "200 " + std::to_string(i));
+	EXPECT_EQ(Reloads(d.port()), 1u) << d.Err();
+	// A second reload for the same burst would come within the quiet time after the
+	// first: look again after three of them.
+	SleepMs(3 * kQuietMs);
+	EXPECT_EQ(ReloadedLines(d.Err()), 1u) << d.Err();
+	EXPECT_EQ(Reloads(d.port()), 1u) << d.Err();
+	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+}
+
+// A change that makes the tree break a limit (more than 8 levels, as reload_test) leaves
+// the old snapshot serving with the new image's reason and the reload's failure on
+// stderr, and no reload counted; mending the tree reloads by itself.
+TEST_P(WatchTest, BrokenTreeLeavesTheOldOneServing)
+{
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start(Args()), "");
+	std::string deep = d.root();
+	for (int level = 1; level <= 9; level++) {
+		deep += "/" + std::to_string(level);
+		ASSERT_EQ(mkdir(deep.c_str(), 0755), 0);
+	}
+	WriteFile(d.root() + "/b.txt", "b\n");
+	std::smatch m = d.WaitForLine(
+		std::regex("apollod: reload failed: the new process exited with status 9; "
+			   "serving on\n"));
+	ASSERT_FALSE(m.empty()) << d.Err();
+	EXPECT_NE(d.Err().find("more than 8 directory levels: 1/2/3/4/5/6/7/8/9\n"),
+		  std::string::npos)
+		<< d.Err();
+	EXPECT_EQ(waitpid(d.pid(), nullptr, WNOHANG), 0) << "the old image exited";
+	EXPECT_EQ(Answer(d.port(), "/a.txt"), "200 a\n");
+	EXPECT_EQ(Answer(d.port(), "/b.txt").substr(0, 3), "404") << "the old snapshot changed";
+	EXPECT_EQ(Reloads(d.port()), 0u);
+
+	ASSERT_EQ(RunCommand({"rm", "-rf", d.root() + "/1"}, "", 5000).exit_code, 0);
+	std::string last;
+	EXPECT_GE(WaitForAnswer(d.port(), "/b.txt", "200 b\n", &last), 0) << last << d.Err();
+	EXPECT_EQ(Reloads(d.port()), 1u);
+	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+}
+
+// --watch starts on every routed tier, also under an emulator (qemu-user passes
+// inotify_init1, inotify_add_watch and F_SETSIG on to the host): the daemon serves. A
+// refusal of inotify itself is a skip with the daemon's reason. (Plain Daemon: qemu-user
+// has no PR_SET_CHILD_SUBREAPER for ReloadDaemon.)
+TEST(WatchStartTest, StartsAndServes)
+{
+	REQUIRE_FEATURE("files");
+	if (!HasFeature("stop"))
+		GTEST_SKIP() << "--watch belongs to the routed tiers";
+	FileRoot root(std::vector<std::pair<std::string, std::string>>{{"a.txt", "a\n"}});
+	ASSERT_NE(root.dir(), "");
+	Daemon d;
+	DaemonOptions options;
+	options.extra_args = {"--root", root.dir(), "--watch"};
+	std::string error;
+	if (!d.Start(options, &error)) {
+		std::vector<std::string> argv = DaemonCommand();
+		argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--root", root.dir(), "--watch"});
+		CommandResult r = RunCommand(argv, "", 5000);
+		if (r.err.find("apollod: --watch: ") != std::string::npos)
+			GTEST_SKIP() << "inotify refused here: " << r.err;
+		FAIL() << error << "\n" << r.err;
+	}
+	EXPECT_EQ(Answer(d.port(), "/a.txt"), "200 a\n");
+	EXPECT_EQ(Reloads(d.port()), 0u);
+}
+
+// More directories than WATCH_DIRS_MAX (4096) is a start-up error naming the limit.
+TEST(WatchStartTest, TooManyDirectoriesIsAStartUpError)
+{
+	REQUIRE_FEATURE("files");
+	if (!HasFeature("stop"))
+		GTEST_SKIP() << "--watch belongs to the routed tiers";
+	char name[] = "/tmp/apollod-watch-XXXXXX";
+	ASSERT_NE(mkdtemp(name), nullptr);
+	std::string root = name;
+	for (int i = 0; i < 4096; i++) // and the root: 4097
+		ASSERT_EQ(mkdir((root + "/d" + std::to_string(i)).c_str(), 0755), 0);
+	std::vector<std::string> argv = DaemonCommand();
+	argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--root", root, "--watch"});
+	CommandResult r = RunCommand(argv, "", 30000);
+	RunCommand({"rm", "-rf", root}, "", 30000);
+	EXPECT_EQ(r.exit_code, 9) << r.err;
+	EXPECT_EQ(r.err, "apollod: --watch: more than 4096 directories\n");
+}
+
+} // namespace
+} // namespace wire
