@@ -57,14 +57,14 @@ const char *path_fields_setup(const char *const *patterns, const char *const *fi
 	for (uint32_t i = 0; i < n; i++) {
 		size_t pattern_len = cstr_len(patterns[i]), w = 0;
 		*bad = i;
-		if (!path_pattern_check(patterns[i], pattern_len))
-			return reason_bad_pattern;
 		enum extra_field_problem p = extra_field_render(
 			fields[i], cstr_len(fields[i]), path_fields.block + path_fields.used,
 			PATH_FIELDS_BLOCK_MAX - path_fields.used, &w);
-		if (p != EXTRA_OK) {
+		if (!path_pattern_check(patterns[i], pattern_len) || p != EXTRA_OK) {
 			path_fields.used = 0;
-			return p == EXTRA_TOO_LONG ? reason_too_long : extra_field_reasons[p];
+			return !path_pattern_check(patterns[i], pattern_len) ? reason_bad_pattern
+			       : p == EXTRA_TOO_LONG                          ? reason_too_long
+									      : extra_field_reasons[p];
 		}
 		path_fields.pattern[i] = patterns[i];
 		path_fields.pattern_len[i] = (uint16_t)pattern_len;
