@@ -345,6 +345,29 @@ TEST_F(SitePagesTest, HeaderForPrefixAndExtension)
 			  "X-Script: yes\r\nConnection: close\r\n" + tail + body.substr(0, 7));
 }
 
+// curl sees the --header-for fields of the file it fetched, and only those.
+TEST_F(SitePagesTest, CurlSeesHeaderForFields)
+{
+	Start({"--header-for", "/assets/", "Cache-Control: max-age=31536000, immutable",
+	       "--header-for", "*.zip", "Content-Disposition: attachment"});
+	const struct {
+		std::string target, want; // want: "<status>|<Cache-Control>|<Content-Disposition>"
+	} cases[] = {
+		{"/assets/img/logo.png", "200|max-age=31536000, immutable|"},
+		{"/dl/report.zip", "200||attachment"},
+		{"/index.html", "200||"},
+	};
+	for (const auto &c : cases) {
+		CommandResult r = RunCommand(
+			{"curl", "-sS", "--max-time", "10", "-o", "/dev/null", "-w",
+			 "%{http_code}|%header{cache-control}|%header{content-disposition}",
+			 "http://127.0.0.1:" + std::to_string(daemon_.port()) + c.target},
+			"", kRunTimeoutMs);
+		ASSERT_TRUE(r.ran) << r.problem;
+		EXPECT_EQ(r.out, c.want) << c.target << r.err;
+	}
+}
+
 // A field the daemon owns, a bad pattern or a missing word: exit 64 and one line, as
 // --header refuses (a missing word is the usage error of any flag without its value).
 TEST_F(SitePagesTest, HeaderForRefusals)
