@@ -436,7 +436,9 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 		cache.variants_max += suffix_encoding(cache.path, len) != FILE_ENCODING_IDENTITY;
 		return count_entry(len);
 	}
-	struct loaded_file l;
+	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
+	 * walk_entry is inlined into walk (-Wmaybe-uninitialized). */
+	struct loaded_file l = {0};
 	enum exit_code r = copy_file(dirfd, name, len, &l);
 	if (r == EXIT_OK && l.size != FILE_SKIPPED)
 		add_file(len, &l);
