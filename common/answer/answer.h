@@ -38,6 +38,7 @@ struct answer_input {
 	const char *fields;       /* its header block (request->headers.block_len bytes), where
 				   * request->headers.field[] values lie */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
+	const struct site_pages *pages; /* --error-page, --fallback; NULL: neither */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
 	uint8_t outcome;          /* enum parse_outcome: COMPLETE, BAD or TARGET_TOO_LONG */
@@ -50,7 +51,8 @@ struct answer_input {
 enum answer_kind {
 	ANSWER_STATIC = 0,  /* static_responses[form][response] */
 	ANSWER_METRICS = 1, /* /metrics, rendered now */
-	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body */
+	ANSWER_FILE = 2,    /* a cached file: its head, then (GET) its body (the --fallback
+			     * file's too) */
 	ANSWER_LATER = 3,   /* an ANSWER_USES_SCRATCH kind behind queued responses: send those first,
 			     * then ask again (the one scratch buffer may still be queued);
 			     * nothing consumed, nothing counted */
@@ -60,6 +62,8 @@ enum answer_kind {
 				  * body */
 	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
 	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
+	ANSWER_ERROR_PAGE = 8, /* the --error-page 404: file's stored 404 head, then (GET) its
+				* body; never a 304 or 206 */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
@@ -120,11 +124,27 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 		a->kind = ANSWER_LATER;
 }
 
+/* A GET or HEAD whose path found no file nor directory to redirect (BEHAVIOUR 10.12):
+ * the --fallback file, answered as a request for it would be (a hit); else, for a 404,
+ * the --error-page 404 (still a miss); else leaves a as it is (404, or hello for "/"). */
+static inline void answer_no_file(const struct answer_input *in, struct answer *a)
+{
+	const struct site_pages *p = in->pages;
+	if (!p)
+		return;
+	if (p->fallback) {
+		answer_file(in, a, p->fallback);
+	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
+		a->kind = ANSWER_ERROR_PAGE;
+		a->file = p->not_found;
+	}
+}
+
 /* Looks line's path up in the file cache (in->find_file is set): percent-decoded
  * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
  * file, to a 301 for a directory named without its '/', or to a 400 for a bad escape;
- * otherwise leaves a->response as the caller set it (404, or hello for "/"). Counts a
- * hit for a file, a miss for anything else when miss is set. */
+ * otherwise answers as answer_no_file says. Counts a hit for a file (or the fallback), a
+ * miss for anything else when miss is set. */
 static inline void answer_cached(const struct answer_input *in, const struct request_line *line,
 				 struct answer *a, int miss)
 {
@@ -153,6 +173,8 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 		a->target = line->target;
 		a->target_len = line->target_len;
 		a->path_len = line->path_len;
+	} else if (d != URL_PATH_BAD) {
+		answer_no_file(in, a);
 	}
 }
 
@@ -217,6 +239,8 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 		return C_responses_206;
 	case ANSWER_UNSATISFIABLE:
 		return C_responses_416;
+	case ANSWER_ERROR_PAGE:
+		return C_responses_404;
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}

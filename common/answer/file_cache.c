@@ -15,11 +15,18 @@
 
 STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
-STATIC_ASSERT(FILE_CACHE_HEAD_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
+STATIC_ASSERT(FILE_HEAD_STORED_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
+STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) + sizeof(HEAD_404_PREFIX) - sizeof(HEAD_200_PREFIX) <=
+		      FILE_CACHE_HEAD_MAX,
+	      "the --error-page 404 head (no validators) fits FILE_CACHE_HEAD_MAX");
 STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
 /* What one file (or representation) takes of the head arena: its validators and its 200
- * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c). */
+ * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c), without
+ * its --header-for fields (path_fields_max() more at most). */
 #define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
+#define HEAD_ARENA_PAGES 1 /* heads after the files': the --error-page 404's */
+/* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615). */
+#define WELL_KNOWN_NAME ".well-known"
 
 /* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
 static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
@@ -82,6 +89,7 @@ struct file_cache_state {
 	uint64_t load_second;      /* the wall clock when the load began */
 	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
+	struct cached_file not_found_page; /* --error-page 404: its file, its 404 head */
 };
 static struct file_cache_state cache;
 
@@ -356,13 +364,14 @@ static void link_variants(void)
 }
 
 /* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
- * (the type), encoding, validators and variants, and notes where a 206 splices it. */
+ * (the type and its --header-for fields), encoding, validators and variants, and notes
+ * where a 206 splices it. */
 static void render_heads(struct cached_file *f)
 {
 	struct text_span type;
 	mime_type_of(f->name, f->name_len, &type);
 	struct text_span validators = file_validators(f);
-	char fields[FILE_FIELDS_200_MAX];
+	char fields[FILE_FIELDS_200_MAX + PATH_FIELDS_BLOCK_MAX];
 	char *p = fields;
 	if (f->encoding != FILE_ENCODING_IDENTITY) {
 		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
@@ -372,6 +381,8 @@ static void render_heads(struct cached_file *f)
 	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
 	if (file_varies(f))
 		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
+	f->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, p);
+	p += f->fields_len;
 	char *h = cache.head_arena + cache.heads_used;
 	f->head = h;
 	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
@@ -426,7 +437,9 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 		cache.variants_max += suffix_encoding(cache.path, len) != FILE_ENCODING_IDENTITY;
 		return count_entry(len);
 	}
-	struct loaded_file l;
+	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
+	 * walk_entry is inlined into walk (-Wmaybe-uninitialized). */
+	struct loaded_file l = {0};
 	enum exit_code r = copy_file(dirfd, name, len, &l);
 	if (r == EXIT_OK && l.size != FILE_SKIPPED)
 		add_file(len, &l);
@@ -475,7 +488,10 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 {
 	const char *name = d->d_name;
 	size_t name_len = cstr_len(name);
-	if (name[0] == '.' && (!(cache.load_flags & FILE_CACHE_DOTFILES) || name_len == 1 ||
+	int well_known = len == 0 && name_len == sizeof(WELL_KNOWN_NAME) - 1 &&
+			 span_eq(name, LITERAL(WELL_KNOWN_NAME));
+	int dotfiles = (cache.load_flags & FILE_CACHE_DOTFILES) != 0;
+	if (name[0] == '.' && ((!dotfiles && !well_known) || name_len == 1 ||
 				(name_len == 2 && name[1] == '.')))
 		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
@@ -488,6 +504,8 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 
 	unsigned type;
 	enum exit_code r = entry_type(dirfd, d, &type);
+	if (well_known && !dotfiles && type != K_DT_DIR)
+		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
 	if (r == EXIT_OK && type == K_DT_DIR) {
 		if (depth == FILE_CACHE_DEPTH_MAX)
 			return fail(EXIT_ROOT_LIMIT, "more than 8 directory levels");
@@ -560,7 +578,8 @@ static enum exit_code allocate(void)
 	if (r == EXIT_OK)
 		r = reserve(cache.names_max, (void **)&cache.name_arena);
 	if (r == EXIT_OK)
-		r = reserve(files_max * HEAD_ARENA_PER_FILE, (void **)&cache.head_arena);
+		r = reserve((files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max()),
+			    (void **)&cache.head_arena);
 	if (r == EXIT_OK && cache.entries_max)
 		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&cache.body_arena);
 	return r;
@@ -595,4 +614,62 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	if (r == EXIT_OK)
 		finish_load();
 	return r;
+}
+
+/* The loaded file that target ('/' then a name relative to DIR) names, or NULL after the
+ * line "apollod: --root DIR: <flag> names no loaded file: <name>" (fail). */
+static const struct cached_file *page_target(const char *target, const char *flag)
+{
+	size_t len = cstr_len(target) - 1; /* cli.c took only targets that start with '/' */
+	const struct cached_file *f = file_cache_find(target + 1, len);
+	if (f && f->kind == CACHED_FILE)
+		return f;
+	if (len > FILE_CACHE_PATH_MAX)
+		len = FILE_CACHE_PATH_MAX; /* no such name is loaded: said in part */
+	copy_span(cache.path, target + 1, len)[0] = '\0';
+	char what[sizeof("--error-page 404 names no loaded file")];
+	copy_span(copy_span(what, flag, cstr_len(flag)), LITERAL(" names no loaded file"))[0] = '\0';
+	fail(EXIT_ROOT_READ, what);
+	return 0;
+}
+
+/* Makes the error page of f: its bytes under a 404 head of its type and --header-for
+ * fields, without validators (rendered after every file's head, HEAD_ARENA_PAGES). */
+static const struct cached_file *make_not_found_page(const struct cached_file *f)
+{
+	struct cached_file *page = &cache.not_found_page;
+	struct text_span type, prefix = {LITERAL(HEAD_404_PREFIX)};
+	char fields[PATH_FIELDS_BLOCK_MAX];
+	*page = *f;
+	for (int i = 0; i < FILE_VARIANTS; i++)
+		page->variant[i] = 0; /* one representation: no Vary */
+	page->etag = 0;
+	page->etag_len = 0;
+	page->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, fields);
+	mime_type_of(f->name, f->name_len, &type);
+	page->head = cache.head_arena + cache.heads_used;
+	page->head_len = (uint16_t)render_head_with((char *)page->head, prefix, type.text,
+						    type.len, f->size, fields, page->fields_len,
+						    FILE_HEAD_FORM);
+	cache.heads_used += page->head_len;
+	return page;
+}
+
+enum exit_code file_cache_pages(const char *not_found, const char *fallback,
+				struct site_pages *pages)
+{
+	pages->not_found = 0;
+	pages->fallback = 0;
+	if (not_found) {
+		const struct cached_file *f = page_target(not_found, "--error-page 404");
+		if (!f)
+			return EXIT_ROOT_READ;
+		pages->not_found = make_not_found_page(f);
+	}
+	if (fallback) {
+		pages->fallback = page_target(fallback, "--fallback");
+		if (!pages->fallback)
+			return EXIT_ROOT_READ;
+	}
+	return EXIT_OK;
 }

@@ -5,7 +5,9 @@
  * table is sized by a first walk that only counts, so it costs what the tree needs
  * (benchmarks/reports/2026-12-01-root-memory.md); every directory is recorded too, so
  * that /dir can be redirected to /dir/. Names starting with '.' (dotfiles and
- * dot-directories, with all below them) are left out unless FILE_CACHE_DOTFILES is given.
+ * dot-directories, with all below them) are left out unless FILE_CACHE_DOTFILES is given,
+ * but for DIR's own .well-known directory (RFC 8615), whose entries follow the same rule.
+ * --header-for fields (path_fields.h) are rendered into the heads of the files they name.
  * A request then costs a lookup and one writev of head + the snapshot's copy: no open, no
  * read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
  * request can reach outside DIR. */
@@ -16,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/base/exit_codes.h"
+#include "common/answer/path_fields.h"
 #include "common/answer/responses.h"
 #include "common/base/static_assert.h"
 
@@ -27,6 +30,8 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
 #define FILE_CACHE_BYTES_MAX (1024ull << 20)    /* all file bytes together: 1 GiB */
 #define FILE_CACHE_HEAD_MAX 384                 /* one rendered 200 head */
+/* One stored head with every --header-for field in it. */
+#define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
 #define FILE_CACHE_ENTRY_SIZE 80                /* sizeof(struct cached_file) */
 /* The one form a 200 head is stored in. Only the last response of a connection is in the
  * other (close) form, so only it takes the extra queue entry the splice needs. */
@@ -71,6 +76,8 @@ struct cached_file {
 	uint8_t etag_len;
 	uint8_t kind;         /* enum cached_kind */
 	uint8_t encoding;     /* enum file_encoding: identity, or a representation's */
+	uint16_t fields_len;  /* its --header-for lines: the last of the 200 head's fields,
+			       * before its Connection line (path_fields.h) */
 };
 
 /* Returns 1 when f has a precompressed representation beside it. */
@@ -98,19 +105,21 @@ static inline int file_varies(const struct cached_file *f)
 	return f->encoding != FILE_ENCODING_IDENTITY || file_has_variants(f);
 }
 
-/* Renders at out f's 304 head in form: render_head_304 of its validators, with Vary
- * when it varies. out must have room for FILE_HEAD_304_MAX bytes. Returns the bytes
- * written. Pure. */
-static inline size_t file_head_304(char *out, const struct cached_file *f, enum conn_form form)
-{
-	return render_head_304(out, file_validators(f), file_varies(f), form);
-}
-
 /* The bytes of f's stored 200 head before its Connection line (head_tail[FILE_HEAD_FORM]):
  * what a response in another form queues before head_tail of its own. */
 static inline uint32_t file_head_cut(const struct cached_file *f)
 {
 	return f->head_len - head_tail[FILE_HEAD_FORM].len;
+}
+
+/* Renders at out f's 304 head in form: render_head_304 of its validators, with Vary
+ * when it varies, and its --header-for fields (RFC 9111 4.3.4: a 304 freshens the stored
+ * response with the fields it carries, so it carries the 200's). out must have room for
+ * FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX bytes. Returns the bytes written. Pure. */
+static inline size_t file_head_304(char *out, const struct cached_file *f, enum conn_form form)
+{
+	struct text_span fields = {f->head + file_head_cut(f) - f->fields_len, f->fields_len};
+	return render_head_304(out, file_validators(f), file_varies(f), fields, form);
 }
 
 /* Where a 200 head's Content-Type value starts. */
@@ -134,6 +143,22 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
  * load. Set it before file_cache_load; NULL (the default): none. */
 typedef enum exit_code (*file_cache_directory_fn)(int dirfd, const char *path);
 void file_cache_on_directory(file_cache_directory_fn hook);
+
+/* --error-page and --fallback (BEHAVIOUR 10.12): files of the snapshot served for a GET
+ * or HEAD that finds no file; NULL when not given. */
+struct site_pages {
+	const struct cached_file *not_found; /* the 404 page: the file's bytes under a stored
+					      * 404 head without validators, never a 304/206 */
+	const struct cached_file *fallback;  /* served as the file itself: 200, 304, 206 */
+};
+
+/* After file_cache_load: finds the loaded files the targets name (a '/' then the name
+ * relative to DIR, exactly: no decoding; NULL when not given) and renders the 404 page's
+ * head (its type, length and --header-for fields). Returns EXIT_OK with *pages filled, or
+ * EXIT_ROOT_READ when a target is no loaded file, after the line
+ * "apollod: --root DIR: --fallback names no loaded file: NAME\n" (or --error-page 404). */
+enum exit_code file_cache_pages(const char *not_found, const char *fallback,
+				struct site_pages *pages);
 
 /* Number of regular files (directories not included) and of body bytes loaded. */
 uint32_t file_cache_count(void);

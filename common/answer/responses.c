@@ -49,7 +49,16 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 			    uint64_t content_length, const char *fields, size_t fields_len,
 			    enum conn_form form)
 {
-	char *p = copy_span(out, LITERAL(HEAD_200_PREFIX));
+	struct text_span prefix = {LITERAL(HEAD_200_PREFIX)};
+	return render_head_with(out, prefix, type, type_len, content_length, fields, fields_len,
+				form);
+}
+
+size_t render_head_with(char *out, struct text_span prefix, const char *type, size_t type_len,
+			uint64_t content_length, const char *fields, size_t fields_len,
+			enum conn_form form)
+{
+	char *p = copy_span(out, prefix.text, prefix.len);
 	p = copy_span(p, type, type_len);
 	p = copy_span(p, LITERAL(HEAD_LENGTH_FIELD));
 	p += u64_to_dec(content_length, p);
@@ -64,12 +73,14 @@ size_t render_head_200(char *out, const char *type, size_t type_len,
 	return render_head_200_with(out, type, type_len, content_length, 0, 0, form);
 }
 
-size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form)
+size_t render_head_304(char *out, struct text_span validators, int vary, struct text_span fields,
+		       enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(HEAD_304_PREFIX));
 	p = copy_span(p, validators.text, validators.len);
 	if (vary)
 		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
+	p = copy_span(p, fields.text, fields.len);
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }

@@ -86,6 +86,17 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 			    uint64_t content_length, const char *fields, size_t fields_len,
 			    enum conn_form form);
 
+/* The error page's 404 (--error-page, BEHAVIOUR 10.12): a file's head with this status
+ * line, and no validators among its fields. */
+#define HEAD_404_PREFIX HEAD_STATUS_LINE("404 Not Found") "Content-Type: "
+
+/* render_head_200_with under the status line and Content-Type name `prefix`
+ * (HEAD_200_PREFIX or HEAD_404_PREFIX): room for prefix.len - sizeof(HEAD_200_PREFIX) + 1
+ * bytes more. Pure. */
+size_t render_head_with(char *out, struct text_span prefix, const char *type, size_t type_len,
+			uint64_t content_length, const char *fields, size_t fields_len,
+			enum conn_form form);
+
 /* A file's fields after Content-Length (BEHAVIOUR 10.8-10.10), in this order:
  * Content-Encoding (a precompressed representation only), Last-Modified, ETag,
  * Accept-Ranges (200 and 206 only), Vary (a file with precompressed variants and those
@@ -118,10 +129,12 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 
 /* Renders at out the 304 of a file: the status line, its validators (HEAD_LAST_MODIFIED_FIELD
  * and HEAD_ETAG_FIELD lines, at most FILE_VALIDATORS_MAX bytes), HEAD_VARY_FIELD when vary
- * is set, the Connection header of form and the empty line; no Content-Length and no body
- * (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX bytes. Returns the bytes
- * written. Pure. */
-size_t render_head_304(char *out, struct text_span validators, int vary, enum conn_form form);
+ * is set, then `fields` (its --header-for lines, "\r\nName: value" each, BEHAVIOUR
+ * 10.13), the Connection header of form and the empty line; no Content-Length and no body
+ * (RFC 9110 15.4.5). out must have room for FILE_HEAD_304_MAX + fields.len bytes. Returns
+ * the bytes written. Pure. */
+size_t render_head_304(char *out, struct text_span validators, int vary, struct text_span fields,
+		       enum conn_form form);
 
 /* The 206 of a file (BEHAVIOUR 10.9): its 200 head with the status line changed, the
  * slice's Content-Length, and Content-Range after it. */

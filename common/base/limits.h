@@ -22,6 +22,8 @@
 #define WORKERS_MAX 64
 /* --header: extra fields given at most this often. */
 #define EXTRA_FIELDS_MAX 32
+/* --header-for: per-path fields given at most this often. */
+#define PATH_FIELDS_MAX 32
 
 STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "the slot table is a power of two");
 STATIC_ASSERT(CONN_QUEUE_MAX < 1024, "a queue leaves in one writev: IOV_MAX is 1024");

@@ -12,6 +12,7 @@
 #include "common/base/exit_codes.h"
 #include "common/answer/extra_fields.h"
 #include "common/answer/file_cache.h"
+#include "common/answer/path_fields.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
@@ -69,6 +70,7 @@ static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KI
 struct serve_plan {
 	struct cli_options opts;
 	const uint64_t *auxv;
+	struct site_pages pages; /* --error-page and --fallback, found in the snapshot */
 	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
 	 * or with socket activation the passed ones, the same in every row */
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
@@ -121,7 +123,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
-	conn_setup(plan->opts.root ? file_cache_find : 0, plan->opts.max_connections);
+	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages, plan->opts.max_connections);
 	if (workers == 1)
 		reload_ready(); /* about to serve: the old image may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
@@ -255,6 +257,35 @@ static enum exit_code start_watch(void)
 	return r;
 }
 
+/* Checks the --header-for words (path_fields.h) and that --error-page and --fallback
+ * come with --root. Returns EXIT_OK, or EXIT_USAGE after one stderr line naming the
+ * refused word(s) and why. */
+static enum exit_code setup_site_flags(const struct cli_options *opts)
+{
+	uint32_t bad = 0;
+	const char *why = path_fields_setup(opts->header_for_pattern, opts->header_for_field,
+					    opts->header_for_count, &bad);
+	if (why) {
+		const char *pattern = opts->header_for_pattern[bad];
+		const char *field = opts->header_for_field[bad];
+		write_stderr(LITERAL("apollod: --header-for '"));
+		write_stderr(pattern, cstr_len(pattern));
+		write_stderr(LITERAL("' '"));
+		write_stderr(field, cstr_len(field));
+		write_stderr(LITERAL("': "));
+		write_stderr(why, cstr_len(why));
+		write_stderr(LITERAL("\n"));
+		return EXIT_USAGE;
+	}
+	if (opts->root || (!opts->error_page && !opts->fallback))
+		return EXIT_OK;
+	if (opts->error_page)
+		write_stderr(LITERAL("apollod: --error-page needs --root\n"));
+	else
+		write_stderr(LITERAL("apollod: --fallback needs --root\n"));
+	return EXIT_USAGE;
+}
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
@@ -262,7 +293,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	int done = startup_options(argc, argv, &routed, &plan->opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
-	if (setup_extra_fields(&plan->opts) != EXIT_OK)
+	if (setup_extra_fields(&plan->opts) != EXIT_OK ||
+	    setup_site_flags(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
 	reload_setup(argv, envp);
 	if (passed_sockets(envp, plan) != EXIT_OK)
@@ -279,6 +311,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		enum exit_code loaded = file_cache_load(
 			plan->opts.root, plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
 			plan->opts.max_files);
+		if (loaded == EXIT_OK)
+			loaded = file_cache_pages(plan->opts.error_page, plan->opts.fallback,
+						  &plan->pages);
 		if (loaded != EXIT_OK)
 			return loaded;
 		counter_add(C_files_cached, file_cache_count());

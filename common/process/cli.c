@@ -171,6 +171,9 @@ enum flag_kind {
 	FLAG_ADDRESS, /* ADDR:PORT: the struct k_sockaddr_in */
 	FLAG_PATH,    /* a non-empty word: a const char * */
 	FLAG_HEADER,  /* a word kept for extra_fields.h to check: appended to headers[] */
+	FLAG_SITE_PATH,  /* '/' then at least one byte: a const char * (--fallback) */
+	FLAG_ERROR_PAGE, /* CLI_ERROR_PAGE_STATUS "=" then a FLAG_SITE_PATH: that path */
+	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
 };
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new
@@ -211,6 +214,14 @@ static const struct flag_row flag_rows[] = {
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
 	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
 	 "none", CLI_ACCEPT_HEADER, FLAG_HEADER, 0, 0, FIELD(headers)},
+	{"--error-page", "404=/PATH", "--root answers a 404 with this file's bytes", "none",
+	 CLI_ACCEPT_ROOT, FLAG_ERROR_PAGE, 0, 0, FIELD(error_page)},
+	{"--fallback", "/PATH", "--root answers a path that finds no file with this file",
+	 "none", CLI_ACCEPT_ROOT, FLAG_SITE_PATH, 0, 0, FIELD(fallback)},
+	{"--header-for", "PATTERN FIELD",
+	 "add FIELD ('NAME: VALUE') to the files PATTERN (/dir/ or *.ext) names; repeatable "
+	 "(up to 32)", "none",
+	 CLI_ACCEPT_ROOT, FLAG_HEADER_FOR, 0, 0, FIELD(header_for_pattern)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -247,12 +258,39 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
 		opts->headers[opts->header_count++] = v;
 		return 1;
+	case FLAG_ERROR_PAGE:
+		if (cstr_len(v) < sizeof(CLI_ERROR_PAGE_STATUS "=") ||
+		    !span_eq(v, LITERAL(CLI_ERROR_PAGE_STATUS "=")))
+			return 0;
+		v += sizeof(CLI_ERROR_PAGE_STATUS "=") - 1;
+		__attribute__((fallthrough)); /* the rest is a site path */
+	case FLAG_SITE_PATH:
+		if (v[0] != '/' || v[1] == '\0')
+			return 0;
+		*(const char **)field = v;
+		return 1;
 	default: /* FLAG_PATH */
 		if (!*v)
 			return 0;
 		*(const char **)field = v;
 		return 1;
 	}
+}
+
+/* Stores --header-for's words: the pattern v (NULL: missing) and the field, the word
+ * after it (advancing *i). Returns 1, or 0 with opts->problem set (a missing word). */
+static int store_header_for(int argc, char **argv, int *i, const char *v,
+			    struct cli_options *opts)
+{
+	if (!v || *i + 1 >= argc) {
+		opts->problem = CLI_PROBLEM_MISSING;
+		opts->problem_word = v;
+		opts->problem_flag = "--header-for";
+		return 0;
+	}
+	opts->header_for_pattern[opts->header_for_count] = v;
+	opts->header_for_field[opts->header_for_count++] = argv[++*i];
+	return 1;
 }
 
 /* Parses the flag at argv[*i] (advancing *i past a separate value) into opts. Returns 1,
@@ -278,7 +316,10 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 		int full = (r->kind == FLAG_ADDRESS &&
 			    opts->listen_count ==
 				    (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1)) ||
-			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX);
+			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX) ||
+			   (r->kind == FLAG_HEADER_FOR && opts->header_for_count == CLI_HEADER_FOR_MAX);
+		if (!full && r->kind == FLAG_HEADER_FOR)
+			return store_header_for(argc, argv, i, v, opts);
 		if (!full && store_value(r, v, opts))
 			return 1;
 		opts->problem = full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
@@ -322,6 +363,9 @@ static void set_defaults(struct cli_options *opts)
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
 	opts->access_log = 0;
 	opts->header_count = 0;
+	opts->error_page = 0;
+	opts->fallback = 0;
+	opts->header_for_count = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;

@@ -26,6 +26,8 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
 #define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
 #define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
+#define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */
+#define CLI_ERROR_PAGE_STATUS "404" /* the one status --error-page takes (BEHAVIOUR 10.12) */
 
 #define CLI_LISTEN_MAX LISTENERS_MAX /* --listen addresses */
 
@@ -54,6 +56,11 @@ struct cli_options {
 	const char *problem_flag;    /* the flag it is the value of, or NULL */
 	uint32_t header_count;       /* --header words in headers[], in order */
 	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
+	const char *error_page;      /* --error-page 404=/NAME: the "/NAME", or NULL */
+	const char *fallback;        /* --fallback /NAME, or NULL */
+	uint32_t header_for_count;   /* --header-for given, in order: */
+	const char *header_for_pattern[CLI_HEADER_FOR_MAX]; /* unchecked here: path_fields.h */
+	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */
 };
 
 /* Why cli_parse refused the command line. */

@@ -41,9 +41,9 @@ STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
-STATIC_ASSERT(HEAD_206_MAX(FILE_CACHE_HEAD_MAX) <= CONN_SCRATCH_SIZE &&
+STATIC_ASSERT(HEAD_206_MAX(FILE_HEAD_STORED_MAX) <= CONN_SCRATCH_SIZE &&
 		      RANGE_NOT_SATISFIABLE_MAX <= CONN_SCRATCH_SIZE &&
-		      FILE_HEAD_304_MAX <= CONN_SCRATCH_SIZE,
+		      FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX <= CONN_SCRATCH_SIZE,
 	      "a 206 head, a 416 and a 304 head fit the scratch buffer");
 
 enum conn_state {
@@ -119,6 +119,7 @@ static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered 
 /* What every connection shares. */
 struct conn_pool {
 	file_lookup_fn find_file; /* --root's lookup, or NULL */
+	struct site_pages pages;  /* --error-page and --fallback (NULLs: neither) */
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
@@ -136,9 +137,10 @@ static const uint8_t phase_deadline[] = {
 };
 STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
 
-void conn_setup(file_lookup_fn find, uint32_t max_connections)
+void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)
 {
 	pool.find_file = find;
+	pool.pages = *pages;
 	pool.open_max = max_connections;
 }
 
@@ -244,8 +246,9 @@ static inline void count_if(uint8_t id)
 		counter_add((enum counter_id)id, 1);
 }
 
-/* Queues a's answer from a cached file: its pre-rendered 200 head (in the other form: up
- * to its Connection line, then that form's, SPLICE_IOV) and the snapshot itself, a 304
+/* Queues a's answer from a cached file: its pre-rendered 200 head (the error page's 404
+ * head; in the other form: up to its Connection line, then that form's, SPLICE_IOV) and
+ * the snapshot itself, a 304
  * head alone, or a 206 head and the slice; a 304 or 206 head is rendered into the
  * scratch buffer (free: answer_file made it wait otherwise). HEAD gets no body. */
 static void conn_take_file(int fd, struct conn *c, const struct answer *a,
@@ -295,7 +298,8 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	c->flags |= CONN_F_ANSWERED;
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
-	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL) {
+	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL ||
+	    a->kind == ANSWER_ERROR_PAGE) {
 		conn_take_file(fd, c, a, request_line);
 		return;
 	}
@@ -364,6 +368,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
 			.find_file = pool.find_file,
+			.pages = &pool.pages,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,

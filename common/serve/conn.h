@@ -23,9 +23,11 @@ STATIC_ASSERT(CONN_BUFFER_SIZE == 16384, "BEHAVIOUR 4: a 16 KiB request buffer p
 STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
 
 /* Sets what every connection serves: find_file looks up paths no built-in route takes
- * (file_cache_find), or is NULL without --root; and how many connections may be open at
- * once (--max-connections, 1..CONN_SLOTS). Call once, before the first conn_open. */
-void conn_setup(file_lookup_fn find_file, uint32_t max_connections);
+ * (file_cache_find), or is NULL without --root; pages what a path that finds no file
+ * gets (copied; NULL members: the 404); and how many connections may be open at once
+ * (--max-connections, 1..CONN_SLOTS). Call once, before the first conn_open. */
+void conn_setup(file_lookup_fn find_file, const struct site_pages *pages,
+		uint32_t max_connections);
 
 /* Returns 1 when max_connections are open (the loop must make room before accepting),
  * else 0. */

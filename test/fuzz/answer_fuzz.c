@@ -63,7 +63,7 @@ static const struct cached_file *find_directories(const char *path, size_t len)
 /* Checks a's fields against in (see struct answer). */
 static void check_answer(const struct answer_input *in, const struct answer *a)
 {
-	FUZZ_CHECK(a->kind <= ANSWER_UNSATISFIABLE && a->form < CONN_FORM_COUNT);
+	FUZZ_CHECK(a->kind <= ANSWER_ERROR_PAGE && a->form < CONN_FORM_COUNT);
 	if (a->kind == ANSWER_LATER) {
 		FUZZ_CHECK(in->queue_busy && a->consumed == 0);
 		return;

@@ -342,6 +342,97 @@ TEST(AnswerTest, Table)
 	}
 }
 
+// BEHAVIOUR 10.12: what a GET or HEAD that finds no file gets with --error-page 404 and
+// with --fallback (kIndex stands for the fallback file, kPage for the 404 page), and
+// what still wins over them.
+TEST(AnswerTest, ErrorPageAndFallback)
+{
+	const struct cached_file page = MakeFile(CACHED_FILE);
+	const struct site_pages error_page = {&page, nullptr};
+	const struct site_pages fallback = {&page, &kIndex}; // the fallback shadows the page
+	const struct {
+		const char *label;
+		const char *head;
+		const struct site_pages *pages;
+		answer_kind kind;
+		const struct cached_file *file; // nullptr: a static or redirect answer
+		uint8_t cache_counter;
+		uint8_t status_counter;
+	} rows[] = {
+		{"a missing file gets the page as a 404", "GET /nope HTTP/1.1\r\n\r\n", &error_page,
+		 ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"so does its HEAD", "HEAD /nope HTTP/1.1\r\n\r\n", &error_page, ANSWER_ERROR_PAGE,
+		 &page, C_cache_misses, C_responses_404},
+		{"a directory's missing index", "GET /empty/ HTTP/1.1\r\n\r\n", &error_page,
+		 ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"never a 304", "GET /nope HTTP/1.1\r\nIf-None-Match: *\r\n\r\n", &error_page,
+		 ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"a real file wins over the page", "GET /index.html HTTP/1.1\r\n\r\n", &error_page,
+		 ANSWER_FILE, &kIndex, C_cache_hits, C_responses_200},
+		{"the 301 wins over the page", "GET /sub HTTP/1.1\r\n\r\n", &error_page,
+		 ANSWER_REDIRECT, nullptr, C_cache_misses, C_responses_301},
+		{"a bad escape stays 400", "GET /a%2fb HTTP/1.1\r\n\r\n", &error_page, ANSWER_STATIC,
+		 nullptr, C_cache_misses, C_responses_400},
+		{"/health wins over the page", "GET /health HTTP/1.1\r\n\r\n", &error_page,
+		 ANSWER_STATIC, nullptr, kNone, C_responses_200},
+		{"a missing file gets the fallback, a hit", "GET /app/x HTTP/1.1\r\n\r\n", &fallback,
+		 ANSWER_FILE, &kIndex, C_cache_hits, C_responses_200},
+		{"the fallback revalidates", "GET /app/x HTTP/1.1\r\nIf-None-Match: \"a-1-2\"\r\n\r\n",
+		 &fallback, ANSWER_NOT_MODIFIED, &kIndex, C_cache_hits, C_responses_304},
+		{"the fallback takes ranges", "GET /app/x HTTP/1.1\r\nRange: bytes=2-4\r\n\r\n",
+		 &fallback, ANSWER_PARTIAL, &kIndex, C_cache_hits, C_responses_206},
+		{"the 301 wins over the fallback", "GET /sub HTTP/1.1\r\n\r\n", &fallback,
+		 ANSWER_REDIRECT, nullptr, C_cache_misses, C_responses_301},
+		{"/metrics wins over the fallback", "GET /metrics HTTP/1.1\r\n\r\n", &fallback,
+		 ANSWER_METRICS, nullptr, kNone, C_responses_200},
+		{"a bad escape is no fallback", "GET /%zz HTTP/1.1\r\n\r\n", &fallback, ANSWER_STATIC,
+		 nullptr, C_cache_misses, C_responses_400},
+		{"other methods still 405", "PUT /app/x HTTP/1.1\r\n\r\n", &fallback, ANSWER_STATIC,
+		 nullptr, kNone, C_responses_405},
+	};
+	for (const auto &row : rows) {
+		SCOPED_TRACE(row.label);
+		std::string input = row.head;
+		struct http_request req;
+		ASSERT_EQ(parse_request(input.data(), input.size(), &req), PARSE_COMPLETE);
+		struct answer_input in = {};
+		in.request = &req;
+		in.fields = input.data() + req.line.line_len;
+		in.now = FixedNow;
+		in.find_file = FindIndex;
+		in.pages = row.pages;
+		in.buffered = (uint32_t)input.size();
+		in.outcome = PARSE_COMPLETE;
+		struct answer a;
+		answer_request(&in, &a);
+		EXPECT_EQ(a.kind, row.kind);
+		if (row.file)
+			EXPECT_EQ(a.file, row.file);
+		EXPECT_EQ(a.cache_counter, row.cache_counter);
+		EXPECT_EQ(a.status_counter, row.status_counter);
+	}
+	// "/" without an index.html: the fallback takes the place of the hello.
+	std::string root = "GET / HTTP/1.1\r\n\r\n";
+	struct http_request req;
+	ASSERT_EQ(parse_request(root.data(), root.size(), &req), PARSE_COMPLETE);
+	struct answer_input in = {};
+	in.request = &req;
+	in.fields = root.data() + req.line.line_len;
+	in.now = FixedNow;
+	in.find_file = FindNothing;
+	in.pages = &fallback;
+	in.buffered = (uint32_t)root.size();
+	in.outcome = PARSE_COMPLETE;
+	struct answer a;
+	answer_request(&in, &a);
+	EXPECT_EQ(a.kind, ANSWER_FILE);
+	EXPECT_EQ(a.file, &kIndex);
+	in.pages = &error_page; // the page is for 404s: "/" still says hello
+	answer_request(&in, &a);
+	EXPECT_EQ(a.kind, ANSWER_STATIC);
+	EXPECT_EQ(a.response, RESP_HELLO);
+}
+
 // The status counter always names the response actually chosen, in both forms.
 TEST(AnswerTest, StatusCounterMatchesTheStaticResponse)
 {

@@ -286,6 +286,50 @@ TEST(CliTest, HeaderRepeats)
 	EXPECT_EQ(opts.header_count, static_cast<uint32_t>(CLI_HEADERS_MAX));
 }
 
+// --error-page takes 404=/NAME only, --fallback /NAME (BEHAVIOUR 10.12); --header-for
+// takes two words, repeatable and kept in order (BEHAVIOUR 10.13); all need CLI_ACCEPT_ROOT.
+TEST(CliTest, SitePagesAndHeaderFor)
+{
+	struct cli_options opts;
+	const unsigned root = CLI_ACCEPT_ROOT;
+	// Words that outlive the parse, to read the kept pointers (ParseGuarded frees its own).
+	char w0[] = "apollod", w1[] = "--error-page", w2[] = "404=/e/404.html",
+	     w3[] = "--fallback=/index.html", w4[] = "--header-for", w5[] = "/a/", w6[] = "A: 1",
+	     w7[] = "--header-for=*.zip", w8[] = "B: 2";
+	char *argv[] = {w0, w1, w2, w3, w4, w5, w6, w7, w8, nullptr};
+	ASSERT_EQ(cli_parse(9, argv, root, &opts), 1);
+	EXPECT_STREQ(opts.error_page, "/e/404.html");
+	EXPECT_STREQ(opts.fallback, "/index.html");
+	ASSERT_EQ(opts.header_for_count, 2u);
+	EXPECT_STREQ(opts.header_for_pattern[0], "/a/");
+	EXPECT_STREQ(opts.header_for_field[0], "A: 1");
+	EXPECT_STREQ(opts.header_for_pattern[1], "*.zip");
+	EXPECT_STREQ(opts.header_for_field[1], "B: 2");
+	ASSERT_EQ(ParseGuarded({}, root, &opts), 1);
+	EXPECT_EQ(opts.error_page, nullptr);
+	EXPECT_EQ(opts.fallback, nullptr);
+	const std::vector<std::vector<std::string>> refused = {
+		{"--error-page", "500=/500.html"}, {"--error-page", "400=/x"},
+		{"--error-page", "404=404.html"},  {"--error-page", "404=/"},
+		{"--error-page", "404"},           {"--error-page", "/404.html"},
+		{"--fallback", "index.html"},      {"--fallback", "/"},
+		{"--fallback="},                   {"--error-page"},
+		{"--header-for", "/a/"},           {"--header-for"},
+	};
+	for (const auto &words : refused) {
+		SCOPED_TRACE(words[0] + " " + (words.size() > 1 ? words[1] : ""));
+		EXPECT_EQ(ParseGuarded(words, root, &opts), 0);
+	}
+	EXPECT_EQ(ParseGuarded({"--fallback", "/index.html"}, CLI_ACCEPT_LISTEN, &opts), 0);
+	std::vector<std::string> many;
+	for (int i = 0; i <= CLI_HEADER_FOR_MAX; i++)
+		many.insert(many.end(), {"--header-for", "/", "X: " + std::to_string(i)});
+	EXPECT_EQ(ParseGuarded(many, root, &opts), 0);
+	many.resize(many.size() - 3);
+	ASSERT_EQ(ParseGuarded(many, root, &opts), 1);
+	EXPECT_EQ(opts.header_for_count, static_cast<uint32_t>(CLI_HEADER_FOR_MAX));
+}
+
 TEST(CliTest, FormatAnnounce)
 {
 	const struct {

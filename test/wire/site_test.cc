@@ -88,6 +88,8 @@ const std::vector<std::pair<std::string, std::string>> kSite = {
 	{".env", "SECRET=1\n"},
 	{".git/config", "[core]\n"},
 	{"sub/.htaccess", "deny\n"},
+	{".well-known/security.txt", "Contact: mailto:security@example.org\n"}, // 10.11
+	{".well-known/.hidden", "a dot name inside .well-known\n"},
 	{"t/f.woff", "woff"}, {"t/f.woff2", "woff2"}, {"t/f.ttf", "ttf"}, {"t/f.otf", "otf"},
 	{"t/v.mp4", "mp4"}, {"t/v.webm", "webm"}, {"t/a.mp3", "mp3"}, {"t/a.ogg", "ogg"},
 	{"t/m.mjs", "mjs"}, {"t/i.avif", "avif"}, {"t/s.webmanifest", "{}"},
@@ -366,6 +368,7 @@ struct CurlCase {
 	std::string body;       // the body curl must end with (decoded, with --compressed)
 	std::vector<std::string> args = {}; // more curl arguments
 	std::string encoding = "";          // the Content-Encoding curl must see
+	int port = 0;                       // the daemon asked; 0: the site server
 };
 
 // Long targets: a file's with a long query, a directory's (its 301 keeps the query).
@@ -377,6 +380,13 @@ const std::string kLongSub7999 = "/sub?q=" + std::string(7999 - 7, 'y');
 TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 {
 	const std::string base = "http://127.0.0.1:" + std::to_string(port());
+	// The same tree with an error page, and with a fallback (BEHAVIOUR 10.12).
+	Daemon error_page, fallback;
+	DaemonOptions options;
+	options.extra_args = {"--root", site_dir, "--error-page", "404=/sub/page.html"};
+	START_DAEMON(error_page, options);
+	options.extra_args = {"--root", site_dir, "--fallback", "/index.html"};
+	START_DAEMON(fallback, options);
 	const CurlCase cases[] = {
 		{"index", "/", false, "200 text/html; charset=utf-8 /", Body("index.html")},
 		{"redirect_seen", "/sub", false, "301 text/plain; charset=utf-8 /sub",
@@ -408,25 +418,43 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		 "200 text/html; charset=utf-8 /sub/" + kLongSub7999.substr(4), Body("sub/index.html")},
 		{"target_8001_uri_too_long", kLongQuery8000 + "x", false,
 		 "414 text/plain; charset=utf-8 " + kLongQuery8000 + "x", "uri too long\n"},
+		{"well_known", "/.well-known/security.txt", false,
+		 "200 text/plain; charset=utf-8 /.well-known/security.txt",
+		 Body(".well-known/security.txt")},
+		{"well_known_dot_name_hidden", "/.well-known/.hidden", false,
+		 "404 text/plain; charset=utf-8 /.well-known/.hidden", "not found\n"},
+		{"error_page", "/no/such/page", false, "404 text/html; charset=utf-8 /no/such/page",
+		 Body("sub/page.html"), {}, "", error_page.port()},
+		{"error_page_for_a_dotfile", "/.env", false, "404 text/html; charset=utf-8 /.env",
+		 Body("sub/page.html"), {}, "", error_page.port()},
+		{"fallback", "/app/settings?tab=2", false,
+		 "200 text/html; charset=utf-8 /app/settings?tab=2", Body("index.html"), {}, "",
+		 fallback.port()},
+		{"fallback_real_file_wins", "/sub/page.html", false,
+		 "200 text/html; charset=utf-8 /sub/page.html", Body("sub/page.html"), {}, "",
+		 fallback.port()},
+		{"fallback_revalidated", "/app/x", false, "304  /app/x", "",
+		 {"-H", "If-None-Match: *"}, "", fallback.port()},
 	};
 	for (const CurlCase &c : cases) {
 		SCOPED_TRACE(c.label);
+		const std::string here = c.port ? "http://127.0.0.1:" + std::to_string(c.port) : base;
 		std::vector<std::string> argv = {
 			"curl", "-sS", "--max-time", "10", "--path-as-is", "-w",
 			"\n%{http_code} %{content_type} %{url_effective} %header{content-encoding}"};
 		if (c.follow)
 			argv.push_back("-L");
 		argv.insert(argv.end(), c.args.begin(), c.args.end());
-		argv.push_back(base + c.target);
+		argv.push_back(here + c.target);
 		CommandResult r = RunCommand(argv, "", kTimeoutMs);
 		ASSERT_TRUE(r.ran) << r.problem;
 		ASSERT_EQ(r.exit_code, 0) << r.err;
 		size_t nl = r.out.rfind('\n');
 		ASSERT_NE(nl, std::string::npos) << r.out;
 		std::string summary = r.out.substr(nl + 1);
-		size_t at = summary.find(base); // the final URL, shown as its path
+		size_t at = summary.find(here); // the final URL, shown as its path
 		ASSERT_NE(at, std::string::npos) << summary;
-		summary.erase(at, base.size());
+		summary.erase(at, here.size());
 		EXPECT_EQ(summary, c.want + " " + c.encoding);
 		EXPECT_EQ(r.out.substr(0, nl), c.body);
 	}

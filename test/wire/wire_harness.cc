@@ -577,6 +577,10 @@ FileRoot::FileRoot(const std::vector<std::pair<std::string, std::string>> &files
 	}
 	dir_ = name;
 	for (const auto &f : files) {
+		for (size_t slash = f.first.find('/'); slash != std::string::npos;
+		     slash = f.first.find('/', slash + 1))
+			if (mkdir((dir_ + "/" + f.first.substr(0, slash)).c_str(), 0755) == 0)
+				dirs_.push_back(f.first.substr(0, slash)); // EEXIST: made already
 		std::ofstream(dir_ + "/" + f.first, std::ios::binary) << f.second;
 		names_.push_back(f.first);
 	}
@@ -588,6 +592,8 @@ FileRoot::~FileRoot()
 		return;
 	for (const std::string &n : names_)
 		unlink((dir_ + "/" + n).c_str());
+	for (auto d = dirs_.rbegin(); d != dirs_.rend(); ++d) // the deepest first
+		rmdir((dir_ + "/" + *d).c_str());
 	rmdir(dir_.c_str());
 }
 

@@ -459,9 +459,10 @@ private:
 	std::string path_;
 };
 
-// A fresh /tmp/apollod-root-XXXXXX (mode 0755) holding files, each a name (no '/') and
-// its bytes, for --root: removed with them when the object goes. dir() is "" when
-// creation failed (the test has failed non-fatally then).
+// A fresh /tmp/apollod-root-XXXXXX (mode 0755) holding files, each a relative path
+// ("a/b.txt": the directories on the way are made, mode 0755) and its bytes, for --root:
+// removed with them when the object goes. dir() is "" when creation failed (the test has
+// failed non-fatally then).
 class FileRoot {
 public:
 	explicit FileRoot(const std::vector<std::pair<std::string, std::string>> &files);
@@ -473,6 +474,7 @@ public:
 private:
 	std::string dir_;
 	std::vector<std::string> names_;
+	std::vector<std::string> dirs_; // made here, in the order made
 };
 
 // ---- Child programs ----
