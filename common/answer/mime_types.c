@@ -111,22 +111,33 @@ static enum mime_problem add_extension(const char *w, size_t n, struct text_span
 	return MIME_OK;
 }
 
-/* Reads the one line [p, end) (no LF). Returns MIME_OK or the problem. */
+/* Reads the one line [p, end) (no LF). Its type is checked, and its length and charset
+ * settled, only when an extension follows: a type no extension names is never served
+ * (Debian's file has some longer than CONTENT_TYPE_MAX). Returns MIME_OK or the problem. */
 static enum mime_problem parse_line(const char *p, const char *end, struct mime_table *t)
 {
-	struct text_span type = {0, 0};
-	int words = 0;
+	struct text_span word0 = {0, 0}, type = {0, 0};
 	for (;;) {
 		while (p < end && is_blank(*p))
 			p++;
 		if (p == end || *p == '#')
-			return MIME_OK; /* the rest is a comment */
+			return word0.text && !type.text && !is_media_type(word0.text, word0.len)
+				       ? MIME_BAD_TYPE
+				       : MIME_OK; /* the rest is a comment */
 		const char *w = p;
 		while (p < end && !is_blank(*p))
 			p++;
 		size_t n = (size_t)(p - w);
-		enum mime_problem r = words++ == 0 ? served_type(w, n, t, &type)
-						   : add_extension(w, n, type, t);
+		enum mime_problem r = MIME_OK;
+		if (!word0.text) {
+			word0.text = w;
+			word0.len = (uint32_t)n;
+			continue;
+		}
+		if (!type.text)
+			r = served_type(word0.text, word0.len, t, &type);
+		if (r == MIME_OK)
+			r = add_extension(w, n, type, t);
 		if (r != MIME_OK)
 			return r;
 	}

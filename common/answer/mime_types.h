@@ -107,11 +107,13 @@ STATIC_ASSERT(CONTENT_TYPE_MAX == 80 && MIME_EXT_MAX == 32 && MIME_ENTRIES_MAX =
 	      "the limits the problem words name");
 
 /* Reads text[0..len) in the /etc/mime.types format into *t (emptied first): lines of a
- * type, then zero or more extensions, separated by spaces or tabs (a CR before the LF is
- * a space); blank lines; a '#' where a word would start begins a comment to the end of
- * the line. A text/ type without a ';' gets "; charset=utf-8" (copied to text_types);
- * others point into text. Returns MIME_OK, or the problem with *line set to its 1-based
- * line number. Pure: writes only *t and *line. */
+ * type (type/subtype, tokens: no parameters), then zero or more extensions (tokens
+ * without '/'), separated by spaces or tabs (a CR before the LF is a space); blank
+ * lines; a '#' where a word would start begins a comment to the end of the line. A
+ * text/ type gets "; charset=utf-8" (copied to text_types); others point into text. A
+ * type's length counts only when it names an extension. Returns MIME_OK (*line: the
+ * lines read), or the problem with *line set to its 1-based line number. Pure: writes
+ * only *t and *line. */
 enum mime_problem mime_table_parse(const char *text, size_t len, struct mime_table *t,
 				   uint32_t *line);
 
