@@ -445,7 +445,7 @@ static enum exit_code reserve(uint64_t bytes, void **at)
 #define WELL_KNOWN ".well-known"
 
 /* Returns 1 when the len-byte name (one path component) is hidden from a listing: it
- * starts with '.' and is not WELL_KNOWN (BEHAVIOUR 10.11). */
+ * starts with '.' and is not WELL_KNOWN, which the web expects to reach. */
 static int hidden_component(const char *name, size_t len)
 {
 	return len && name[0] == '.' &&
