@@ -583,7 +583,7 @@ static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t
 		if (at != len || !span_eq(e->name, dir, len))
 			break;
 		at += at != 0;
-		struct listing_row row = {e->name + at, e->name_len - at, e->size, e->mtime,
+		struct listing_entry row = {e->name + at, e->name_len - at, e->size, e->mtime,
 					  e->kind == CACHED_DIRECTORY};
 		if (hidden_component(row.name, row.name_len))
 			continue;

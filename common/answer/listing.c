@@ -124,7 +124,7 @@ static char *put_time(char *out, uint64_t unix_seconds)
 	return put_padded(p, t.second, 2);
 }
 
-size_t listing_row(char *out, const struct listing_row *r)
+size_t listing_row(char *out, const struct listing_entry *r)
 {
 	char *p = copy_span(out, LITERAL(ROW_START));
 	p += listing_href(p, r->name, r->name_len);

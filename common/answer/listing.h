@@ -28,7 +28,7 @@ APOLLOD_EXTERN_C_BEGIN
 	(LISTING_ROW_FIXED + (LISTING_ESCAPE_MAX + LISTING_HREF_MAX) * (uint64_t)(name_len))
 
 /* One row: an entry of the directory. */
-struct listing_row {
+struct listing_entry {
 	const char *name;  /* the entry's own name (its last path component) */
 	size_t name_len;
 	uint64_t size;     /* bytes (files) */
@@ -46,7 +46,7 @@ size_t listing_start(char *out, const char *dir, size_t dir_len);
  * the name HTML-escaped (& < > " '), the size in decimal bytes ("-" for a directory),
  * the time as LISTING_TIME_LEN bytes of UTC. Returns the bytes written, at most
  * LISTING_ROW_MAX(r->name_len). */
-size_t listing_row(char *out, const struct listing_row *r);
+size_t listing_row(char *out, const struct listing_entry *r);
 
 /* Writes at out the page's end. Returns the bytes written. */
 size_t listing_end(char *out);

@@ -48,11 +48,11 @@ INSTANTIATE_TEST_SUITE_P(Cases, ListingEscapeTest, testing::ValuesIn(kEscapeCase
 TEST(ListingRowTest, FileAndDirectoryRows)
 {
 	char out[LISTING_ROW_MAX(32)];
-	struct listing_row file = {"a&b.txt", 7, 1234, 1700000000, 0};
+	struct listing_entry file = {"a&b.txt", 7, 1234, 1700000000, 0};
 	EXPECT_EQ(std::string(out, listing_row(out, &file)),
 		  "<tr><td><a href=\"a%26b.txt\">a&amp;b.txt</a></td><td>1234</td>"
 		  "<td>2023-11-14 22:13:20</td></tr>\n");
-	struct listing_row dir = {"d", 1, 0, 0, 1};
+	struct listing_entry dir = {"d", 1, 0, 0, 1};
 	EXPECT_EQ(std::string(out, listing_row(out, &dir)),
 		  "<tr><td><a href=\"d/\">d/</a></td><td>-</td><td>1970-01-01 00:00:00</td></tr>\n");
 }
@@ -62,7 +62,7 @@ TEST(ListingRowTest, WorstCaseFitsTheBounds)
 {
 	const std::string name(255, '"');
 	std::string out(LISTING_ROW_MAX(255), '\0');
-	struct listing_row r = {name.data(), name.size(), UINT64_MAX, 253402300799ull, 1};
+	struct listing_entry r = {name.data(), name.size(), UINT64_MAX, 253402300799ull, 1};
 	EXPECT_LE(listing_row(&out[0], &r), LISTING_ROW_MAX(255));
 	std::string page(LISTING_PAGE_MAX(255), '\0');
 	size_t n = listing_start(&page[0], name.data(), name.size());
