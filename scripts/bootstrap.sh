@@ -30,6 +30,7 @@ packages=(
 	libclang-rt-dev  # ... and their runtime: libclang_rt.fuzzer, asan, ubsan
 	systemd          # systemd-socket-activate (activation tests), systemd-analyze verify (packaging/)
 	prometheus       # promtool (checks the /metrics exposition) and a real server that scrapes it
+	chromium         # a real browser, headless: the --listing page as it renders (test/wire/listing_test.cc)
 )
 
 missing=()

@@ -27,7 +27,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define ANSWER_BODY_SKIP_MAX (1024u * 1024u)
 
 /* The name a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
-#define ANSWER_INDEX_NAME "index.html"
+#define ANSWER_INDEX_NAME FILE_INDEX_NAME
 
 /* Looks a path up in the file cache: file_cache_find's contract. */
 typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
@@ -166,6 +166,13 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	if (f && f->kind == CACHED_FILE) {
 		answer_file(in, a, f);
 		return;
+	}
+	if (!f && index && d == URL_PATH_OK) { /* no index page: the listing, if any (10.14) */
+		f = in->find_file(name, len - (sizeof(ANSWER_INDEX_NAME) - 1));
+		if (f) { /* only a listing is named "dir/" or "": a file */
+			answer_file(in, a, f);
+			return;
+		}
 	}
 	a->cache_counter = miss ? C_cache_misses : ANSWER_NO_COUNTER;
 	if (f && !index) { /* a directory: its index is one '/' away */

@@ -8,6 +8,7 @@
 #include "common/base/clock.h"
 #include "common/base/console.h"
 #include "common/base/errno_text.h"
+#include "common/answer/listing.h"
 #include "common/answer/mime_types.h"
 #include "common/answer/responses.h"
 #include "common/base/span.h"
@@ -73,7 +74,16 @@ struct file_cache_state {
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
 	uint32_t variants_max;     /* files whose name ends in .br or .gz */
+	uint32_t directories;      /* directories among the entries, the root not included */
 	uint64_t names_max;        /* name bytes */
+	/* --listing (BEHAVIOUR 10.14): the pages, made after the loading walk */
+	uint32_t listings_max;     /* directories + 1 (the root) with --listing, else 0 */
+	uint32_t listing_count;    /* pages at files[entries_max + variants_max ...] */
+	char *listing_arena;       /* each page's name ("dir/", "" for the root), then its
+				    * bytes; listing_arena_max reserved */
+	uint64_t listing_arena_max;
+	uint64_t listing_used;
+	uint64_t root_mtime;       /* DIR's own mtime (as Last-Modified serves it) */
 	/* Filled by the second walk (the first one counts with entry_count, names_used): */
 	uint64_t names_used;
 	uint32_t file_count;       /* regular files among the entries */
@@ -209,13 +219,20 @@ static size_t u64_to_hex(uint64_t v, char *out)
 	return n;
 }
 
-/* The file's times as served: Last-Modified is its mtime's second, but never before 1970
- * and never after the load began (RFC 9110 8.8.2.1: an origin server must not send a
- * Last-Modified later than its Date); the ETag takes the mtime as it is, to the ns. */
+/* An mtime's second as Last-Modified serves it: never before 1970 and never after the
+ * load began (RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
+ * than its Date). */
+static uint64_t served_second(int64_t s)
+{
+	return s < 0 ? 0 : (uint64_t)s > cache.load_second ? cache.load_second : (uint64_t)s;
+}
+
+/* The file's times as served: Last-Modified is served_second of its mtime; the ETag
+ * takes the mtime as it is, to the ns. */
 static void note_times(const struct statx *st, struct loaded_file *out)
 {
 	int64_t s = st->stx_mtime.tv_sec;
-	out->mtime = s < 0 ? 0 : (uint64_t)s > cache.load_second ? cache.load_second : (uint64_t)s;
+	out->mtime = served_second(s);
 	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
 	out->inode = st->stx_ino;
 }
@@ -258,6 +275,16 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 	return EXIT_OK;
 }
 
+/* Puts files[at], whose name is set, in the hash index. */
+static void index_insert(uint32_t at)
+{
+	const struct cached_file *f = &cache.files[at];
+	uint32_t i = name_hash(f->name, f->name_len);
+	while (cache.index_slot[i & (cache.index_size - 1)])
+		i++;
+	cache.index_slot[i & (cache.index_size - 1)] = at + 1;
+}
+
 /* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
  * checked every limit. Returns the entry. */
 static struct cached_file *add_entry(size_t len, enum cached_kind kind)
@@ -267,32 +294,43 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	f->name_len = (uint16_t)len;
 	f->kind = (uint8_t)kind;
 	cache.names_used += (uint32_t)len;
-	uint32_t i = name_hash(f->name, len);
-	while (cache.index_slot[i & (cache.index_size - 1)])
-		i++;
-	cache.index_slot[i & (cache.index_size - 1)] = cache.entry_count + 1;
-	cache.entry_count++;
+	index_insert(cache.entry_count++);
 	return f;
 }
 
-/* Renders the validators of the file l (HEAD_LAST_MODIFIED_FIELD, then HEAD_ETAG_FIELD)
- * at the end of the head arena, and points f->etag at its ETag there. */
-static void add_validators(struct cached_file *f, const struct loaded_file *l)
+/* Starts f's validators at the end of the head arena: HEAD_LAST_MODIFIED_FIELD of
+ * f->mtime, HEAD_ETAG_FIELD and the ETag's opening quote, with f->etag pointing at it.
+ * Returns where the ETag goes on; end_validators closes it. */
+static char *start_validators(struct cached_file *f)
 {
-	char *out = cache.head_arena + cache.heads_used;
-	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
-	http_date_render(p, l->mtime);
+	char *p = copy_span(cache.head_arena + cache.heads_used, LITERAL(HEAD_LAST_MODIFIED_FIELD));
+	http_date_render(p, f->mtime);
 	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
 	f->etag = p;
 	*p++ = '"';
+	return p;
+}
+
+/* Closes the ETag that start_validators began and ends at p, and takes the validators'
+ * bytes from the head arena. */
+static void end_validators(struct cached_file *f, char *p)
+{
+	*p++ = '"';
+	f->etag_len = (uint8_t)(p - f->etag);
+	cache.heads_used = (uint64_t)(p - cache.head_arena);
+}
+
+/* Renders the validators of the file l (its mtime in f->mtime) at the end of the head
+ * arena: the ETag "<size>-<mtime ns>-<inode>" (BEHAVIOUR 10.8). */
+static void add_validators(struct cached_file *f, const struct loaded_file *l)
+{
+	char *p = start_validators(f);
 	p += u64_to_hex(l->size, p);
 	*p++ = '-';
 	p += u64_to_hex(l->mtime_ns, p);
 	*p++ = '-';
 	p += u64_to_hex(l->inode, p);
-	*p++ = '"';
-	f->etag_len = (uint8_t)(p - f->etag);
-	cache.heads_used += (uint64_t)(p - out);
+	end_validators(f, p);
 }
 
 /* Records the loaded file path[0..len): its entry and its validators; its heads come
@@ -363,13 +401,20 @@ static void link_variants(void)
 	}
 }
 
+/* Returns 1 when f is a directory's listing: its name is "dir/", or "" for the root's. */
+static int is_listing(const struct cached_file *f)
+{
+	return f->name_len == 0 || f->name[f->name_len - 1] == '/';
+}
+
 /* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
- * (the type and its --header-for fields), encoding, validators and variants, and notes
- * where a 206 splices it. */
+ * (the type: a listing's is LISTING_TYPE; its --header-for fields), encoding,
+ * validators and variants, and notes where a 206 splices it. */
 static void render_heads(struct cached_file *f)
 {
-	struct text_span type;
-	mime_type_of(f->name, f->name_len, &type);
+	struct text_span type = {LITERAL(LISTING_TYPE)};
+	if (!is_listing(f))
+		mime_type_of(f->name, f->name_len, &type);
 	struct text_span validators = file_validators(f);
 	char fields[FILE_FIELDS_200_MAX + PATH_FIELDS_BLOCK_MAX];
 	char *p = fields;
@@ -394,9 +439,218 @@ static void render_heads(struct cached_file *f)
 				u64_to_dec(f->size, digits));
 }
 
+/* Maps bytes of anonymous memory at *at (nothing for 0). Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code reserve(uint64_t bytes, void **at)
+{
+	*at = 0;
+	if (bytes == 0)
+		return EXIT_OK;
+	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
+	if (sys_is_error(m))
+		return fail_because(EXIT_ROOT_READ, "cannot map memory for the cache", m);
+	*at = (void *)m;
+	return EXIT_OK;
+}
+
+#define WELL_KNOWN ".well-known"
+
+/* Returns 1 when the len-byte name (one path component) is hidden from a listing: it
+ * starts with '.' and is not WELL_KNOWN, which the web expects to reach. */
+static int hidden_component(const char *name, size_t len)
+{
+	return len && name[0] == '.' &&
+	       !(len == sizeof(WELL_KNOWN) - 1 && span_eq(name, LITERAL(WELL_KNOWN)));
+}
+
+/* Returns 1 when some component of the len-byte path is hidden_component. */
+static int hidden_path(const char *path, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		size_t end = at;
+		while (end < len && path[end] != '/')
+			end++;
+		if (hidden_component(path + at, end - at))
+			return 1;
+		at = end + 1;
+	}
+	return 0;
+}
+
+/* The bytes of f's name before its last '/' (its directory's name; 0 in the root). */
+static size_t parent_len(const struct cached_file *f)
+{
+	size_t i = f->name_len;
+	while (i > 0 && f->name[i - 1] != '/')
+		i--;
+	return i ? i - 1 : 0;
+}
+
+/* Compares a[0..an) with b[0..bn) byte by byte (unsigned), a prefix first. Returns <0,
+ * 0 or >0. */
+static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	for (size_t i = 0; i < an && i < bn; i++)
+		if (a[i] != b[i])
+			return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+	return an < bn ? -1 : an > bn;
+}
+
+/* The order of the listings: by directory, then directories before files, then by own
+ * name, bytewise. Returns <0, 0 or >0 for entries x and y of files[]. */
+static int listing_order(uint32_t x, uint32_t y)
+{
+	const struct cached_file *a = &cache.files[x], *b = &cache.files[y];
+	size_t pa = parent_len(a), pb = parent_len(b);
+	int c = bytes_cmp(a->name, pa, b->name, pb);
+	if (c || a->kind != b->kind)
+		return c ? c : a->kind == CACHED_DIRECTORY ? -1 : 1;
+	size_t sa = pa + (pa != 0), sb = pb + (pb != 0); /* past the '/' */
+	return bytes_cmp(a->name + sa, a->name_len - sa, b->name + sb, b->name_len - sb);
+}
+
+/* Moves order[i] down the max-heap order[0..n) to its place. */
+static void sift_down(uint32_t *order, size_t i, size_t n)
+{
+	for (size_t child; (child = 2 * i + 1) < n; i = child) {
+		if (child + 1 < n && listing_order(order[child], order[child + 1]) < 0)
+			child++;
+		if (listing_order(order[i], order[child]) >= 0)
+			return;
+		uint32_t t = order[i];
+		order[i] = order[child];
+		order[child] = t;
+	}
+}
+
+/* Sorts order[0..n) by listing_order: heapsort, in place, no recursion, n log n. */
+static void sort_for_listings(uint32_t *order, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(order, i, n);
+	for (size_t end = n; end-- > 1;) {
+		uint32_t t = order[0];
+		order[0] = order[end];
+		order[end] = t;
+		sift_down(order, 0, end);
+	}
+}
+
+/* The first position in the sorted order[0..n) whose entry's directory is not before
+ * dir[0..len) (binary search). */
+static size_t first_child(const uint32_t *order, size_t n, const char *dir, size_t len)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cached_file *f = &cache.files[order[mid]];
+		if (bytes_cmp(f->name, parent_len(f), dir, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Returns 1 when directory dir[0..len) ("" for the root) holds a loaded index page. */
+static int has_index(const char *dir, size_t len)
+{
+	char name[FILE_CACHE_PATH_MAX + sizeof("/" FILE_INDEX_NAME)];
+	char *p = copy_span(name, dir, len);
+	if (len)
+		*p++ = '/';
+	p = copy_span(p, LITERAL(FILE_INDEX_NAME));
+	const struct cached_file *f = file_cache_find(name, (size_t)(p - name));
+	return f && f->kind == CACHED_FILE;
+}
+
+/* FNV-1a, 64 bits, over a listing's bytes: its ETag, strong since the bytes are fixed. */
+static uint64_t page_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Makes the listing of directory dir[0..len) (mtime its own Last-Modified) from the
+ * sorted order[0..n): a file named "dir/" ("" for the root) in the listing arena, its
+ * validators (Last-Modified the newest of the directory and its rows, ETag
+ * "l-<size>-<hash>") and its heads. */
+static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t len,
+			uint64_t mtime)
+{
+	struct cached_file *f =
+		&cache.files[cache.entries_max + cache.variants_max + cache.listing_count];
+	char *name = cache.listing_arena + cache.listing_used;
+	char *p = copy_span(name, dir, len);
+	if (len)
+		*p++ = '/';
+	char *body = p;
+	p += listing_start(p, dir, len);
+	for (size_t i = first_child(order, n, dir, len); i < n; i++) {
+		const struct cached_file *e = &cache.files[order[i]];
+		size_t at = parent_len(e);
+		if (at != len || !span_eq(e->name, dir, len))
+			break;
+		at += at != 0;
+		struct listing_entry row = {e->name + at, e->name_len - at, e->size, e->mtime,
+					  e->kind == CACHED_DIRECTORY};
+		if (hidden_component(row.name, row.name_len))
+			continue;
+		p += listing_row(p, &row);
+		mtime = e->mtime > mtime ? e->mtime : mtime;
+	}
+	p += listing_end(p);
+	*f = (struct cached_file){0};
+	f->name = name;
+	f->name_len = (uint16_t)(body - name);
+	f->body = body;
+	f->size = (uint64_t)(p - body);
+	f->mtime = mtime;
+	f->kind = CACHED_FILE;
+	cache.listing_used += (uint64_t)(p - name);
+	char *e = start_validators(f);
+	*e++ = 'l';
+	*e++ = '-';
+	e += u64_to_hex(f->size, e);
+	*e++ = '-';
+	e += u64_to_hex(page_hash(f->body, f->size), e);
+	end_validators(f, e);
+	render_heads(f);
+	index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
+}
+
+/* With --listing: the listing of every directory, the root included, that has no index
+ * page and no hidden component (BEHAVIOUR 10.14). Returns EXIT_OK or EXIT_ROOT_READ
+ * (reported) when the sorting space cannot be mapped. */
+static enum exit_code add_listings(void)
+{
+	uint32_t *order;
+	uint64_t bytes = (uint64_t)cache.entry_count * sizeof(uint32_t);
+	enum exit_code r = reserve(bytes, (void **)&order);
+	if (r != EXIT_OK)
+		return r;
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		order[i] = i;
+	sort_for_listings(order, cache.entry_count);
+	if (!has_index("", 0))
+		add_listing(order, cache.entry_count, "", 0, cache.root_mtime);
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *d = &cache.files[i];
+		if (d->kind == CACHED_DIRECTORY && !hidden_path(d->name, d->name_len) &&
+		    !has_index(d->name, d->name_len))
+			add_listing(order, cache.entry_count, d->name, d->name_len, d->mtime);
+	}
+	if (order)
+		sys_munmap(order, bytes);
+	return EXIT_OK;
+}
+
 /* After the loading walk: links the variants, then renders every file's heads and every
- * representation's. */
-static void finish_load(void)
+ * representation's, then (--listing) makes the listings. Returns EXIT_OK or the
+ * start-up error (reported). */
+static enum exit_code finish_load(void)
 {
 	link_variants();
 	for (uint32_t i = 0; i < cache.entry_count; i++)
@@ -404,6 +658,7 @@ static void finish_load(void)
 			render_heads(&cache.files[i]);
 	for (uint32_t k = 0; k < cache.variant_count; k++)
 		render_heads(&cache.files[cache.entries_max + k]);
+	return cache.listings_max ? add_listings() : EXIT_OK;
 }
 
 /* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
@@ -417,15 +672,28 @@ static enum exit_code count_entry(size_t len)
 	return EXIT_OK;
 }
 
-/* Records the directory path[0..len) (not the root), or counts it in the first walk.
- * Returns EXIT_OK or the start-up error (reported). */
-static enum exit_code add_directory(size_t len)
+/* The served second of directory fd's mtime, asked only with --listing (its rows and
+ * pages show it); 0 without, or when statx fails (the listing then shows 1970). */
+static uint64_t directory_mtime(int fd)
 {
-	if (cache.counting)
+	struct statx st;
+	if (!(cache.load_flags & FILE_CACHE_LISTING) ||
+	    sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_MTIME, &st)))
+		return 0;
+	return served_second(st.stx_mtime.tv_sec);
+}
+
+/* Records the directory path[0..len) (not the root), open as fd, or counts it in the
+ * first walk. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code add_directory(size_t len, int fd)
+{
+	if (cache.counting) {
+		cache.directories++;
 		return count_entry(len);
+	}
 	enum exit_code r = check_room(len);
 	if (r == EXIT_OK)
-		add_entry(len, CACHED_DIRECTORY);
+		add_entry(len, CACHED_DIRECTORY)->mtime = directory_mtime(fd);
 	return r;
 }
 
@@ -512,7 +780,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub))
 			return fail_because(EXIT_ROOT_READ, "cannot open directory", sub);
-		r = add_directory(sub_len);
+		r = add_directory(sub_len, (int)sub);
 		if (r == EXIT_OK)
 			r = walk_directory((int)sub, depth + 1, sub_len);
 		sys_close((int)sub);
@@ -544,20 +812,6 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 	}
 }
 
-/* Maps bytes of anonymous memory at *at (nothing for 0). Returns EXIT_OK or
- * EXIT_ROOT_READ (reported). */
-static enum exit_code reserve(uint64_t bytes, void **at)
-{
-	*at = 0;
-	if (bytes == 0)
-		return EXIT_OK;
-	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
-	if (sys_is_error(m))
-		return fail_because(EXIT_ROOT_READ, "cannot map memory for the cache", m);
-	*at = (void *)m;
-	return EXIT_OK;
-}
-
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it,
  * and resets the counts for the second walk. Returns EXIT_OK or EXIT_ROOT_READ
  * (reported). */
@@ -567,11 +821,20 @@ static enum exit_code allocate(void)
 	cache.names_max = cache.names_used;
 	cache.entry_count = 0;
 	cache.names_used = 0;
+	cache.listings_max = cache.load_flags & FILE_CACHE_LISTING ? cache.directories + 1 : 0;
+	/* Every page's name and its start, and every row, at their largest. */
+	cache.listing_arena_max =
+		cache.listings_max ? (uint64_t)cache.listings_max *
+					       (LISTING_PAGE_MAX(FILE_CACHE_PATH_MAX) +
+						FILE_CACHE_PATH_MAX + 1) +
+				       (uint64_t)cache.entries_max * LISTING_ROW_FIXED +
+				       (LISTING_ESCAPE_MAX + LISTING_HREF_MAX) * cache.names_max
+				 : 0;
 	cache.index_size = 2;
-	while (cache.index_size < 2 * (uint64_t)cache.entries_max)
+	while (cache.index_size < 2 * ((uint64_t)cache.entries_max + cache.listings_max))
 		cache.index_size *= 2;
-	/* The representations come after the entries. */
-	uint64_t files_max = (uint64_t)cache.entries_max + cache.variants_max;
+	/* The representations come after the entries, the listings after them. */
+	uint64_t files_max = (uint64_t)cache.entries_max + cache.variants_max + cache.listings_max;
 	enum exit_code r = reserve(files_max * sizeof(struct cached_file), (void **)&cache.files);
 	if (r == EXIT_OK)
 		r = reserve((uint64_t)cache.index_size * sizeof(uint32_t), (void **)&cache.index_slot);
@@ -582,6 +845,8 @@ static enum exit_code allocate(void)
 			    (void **)&cache.head_arena);
 	if (r == EXIT_OK && cache.entries_max)
 		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&cache.body_arena);
+	if (r == EXIT_OK)
+		r = reserve(cache.listing_arena_max, (void **)&cache.listing_arena);
 	return r;
 }
 
@@ -593,6 +858,8 @@ static enum exit_code walk_root(const char *root)
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fail_because(EXIT_ROOT_READ, "cannot open directory", fd);
+	if (!cache.counting)
+		cache.root_mtime = directory_mtime((int)fd);
 	enum exit_code r = walk_directory((int)fd, 0, 0);
 	sys_close((int)fd);
 	return r;
@@ -612,7 +879,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	if (r == EXIT_OK)
 		r = walk_root(root);
 	if (r == EXIT_OK)
-		finish_load();
+		r = finish_load();
 	return r;
 }
 

@@ -127,6 +127,10 @@ static inline size_t file_head_304(char *out, const struct cached_file *f, enum 
 
 /* file_cache_load flags */
 #define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
+#define FILE_CACHE_LISTING 0x2  /* --listing: list each directory without FILE_INDEX_NAME */
+
+/* The page a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
+#define FILE_INDEX_NAME "index.html"
 
 /* Loads every regular file under root (a NUL-terminated path), whatever bytes its name
  * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits; at most
@@ -165,7 +169,8 @@ uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);
 
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
- * or NULL. Pure: no syscalls. */
+ * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the
+ * root's): no loaded name ends in '/' or is empty. Pure: no syscalls. */
 const struct cached_file *file_cache_find(const char *path, size_t len);
 
 APOLLOD_EXTERN_C_END

@@ -1,5 +1,12 @@
-/* The extension table (see mime_types.h). */
+/* The extension table and the --mime-types FILE (see mime_types.h). */
 #include "common/answer/mime_types.h"
+
+#include <linux/fcntl.h> /* O_RDONLY, O_CLOEXEC, AT_FDCWD */
+
+#include "common/base/char_class.h"
+#include "common/base/console.h"
+#include "common/base/errno_text.h"
+#include "common/base/sys.h"
 
 #define CHECK_TYPE_LEN(ext, type) \
 	STATIC_ASSERT(sizeof(type) - 1 <= CONTENT_TYPE_MAX, ext ": Content-Type too long");
@@ -19,12 +26,215 @@ static const struct {
 };
 #define CONTENT_TYPE_COUNT (sizeof(content_types) / sizeof(content_types[0]))
 
+static const char *const mime_problem_words[] = {
+#define MIME_PROBLEM_WORDS(id, words) [id] = words,
+	FOR_EACH_MIME_PROBLEM(MIME_PROBLEM_WORDS)
+#undef MIME_PROBLEM_WORDS
+};
+
+#define TEXT_PREFIX "text/"
+#define CHARSET_SUFFIX "; charset=utf-8"
+
+/* The module's state: the --mime-types FILE's text and what it says (empty without). */
+struct mime_types_state {
+	struct mime_table table; /* entries point into file[] and table.text_types */
+	char file[MIME_FILE_MAX + 1]; /* the file's bytes, read once at start-up; one byte
+				       * more tells a file that is too big */
+};
+static struct mime_types_state mime_types;
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int is_token(char c)
+{
+	return (http_char_class[(unsigned char)c] & CC_TCHAR) != 0;
+}
+
+/* Returns 1 when w[0..n) is type "/" subtype, both non-empty tokens. */
+static int is_media_type(const char *w, size_t n)
+{
+	size_t slash = 0;
+	while (slash < n && w[slash] != '/')
+		slash++;
+	if (slash == 0 || slash + 1 >= n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (i != slash && !is_token(w[i]))
+			return 0;
+	return 1;
+}
+
+/* Sets *type to the type word w[0..n) as served: a text/ type without parameters gets
+ * CHARSET_SUFFIX (copied into t->text_types). Returns MIME_OK or the problem. */
+static enum mime_problem served_type(const char *w, size_t n, struct mime_table *t,
+				     struct text_span *type)
+{
+	if (!is_media_type(w, n))
+		return MIME_BAD_TYPE;
+	type->text = w;
+	type->len = (uint32_t)n;
+	if (n < sizeof(TEXT_PREFIX) - 1 || !span_ieq(w, LITERAL(TEXT_PREFIX))) {
+		return n > CONTENT_TYPE_MAX ? MIME_TYPE_TOO_LONG : MIME_OK;
+	}
+	size_t full = n + sizeof(CHARSET_SUFFIX) - 1;
+	if (full > CONTENT_TYPE_MAX)
+		return MIME_TYPE_TOO_LONG;
+	if (full > MIME_TEXT_TYPES_MAX - t->text_used)
+		return MIME_TEXT_TYPES_FULL;
+	char *at = t->text_types + t->text_used;
+	copy_span(copy_span(at, w, n), LITERAL(CHARSET_SUFFIX));
+	t->text_used += (uint32_t)full;
+	type->text = at;
+	type->len = (uint32_t)full;
+	return MIME_OK;
+}
+
+/* Adds the extension w[0..n) of type to t. Returns MIME_OK or the problem. */
+static enum mime_problem add_extension(const char *w, size_t n, struct text_span type,
+				       struct mime_table *t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_token(w[i]))
+			return MIME_BAD_EXTENSION; /* '/' is no token character either */
+	if (n > MIME_EXT_MAX)
+		return MIME_EXTENSION_TOO_LONG;
+	if (t->count == MIME_ENTRIES_MAX)
+		return MIME_TOO_MANY;
+	struct mime_entry *e = &t->entry[t->count++];
+	e->ext = w;
+	e->ext_len = (uint8_t)n;
+	e->type = type.text;
+	e->type_len = (uint8_t)type.len;
+	return MIME_OK;
+}
+
+/* Reads the one line [p, end) (no LF). Its type is checked, and its length and charset
+ * settled, only when an extension follows: a type no extension names is never served
+ * (Debian's file has some longer than CONTENT_TYPE_MAX). Returns MIME_OK or the problem. */
+static enum mime_problem parse_line(const char *p, const char *end, struct mime_table *t)
+{
+	struct text_span word0 = {0, 0}, type = {0, 0};
+	for (;;) {
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end || *p == '#')
+			return word0.text && !type.text && !is_media_type(word0.text, word0.len)
+				       ? MIME_BAD_TYPE
+				       : MIME_OK; /* the rest is a comment */
+		const char *w = p;
+		while (p < end && !is_blank(*p))
+			p++;
+		size_t n = (size_t)(p - w);
+		enum mime_problem r = MIME_OK;
+		if (!word0.text) {
+			word0.text = w;
+			word0.len = (uint32_t)n;
+			continue;
+		}
+		if (!type.text)
+			r = served_type(word0.text, word0.len, t, &type);
+		if (r == MIME_OK)
+			r = add_extension(w, n, type, t);
+		if (r != MIME_OK)
+			return r;
+	}
+}
+
+enum mime_problem mime_table_parse(const char *text, size_t len, struct mime_table *t,
+				   uint32_t *line)
+{
+	t->count = 0;
+	t->text_used = 0;
+	*line = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *eol = p;
+		while (eol < end && *eol != '\n')
+			eol++;
+		++*line;
+		enum mime_problem r = parse_line(p, eol, t);
+		if (r != MIME_OK)
+			return r;
+		p = eol < end ? eol + 1 : end;
+	}
+	return MIME_OK;
+}
+
+int mime_table_find(const struct mime_table *t, const char *ext, size_t len,
+		    struct text_span *type)
+{
+	for (uint32_t i = t->count; i-- > 0;) {
+		const struct mime_entry *e = &t->entry[i];
+		if (e->ext_len == len && span_ieq(ext, e->ext, len)) {
+			type->text = e->type;
+			type->len = e->type_len;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Writes "apollod: --mime-types PATH[:LINE]: <reason>[: <errno text>]\n" to stderr (no
+ * line when line is 0, no errno text when err is 0). Returns EXIT_USAGE. */
+static enum exit_code refuse(const char *path, uint32_t line, enum mime_problem p, long err)
+{
+	char digits[U64_DEC_MAX];
+	char reason[ERRNO_TEXT_MAX];
+	write_stderr(LITERAL("apollod: --mime-types "));
+	write_stderr(path, cstr_len(path));
+	if (line) {
+		write_stderr(LITERAL(":"));
+		write_stderr(digits, u64_to_dec(line, digits));
+	}
+	write_stderr(LITERAL(": "));
+	write_stderr(mime_problem_words[p], cstr_len(mime_problem_words[p]));
+	if (err) {
+		write_stderr(LITERAL(": "));
+		write_stderr(reason, errno_text(err, reason));
+	}
+	write_stderr(LITERAL("\n"));
+	return EXIT_USAGE;
+}
+
+enum exit_code mime_types_load(const char *path)
+{
+	long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return refuse(path, 0, MIME_CANNOT_OPEN, fd);
+	size_t got = 0;
+	long n = 1;
+	while (got < sizeof(mime_types.file) && n != 0) {
+		n = sys_read((int)fd, mime_types.file + got, sizeof(mime_types.file) - got);
+		if (sys_is_error(n) && n != -EINTR)
+			break;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	sys_close((int)fd);
+	if (sys_is_error(n))
+		return refuse(path, 0, MIME_CANNOT_READ, n);
+	if (got > MIME_FILE_MAX)
+		return refuse(path, 0, MIME_FILE_TOO_BIG, 0);
+	uint32_t line;
+	enum mime_problem p = mime_table_parse(mime_types.file, got, &mime_types.table, &line);
+	if (p != MIME_OK) {
+		mime_types.table.count = 0;
+		return refuse(path, line, p, 0);
+	}
+	return EXIT_OK;
+}
+
 void mime_type_of(const char *name, size_t len, struct text_span *type)
 {
 	size_t dot = len;
 	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
 		dot--;
 	if (dot > 0 && name[dot - 1] == '.') {
+		if (mime_table_find(&mime_types.table, name + dot, len - dot, type))
+			return;
 		for (size_t i = 0; i < CONTENT_TYPE_COUNT; i++)
 			if (content_types[i].ext_len == len - dot &&
 			    span_ieq(name + dot, content_types[i].ext, len - dot)) {

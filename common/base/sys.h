@@ -187,6 +187,13 @@ static inline long sys_mmap(void *addr, size_t length, int prot, int flags, int 
 	return syscall6(__NR_mmap, (long)addr, (long)length, prot, flags, fd, off);
 }
 
+/* int munmap(void *addr, size_t length);
+ * Returns 0, or -errno. */
+static inline long sys_munmap(void *addr, size_t length)
+{
+	return syscall2(__NR_munmap, (long)addr, (long)length);
+}
+
 /* pid_t fork(void), as clone(SIGCHLD, 0, ...): the generic form every architecture has
  * (aarch64 has no fork(2)). With every other argument 0, the architectures' different
  * orders of clone's tid and tls arguments do not matter. Returns 0 in the child, the

@@ -13,6 +13,7 @@
 #include "common/answer/extra_fields.h"
 #include "common/answer/file_cache.h"
 #include "common/answer/path_fields.h"
+#include "common/answer/mime_types.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
@@ -304,12 +305,19 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	if (logged != EXIT_OK) /* before the socket, like --root */
 		return logged;
 	set_descriptor_limit();
+	if (plan->opts.mime_types) { /* before the tree: its heads name the types */
+		enum exit_code typed = mime_types_load(plan->opts.mime_types);
+		if (typed != EXIT_OK)
+			return typed;
+	}
 	if (plan->opts.root) { /* before the socket: a bad tree never opens a port */
 		enum exit_code watching = plan->opts.watch ? start_watch() : EXIT_OK;
 		if (watching != EXIT_OK)
 			return watching;
 		enum exit_code loaded = file_cache_load(
-			plan->opts.root, plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0,
+			plan->opts.root,
+			(plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0u) |
+				(plan->opts.listing ? FILE_CACHE_LISTING : 0u),
 			plan->opts.max_files);
 		if (loaded == EXIT_OK)
 			loaded = file_cache_pages(plan->opts.error_page, plan->opts.fallback,

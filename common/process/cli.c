@@ -210,6 +210,10 @@ static const struct flag_row flag_rows[] = {
 	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
 	{"--watch", 0, "reload --root by itself 200 ms after changes stop (inotify)", 0,
 	 CLI_ACCEPT_ROOT, FLAG_SWITCH, 0, 0, FIELD(watch)},
+	{"--listing", 0, "--root answers a directory without index.html with a listing", 0,
+	 CLI_ACCEPT_ROOT, FLAG_SWITCH, 0, 0, FIELD(listing)},
+	{"--mime-types", "FILE", "--root takes types from FILE (/etc/mime.types format) first",
+	 "built-in table only", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(mime_types)},
 	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
 	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
@@ -361,6 +365,8 @@ static void set_defaults(struct cli_options *opts)
 	opts->dotfiles = 0;
 	opts->watch = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
+	opts->listing = 0;
+	opts->mime_types = 0;
 	opts->access_log = 0;
 	opts->header_count = 0;
 	opts->error_page = 0;

@@ -49,6 +49,8 @@ struct cli_options {
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
 	uint8_t watch;               /* --watch: a change under --root reloads (watch.h) */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
+	uint8_t listing;             /* --listing: --root lists a directory without index.html */
+	const char *mime_types;      /* --mime-types FILE, or NULL */
 	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
 	/* After cli_parse returned 0: what was wrong (cli_format_problem says it). */
 	uint8_t problem;             /* CLI_PROBLEM_* */

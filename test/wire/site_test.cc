@@ -94,6 +94,7 @@ const std::vector<std::pair<std::string, std::string>> kSite = {
 	{"t/v.mp4", "mp4"}, {"t/v.webm", "webm"}, {"t/a.mp3", "mp3"}, {"t/a.ogg", "ogg"},
 	{"t/m.mjs", "mjs"}, {"t/i.avif", "avif"}, {"t/s.webmanifest", "{}"},
 	{"t/d.csv", "a,b\n"}, {"t/app.js.map", "{}"}, {"t/z.zip", "PK"},
+	{"t/c.vtt", "WEBVTT\n"}, {"t/m.glb", "glTF"}, {"t/a.flac", "fLaC"}, {"t/c.yaml", "a: 1\n"},
 	{"t/s.svg", "<svg/>"}, {"t/x.xml", "<x/>"}, {"t/r.md", "# r\n"},
 	// A stylesheet and its precompressed gzip (gzip -9n of it: a real client decodes it).
 	{"t/g.css", "body { color: teal }\n"},
@@ -435,6 +436,10 @@ TEST_F(SiteExchangeTest, CurlReplaysTheEcosystemCases)
 		 fallback.port()},
 		{"fallback_revalidated", "/app/x", false, "304  /app/x", "",
 		 {"-H", "If-None-Match: *"}, "", fallback.port()},
+		{"vtt_type", "/t/c.vtt", false, "200 text/vtt; charset=utf-8 /t/c.vtt", Body("t/c.vtt")},
+		{"glb_type", "/t/m.glb", false, "200 model/gltf-binary /t/m.glb", Body("t/m.glb")},
+		{"flac_type", "/t/a.flac", false, "200 audio/flac /t/a.flac", Body("t/a.flac")},
+		{"yaml_type", "/t/c.yaml", false, "200 application/yaml /t/c.yaml", Body("t/c.yaml")},
 	};
 	for (const CurlCase &c : cases) {
 		SCOPED_TRACE(c.label);

@@ -1,0 +1,65 @@
+/* The HTML index of a directory without index.html (--listing, BEHAVIOUR 10.14): its
+ * pieces rendered into a buffer the caller sized with the bounds below. file_cache.c
+ * picks and sorts the rows and stores the page as a file of the snapshot. Pure. */
+#ifndef APOLLOD_COMMON_LISTING_H
+#define APOLLOD_COMMON_LISTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/answer/mime_types.h"
+#include "common/base/span.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define LISTING_TYPE TEXT_UTF8("text/html")
+#define LISTING_ESCAPE_MAX 6  /* bytes one name byte may become in HTML text ("&quot;") */
+#define LISTING_HREF_MAX 3    /* bytes one name byte may become in a link ("%3C") */
+#define LISTING_TIME_LEN 19   /* "YYYY-MM-DD HH:MM:SS", UTC, a four-digit year */
+/* The fixed bytes of a page (without its rows) and of a row; the page's title and
+ * heading each hold the escaped directory path, so the bound for a directory of n bytes
+ * is LISTING_PAGE_FIXED + 2 * LISTING_ESCAPE_MAX * (n + 2). */
+#define LISTING_PAGE_FIXED 512
+#define LISTING_ROW_FIXED 128 /* markup, the size's digits, the time */
+#define LISTING_PAGE_MAX(dir_len) \
+	(LISTING_PAGE_FIXED + 2u * LISTING_ESCAPE_MAX * ((uint64_t)(dir_len) + 2u))
+#define LISTING_ROW_MAX(name_len) \
+	(LISTING_ROW_FIXED + (LISTING_ESCAPE_MAX + LISTING_HREF_MAX) * (uint64_t)(name_len))
+
+/* One row: an entry of the directory. */
+struct listing_entry {
+	const char *name;  /* the entry's own name (its last path component) */
+	size_t name_len;
+	uint64_t size;     /* bytes (files) */
+	uint64_t mtime;    /* Unix seconds, as Last-Modified serves it */
+	int directory;     /* a directory: its name and link end in '/', no size */
+};
+
+/* Writes at out the page's start for the directory dir[0..dir_len) (relative to the
+ * root, no leading or trailing '/'; empty for the root): doctype, title and heading
+ * "Index of /dir/", the table's header row and, below the root, the "../" row. Returns
+ * the bytes written, at most LISTING_PAGE_MAX(dir_len) minus the end's. */
+size_t listing_start(char *out, const char *dir, size_t dir_len);
+
+/* Writes at out the row of r: a link percent-encoded (every byte but A-Z a-z 0-9 - . _ ~),
+ * the name HTML-escaped (& < > " '), the size in decimal bytes ("-" for a directory),
+ * the time as LISTING_TIME_LEN bytes of UTC. Returns the bytes written, at most
+ * LISTING_ROW_MAX(r->name_len). */
+size_t listing_row(char *out, const struct listing_entry *r);
+
+/* Writes at out the page's end. Returns the bytes written. */
+size_t listing_end(char *out);
+
+/* Writes at out the name[0..len) with & < > " ' as character references. Returns the
+ * bytes written, at most LISTING_ESCAPE_MAX * len. */
+size_t listing_escape(char *out, const char *name, size_t len);
+
+/* Writes at out the name[0..len) percent-encoded (upper-case hex), every byte but the
+ * unreserved ones of RFC 3986 2.3. Returns the bytes written, at most
+ * LISTING_HREF_MAX * len. */
+size_t listing_href(char *out, const char *name, size_t len);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_LISTING_H */
