@@ -180,6 +180,56 @@ TEST_P(WatchTest, AddChangeRemoveWithoutFailedRequests)
 	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
 }
 
+// What curl sees of a deploy (the ecosystem replay's --watch rows, BEHAVIOUR 10.16): a
+// page and a directory with its index added after start are fetched by curl, the page's
+// type and bytes exact and the directory's 301 followed (-L), with no signal sent.
+std::string CurlSummary(int port, const std::string &target, bool follow)
+{
+	const std::string here = "http://127.0.0.1:" + std::to_string(port);
+	std::vector<std::string> argv = {"curl", "-sS", "--max-time", "10", "-w",
+					 "\n%{http_code} %{content_type} %{url_effective}"};
+	if (follow)
+		argv.push_back("-L");
+	argv.push_back(here + target);
+	CommandResult r = RunCommand(argv, "", kSeenWithinMs);
+	if (!r.ran || r.exit_code != 0)
+		return "curl failed: " + r.problem + r.err;
+	size_t at = r.out.find(here, r.out.rfind('\n'));
+	return at == std::string::npos ? r.out : r.out.erase(at, here.size());
+}
+
+// Asks curl until it reports want (or kSeenWithinMs passes); returns what it saw last.
+std::string CurlUntil(int port, const std::string &target, bool follow, const std::string &want)
+{
+	std::string seen;
+	for (int64_t end = NowMs() + kSeenWithinMs; NowMs() < end; SleepMs(20)) {
+		seen = CurlSummary(port, target, follow);
+		if (seen == want)
+			break;
+	}
+	return seen;
+}
+
+TEST_P(WatchTest, CurlFetchesADeploy)
+{
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start(Args()), "");
+	EXPECT_EQ(CurlSummary(d.port(), "/app.css", false),
+		  "not found\n\n404 text/plain; charset=utf-8 /app.css");
+	WriteFile(d.root() + "/app.css", "body{}\n");
+	EXPECT_EQ(CurlUntil(d.port(), "/app.css", false,
+			    "body{}\n\n200 text/css; charset=utf-8 /app.css"),
+		  "body{}\n\n200 text/css; charset=utf-8 /app.css")
+		<< d.Err();
+	ASSERT_EQ(mkdir((d.root() + "/docs").c_str(), 0755), 0);
+	WriteFile(d.root() + "/docs/index.html", "<p>docs</p>\n");
+	EXPECT_EQ(CurlUntil(d.port(), "/docs?v=2", true,
+			    "<p>docs</p>\n\n200 text/html; charset=utf-8 /docs/?v=2"),
+		  "<p>docs</p>\n\n200 text/html; charset=utf-8 /docs/?v=2")
+		<< d.Err();
+	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+}
+
 // 20 files written at once are one burst: one reload serves them all.
 TEST_P(WatchTest, BurstOfChangesIsOneReload)
 {
