@@ -344,7 +344,9 @@ def main():
             args.scenario, ", ".join(sc["name"] for sc in SCENARIOS)))
     duration = args.duration or (QUICK_DURATION_S if args.quick else DEFAULT_DURATION_S)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
-    tiers = [(name, binary, False) for name, binary in parse_tier_args(args.tiers)]
+    # A tier given by hand serves the tree too, unless it is min (told by its binary).
+    tiers = [(name, binary, servers.serves_files(binary))
+             for name, binary in parse_tier_args(args.tiers)]
     if args.manifest:
         tiers += tier_manifest.serving(tier_manifest.load(args.manifest))
     if not tiers:

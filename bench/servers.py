@@ -262,6 +262,11 @@ def announces(binary):
     return os.path.basename(binary) != MIN_BINARY
 
 
+def serves_files(binary):
+    """Whether the tier binary takes --root DIR: every routed tier does, min does not."""
+    return os.path.basename(binary) != MIN_BINARY
+
+
 def tier_argv(binary, extra_args=(), port=0):
     """The command line that starts tier binary on a loopback port (0: the kernel picks)."""
     if not announces(binary):
