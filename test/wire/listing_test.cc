@@ -4,7 +4,6 @@
 // out (with --dotfiles too); its validators, 304 and 206; `/` with and without --listing;
 // and the page as a real browser (headless chromium) builds it.
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,53 +135,32 @@ bool Write(const std::string &path, const std::string &content)
 	return ok;
 }
 
+// Writes kTree under dir, each entry with its mtime: "" or what failed last.
+std::string WriteTree(const std::string &dir)
+{
+	std::string error;
+	for (const Entry &e : kTree) { // directories first: made before their files
+		if (e.is_dir && !e.rel.empty())
+			mkdir((dir + "/" + e.rel).c_str(), 0755);
+	}
+	for (const Entry &e : kTree) {
+		std::string path = e.rel.empty() ? dir : dir + "/" + e.rel;
+		if (!e.is_dir && !Write(path, e.content))
+			error = "cannot write " + e.rel;
+		struct timespec times[2] = {{e.mtime, 0}, {e.mtime, 0}};
+		if (utimensat(AT_FDCWD, path.c_str(), times, 0) != 0)
+			error = "cannot set the time of " + e.rel;
+	}
+	return error;
+}
+
 // kTree under a fresh /tmp directory, served with --root and flags; both go with it.
-class ListingServer {
+class ListingServer : public ServedTree {
 public:
 	explicit ListingServer(const std::vector<std::string> &flags)
+		: ServedTree("listing", WriteTree, flags)
 	{
-		char name[] = "/tmp/apollod-listing-XXXXXX";
-		if (mkdtemp(name) == nullptr) {
-			error_ = std::string("mkdtemp: ") + strerror(errno);
-			return;
-		}
-		dir_ = name;
-		for (const Entry &e : kTree) { // directories first: made before their files
-			if (e.is_dir && !e.rel.empty())
-				mkdir((dir_ + "/" + e.rel).c_str(), 0755);
-		}
-		for (const Entry &e : kTree) {
-			std::string path = e.rel.empty() ? dir_ : dir_ + "/" + e.rel;
-			if (!e.is_dir && !Write(path, e.content))
-				error_ = "cannot write " + e.rel;
-			struct timespec times[2] = {{e.mtime, 0}, {e.mtime, 0}};
-			if (utimensat(AT_FDCWD, path.c_str(), times, 0) != 0)
-				error_ = "cannot set the time of " + e.rel;
-		}
-		DaemonOptions options;
-		options.extra_args = {"--root", dir_};
-		options.extra_args.insert(options.extra_args.end(), flags.begin(), flags.end());
-		if (error_.empty())
-			daemon_.Start(options, &error_);
 	}
-	~ListingServer()
-	{
-		daemon_.Stop();
-		if (!dir_.empty())
-			nftw(
-				dir_.c_str(),
-				[](const char *p, const struct stat *, int, struct FTW *) {
-					return remove(p);
-				},
-				16, FTW_DEPTH | FTW_PHYS);
-	}
-	const std::string &error() const { return error_; }
-	int port() const { return daemon_.port(); }
-	const std::string &dir() const { return dir_; }
-
-private:
-	std::string dir_, error_;
-	Daemon daemon_;
 };
 
 #define START_LISTING(server, ...)                                                   \

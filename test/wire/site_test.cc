@@ -3,7 +3,6 @@
 // malformed escape), names that need encoding, dotfiles hidden unless --dotfiles, and the
 // web Content-Types. Every response is checked byte for byte, for GET and for HEAD.
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,46 +113,24 @@ const std::string &Body(const std::string &rel)
 	return none;
 }
 
-// Builds the site under a fresh /tmp directory and serves it, with extra flags, for the
-// suite; both go when the suite ends.
-class SiteServer {
+// Writes the site (kSite, and an empty directory) under dir: "" or what failed.
+std::string WriteSite(const std::string &dir)
+{
+	for (const auto &f : kSite)
+		if (!Put(dir, f.first, f.second))
+			return "cannot write " + f.first;
+	mkdir((dir + "/empty").c_str(), 0755);
+	return "";
+}
+
+// The site under a fresh /tmp directory, served with extra flags, for the suite; both go
+// when the suite ends.
+class SiteServer : public ServedTree {
 public:
 	explicit SiteServer(const std::vector<std::string> &flags)
+		: ServedTree("site", WriteSite, flags)
 	{
-		char name[] = "/tmp/apollod-site-XXXXXX";
-		if (mkdtemp(name) == nullptr) {
-			error_ = std::string("mkdtemp: ") + strerror(errno);
-			return;
-		}
-		dir_ = name;
-		for (const auto &f : kSite)
-			if (!Put(dir_, f.first, f.second))
-				error_ = "cannot write " + f.first;
-		mkdir((dir_ + "/empty").c_str(), 0755);
-		DaemonOptions options;
-		options.extra_args = {"--root", dir_};
-		options.extra_args.insert(options.extra_args.end(), flags.begin(), flags.end());
-		if (error_.empty())
-			daemon_.Start(options, &error_);
 	}
-	~SiteServer()
-	{
-		daemon_.Stop();
-		if (!dir_.empty())
-			nftw(
-				dir_.c_str(),
-				[](const char *p, const struct stat *, int, struct FTW *) {
-					return remove(p);
-				},
-				16, FTW_DEPTH | FTW_PHYS);
-	}
-	const std::string &error() const { return error_; }
-	int port() const { return daemon_.port(); }
-	const std::string &dir() const { return dir_; }
-
-private:
-	std::string dir_, error_;
-	Daemon daemon_;
 };
 
 // One request target and the response it must earn (for GET; HEAD gets its head).

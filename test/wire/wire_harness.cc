@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -595,6 +596,37 @@ FileRoot::~FileRoot()
 	for (auto d = dirs_.rbegin(); d != dirs_.rend(); ++d) // the deepest first
 		rmdir((dir_ + "/" + *d).c_str());
 	rmdir(dir_.c_str());
+}
+
+ServedTree::ServedTree(const std::string &what,
+		       const std::function<std::string(const std::string &dir)> &fill,
+		       const std::vector<std::string> &flags)
+{
+	std::string pattern = "/tmp/apollod-" + what + "-XXXXXX";
+	std::vector<char> name(pattern.begin(), pattern.end());
+	name.push_back('\0');
+	if (mkdtemp(name.data()) == nullptr) {
+		error_ = std::string("mkdtemp: ") + strerror(errno);
+		return;
+	}
+	dir_ = name.data();
+	error_ = fill(dir_);
+	DaemonOptions options;
+	options.extra_args = {"--root", dir_};
+	options.extra_args.insert(options.extra_args.end(), flags.begin(), flags.end());
+	if (error_.empty())
+		daemon_.Start(options, &error_);
+}
+
+ServedTree::~ServedTree()
+{
+	daemon_.Stop();
+	if (dir_.empty())
+		return;
+	nftw(
+		dir_.c_str(),
+		[](const char *p, const struct stat *, int, struct FTW *) { return remove(p); },
+		16, FTW_DEPTH | FTW_PHYS);
 }
 
 std::string WithoutDates(const std::string &raw, size_t *dates)

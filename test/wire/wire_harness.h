@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -475,6 +476,26 @@ private:
 	std::string dir_;
 	std::vector<std::string> names_;
 	std::vector<std::string> dirs_; // made here, in the order made
+};
+
+// A fresh /tmp/apollod-<what>-XXXXXX tree that fill writes (it returns "" or what went
+// wrong), served with --root and flags after it; the daemon stops and the tree goes with
+// the object. error() says why it is not serving ("" when it is).
+class ServedTree {
+public:
+	ServedTree(const std::string &what,
+		   const std::function<std::string(const std::string &dir)> &fill,
+		   const std::vector<std::string> &flags);
+	~ServedTree();
+	ServedTree(const ServedTree &) = delete;
+	ServedTree &operator=(const ServedTree &) = delete;
+	const std::string &error() const { return error_; }
+	int port() const { return daemon_.port(); }
+	const std::string &dir() const { return dir_; }
+
+private:
+	std::string dir_, error_;
+	Daemon daemon_;
 };
 
 // ---- Child programs ----
