@@ -406,8 +406,9 @@ TEST(AnswerTest, ErrorPageAndFallback)
 		struct answer a;
 		answer_request(&in, &a);
 		EXPECT_EQ(a.kind, row.kind);
-		if (row.file)
+		if (row.file) {
 			EXPECT_EQ(a.file, row.file);
+		}
 		EXPECT_EQ(a.cache_counter, row.cache_counter);
 		EXPECT_EQ(a.status_counter, row.status_counter);
 	}
