@@ -183,19 +183,7 @@ uint64_t file_cache_bytes(void)
  * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	char *at = cache.body_arena + cache.bytes_total;
-	uint64_t got = 0;
-	while (got < size) {
-		long n = sys_read(fd, at + got, size - got);
-		if (n == -EINTR)
-			continue;
-		if (sys_is_error(n))
-			return n;
-		if (n == 0)
-			break;
-		got += (uint64_t)n;
-	}
-	return (long)got;
+	return sys_read_full(fd, cache.body_arena + cache.bytes_total, size);
 }
 
 /* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;

@@ -99,29 +99,21 @@ size_t listing_start(char *out, const char *dir, size_t dir_len)
 	return (size_t)(p - out);
 }
 
-/* Writes the n-digit decimal v, zero-padded, at out. Returns out + n. */
-static char *put_padded(char *out, uint32_t v, int n)
-{
-	for (int i = n; i-- > 0; v /= 10)
-		out[i] = (char)('0' + v % 10);
-	return out + n;
-}
-
 /* Writes unix_seconds as "YYYY-MM-DD HH:MM:SS" (LISTING_TIME_LEN bytes, UTC) at out. */
 static char *put_time(char *out, uint64_t unix_seconds)
 {
 	struct civil_time t = civil_from_unix(unix_seconds);
-	char *p = put_padded(out, t.year, 4);
+	char *p = put_zero_padded(out, t.year, 4);
 	*p++ = '-';
-	p = put_padded(p, t.month, 2);
+	p = put_zero_padded(p, t.month, 2);
 	*p++ = '-';
-	p = put_padded(p, t.day, 2);
+	p = put_zero_padded(p, t.day, 2);
 	*p++ = ' ';
-	p = put_padded(p, t.hour, 2);
+	p = put_zero_padded(p, t.hour, 2);
 	*p++ = ':';
-	p = put_padded(p, t.minute, 2);
+	p = put_zero_padded(p, t.minute, 2);
 	*p++ = ':';
-	return put_padded(p, t.second, 2);
+	return put_zero_padded(p, t.second, 2);
 }
 
 size_t listing_row(char *out, const struct listing_entry *r)

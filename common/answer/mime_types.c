@@ -204,18 +204,11 @@ enum exit_code mime_types_load(const char *path)
 	long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return refuse(path, 0, MIME_CANNOT_OPEN, fd);
-	size_t got = 0;
-	long n = 1;
-	while (got < sizeof(mime_types.file) && n != 0) {
-		n = sys_read((int)fd, mime_types.file + got, sizeof(mime_types.file) - got);
-		if (sys_is_error(n) && n != -EINTR)
-			break;
-		if (n > 0)
-			got += (size_t)n;
-	}
+	long n = sys_read_full((int)fd, mime_types.file, sizeof(mime_types.file));
 	sys_close((int)fd);
 	if (sys_is_error(n))
 		return refuse(path, 0, MIME_CANNOT_READ, n);
+	size_t got = (size_t)n;
 	if (got > MIME_FILE_MAX)
 		return refuse(path, 0, MIME_FILE_TOO_BIG, 0);
 	uint32_t line;
@@ -227,12 +220,19 @@ enum exit_code mime_types_load(const char *path)
 	return EXIT_OK;
 }
 
-void mime_type_of(const char *name, size_t len, struct text_span *type)
+int name_extension(const char *name, size_t len, size_t *at)
 {
 	size_t dot = len;
 	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
 		dot--;
-	if (dot > 0 && name[dot - 1] == '.') {
+	*at = dot;
+	return dot > 0 && name[dot - 1] == '.';
+}
+
+void mime_type_of(const char *name, size_t len, struct text_span *type)
+{
+	size_t dot;
+	if (name_extension(name, len, &dot)) {
 		if (mime_table_find(&mime_types.table, name + dot, len - dot, type))
 			return;
 		for (size_t i = 0; i < CONTENT_TYPE_COUNT; i++)

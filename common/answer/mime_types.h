@@ -128,6 +128,11 @@ int mime_table_find(const struct mime_table *t, const char *ext, size_t len,
  * "apollod: --mime-types PATH[:LINE]: <reason>\n". */
 enum exit_code mime_types_load(const char *path);
 
+/* Finds the extension of name[0..len): what follows the last '.' of the last path
+ * segment. Returns 1 with *at its offset (it may be empty: "a."), or 0 when there is none.
+ * The one rule for both the Content-Type and --header-for's *.ext patterns. */
+int name_extension(const char *name, size_t len, size_t *at);
+
 /* Sets *type to the Content-Type of the name[0..len) from its extension (what follows the
  * last '.' of the last path segment): a --mime-types FILE's, else the table's, else
  * CONTENT_TYPE_DEFAULT when there is none or it is in neither. Reads only name[0..len)

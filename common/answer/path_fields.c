@@ -1,6 +1,7 @@
 /* --header-for checking, matching and rendering (see path_fields.h). */
 #include "common/answer/path_fields.h"
 
+#include "common/answer/mime_types.h"
 #include "common/base/span.h"
 
 #define EXTENSION_PATTERN "*."
@@ -42,10 +43,8 @@ int path_pattern_matches(const char *pattern, size_t pattern_len, const char *na
 	if (pattern[0] == '/') /* "/" + name starts with the pattern */
 		return pattern_len - 1 <= len && span_eq(pattern + 1, name, pattern_len - 1);
 	size_t ext = pattern_len - (sizeof(EXTENSION_PATTERN) - 1);
-	size_t dot = len;
-	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
-		dot--;
-	return dot > 0 && name[dot - 1] == '.' && len - dot == ext &&
+	size_t dot;
+	return name_extension(name, len, &dot) && len - dot == ext &&
 	       span_ieq(name + dot, pattern + pattern_len - ext, ext);
 }
 

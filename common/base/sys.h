@@ -323,6 +323,25 @@ static inline long sys_ppoll(struct k_pollfd *fds, uint32_t nfds, const struct k
 	return syscall5(__NR_ppoll, (long)fds, nfds, (long)timeout, 0, K_SIGSET_SIZE);
 }
 
+/* Not a syscall of its own: read(2) on fd into buf until size bytes came or end of file,
+ * a signal's EINTR retried. Returns the bytes read (fewer than size only at end of file),
+ * or the first other -errno. The file cache and --mime-types read whole files with it. */
+static inline long sys_read_full(int fd, char *buf, uint64_t size)
+{
+	uint64_t got = 0;
+	while (got < size) {
+		long n = sys_read(fd, buf + got, size - got);
+		if (n == -EINTR)
+			continue;
+		if (sys_is_error(n))
+			return n;
+		if (n == 0)
+			break;
+		got += (uint64_t)n;
+	}
+	return (long)got;
+}
+
 /* void exit_group(int status); -- never returns. */
 static inline __attribute__((noreturn)) void sys_exit_group(int status)
 {

@@ -231,6 +231,24 @@ static enum exit_code passed_sockets(char **envp, struct serve_plan *plan)
 	return EXIT_OK;
 }
 
+/* Writes "apollod: FLAG 'WORD' ['WORD']: WHY\n" to stderr for the n words a flag was
+ * refused for. Returns EXIT_USAGE. */
+static enum exit_code refuse_words(const char *flag, const char *const *words, uint32_t n,
+				   const char *why)
+{
+	write_stderr(LITERAL("apollod: "));
+	write_stderr(flag, cstr_len(flag));
+	for (uint32_t i = 0; i < n; i++) {
+		write_stderr(LITERAL(" '"));
+		write_stderr(words[i], cstr_len(words[i]));
+		write_stderr(LITERAL("'"));
+	}
+	write_stderr(LITERAL(": "));
+	write_stderr(why, cstr_len(why));
+	write_stderr(LITERAL("\n"));
+	return EXIT_USAGE;
+}
+
 /* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
  * EXIT_USAGE after one stderr line naming the refused word and why. */
 static enum exit_code setup_extra_fields(const struct cli_options *opts)
@@ -239,13 +257,7 @@ static enum exit_code setup_extra_fields(const struct cli_options *opts)
 	enum extra_field_problem p = extra_fields_setup(opts->headers, opts->header_count, &bad);
 	if (p == EXTRA_OK)
 		return EXIT_OK;
-	const char *word = opts->headers[bad], *why = extra_field_reasons[p];
-	write_stderr(LITERAL("apollod: --header '"));
-	write_stderr(word, cstr_len(word));
-	write_stderr(LITERAL("': "));
-	write_stderr(why, cstr_len(why));
-	write_stderr(LITERAL("\n"));
-	return EXIT_USAGE;
+	return refuse_words("--header", &opts->headers[bad], 1, extra_field_reasons[p]);
 }
 
 /* --watch (BEHAVIOUR 10.16): the inotify descriptor, and the loader's hook that watches
@@ -267,16 +279,8 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 	const char *why = path_fields_setup(opts->header_for_pattern, opts->header_for_field,
 					    opts->header_for_count, &bad);
 	if (why) {
-		const char *pattern = opts->header_for_pattern[bad];
-		const char *field = opts->header_for_field[bad];
-		write_stderr(LITERAL("apollod: --header-for '"));
-		write_stderr(pattern, cstr_len(pattern));
-		write_stderr(LITERAL("' '"));
-		write_stderr(field, cstr_len(field));
-		write_stderr(LITERAL("': "));
-		write_stderr(why, cstr_len(why));
-		write_stderr(LITERAL("\n"));
-		return EXIT_USAGE;
+		const char *words[] = {opts->header_for_pattern[bad], opts->header_for_field[bad]};
+		return refuse_words("--header-for", words, 2, why);
 	}
 	if (opts->root || (!opts->error_page && !opts->fallback))
 		return EXIT_OK;
