@@ -28,6 +28,7 @@ del sys.argv[1:5]
 PODMAN_SECONDS = 120  # one podman command (a build, a run, a stop)
 LISTEN_SECONDS = 30  # the container's "listening" line, after `podman run` returned
 STOP_SECONDS = 20  # `podman stop -t`: SIGTERM, then SIGKILL after this long
+RELOAD_WATCH_SECONDS = 3  # after a reload, the container must go on serving this long
 
 # e_machine (ELF header offset 18, little-endian) to the image platform's architecture.
 ELF_ARCH = {b"\x3e\x00": "amd64", b"\xb7\x00": "arm64"}
@@ -191,11 +192,10 @@ class ImageTest(unittest.TestCase):
         done = podman("logs", name, runtime=self.runtime)
         return done.stdout + done.stderr
 
-    def test_serves_logs_and_drains_as_a_container(self):
-        """The Containerfile's command (its --listen moved to a free loopback port of the
-        host's network): the site, /health and the Prometheus exposition are served by a
-        process of the image's user, each request is a line in `podman logs`, and `podman
-        stop` (SIGTERM to pid 1) ends it with exit 0 after the drain, long before SIGKILL."""
+    def serve(self):
+        """Starts the Containerfile's command with its --listen moved to a free loopback
+        port of the host's network, and waits for its listening line; returns the
+        container's name and the port."""
         args = containerfile_cmd()
         args[args.index("--listen") + 1] = "127.0.0.1:0"
         name = self.start(args)
@@ -203,13 +203,36 @@ class ImageTest(unittest.TestCase):
         while True:
             listening = re.search(r"apollod listening on 127\.0\.0\.1:([0-9]+)", self.logs(name))
             if listening:
-                break
-            state = podman("inspect", "--format", "{{.State.Status}}", name, runtime=self.runtime).stdout.strip()
-            self.assertEqual(state, "running", "the container stopped before listening: " + self.logs(name))
+                return name, int(listening.group(1))
+            self.assertEqual(self.state(name), "running", "the container stopped before listening: " + self.logs(name))
             self.assertLess(time.monotonic(), deadline, "no listening line within %d s" % LISTEN_SECONDS)
             time.sleep(0.1)
-        port = int(listening.group(1))
 
+    def state(self, name):
+        return podman("inspect", "--format", "{{.State.Status}}", name, runtime=self.runtime).stdout.strip()
+
+    def host_pid(self, name):
+        """The host's pid of the container's pid 1."""
+        return podman("inspect", "--format", "{{.State.Pid}}", name, runtime=self.runtime).stdout.strip()
+
+    def stop(self, name):
+        """`podman stop` (SIGTERM, then SIGKILL after STOP_SECONDS): the container must end
+        with exit 0 after the drain, long before the SIGKILL. Returns the seconds taken."""
+        began = time.monotonic()
+        podman("stop", "--time", str(STOP_SECONDS), name, runtime=self.runtime, timeout=STOP_SECONDS + PODMAN_SECONDS)
+        took = time.monotonic() - began
+        code = podman("inspect", "--format", "{{.State.ExitCode}}", name, runtime=self.runtime).stdout.strip()
+        self.assertEqual(code, "0", "exit code after podman stop (137 is SIGKILL): " + self.logs(name))
+        self.assertIn("apollod: stopped: every response finished", self.logs(name))
+        self.assertLess(took, STOP_SECONDS, "stop waited for SIGKILL")
+        return took
+
+    def test_serves_logs_and_drains_as_a_container(self):
+        """The Containerfile's command (its --listen moved to a free loopback port of the
+        host's network): the site, /health and the Prometheus exposition are served by a
+        process of the image's user, each request is a line in `podman logs`, and `podman
+        stop` (SIGTERM to pid 1) ends it with exit 0 after the drain, long before SIGKILL."""
+        name, port = self.serve()
         self.assertEqual(get(port, "/health")[0::2], (200, b"ok"))
         status, ctype, body = get(port, "/")
         with open(SITE_INDEX, "rb") as f:
@@ -218,8 +241,7 @@ class ImageTest(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertRegex(body.decode(), r'apollod_requests_total\{method="GET"\} 3\b')
 
-        pid = podman("inspect", "--format", "{{.State.Pid}}", name, runtime=self.runtime).stdout.strip()
-        with open("/proc/%s/status" % pid) as f:
+        with open("/proc/%s/status" % self.host_pid(name)) as f:
             ids = dict(line.split(":", 1) for line in f.read().splitlines() if line.startswith(("Uid", "Gid")))
         user = self.inspect("{{.Config.User}}")
         self.assertEqual(ids["Uid"].split(), [user.split(":")[0]] * 4)
@@ -228,15 +250,41 @@ class ImageTest(unittest.TestCase):
         # The access log's lines reach standard output, where podman keeps them.
         self.assertIn('"GET /health HTTP/1.1" 200 2 ', self.logs(name))
 
-        began = time.monotonic()
-        podman("stop", "--time", str(STOP_SECONDS), name, runtime=self.runtime, timeout=STOP_SECONDS + PODMAN_SECONDS)
-        took = time.monotonic() - began
-        code = podman("inspect", "--format", "{{.State.ExitCode}}", name, runtime=self.runtime).stdout.strip()
-        self.assertEqual(code, "0", "exit code after podman stop (137 is SIGKILL): " + self.logs(name))
-        self.assertIn("apollod: stopped: every response finished", self.logs(name))
-        self.assertLess(took, STOP_SECONDS, "stop waited for SIGKILL")
+        took = self.stop(name)
         print("podman%s: served, logged and stopped in %.2f s with exit 0"
               % (" --runtime " + self.runtime if self.runtime else "", took))
+
+    # Fails on a daemon whose reload hands the service to a new process (docs/BEHAVIOUR.md
+    # 17 before issue 24): the container's pid 1 drains and exits, and the container ends
+    # with it. Issue 24's resident supervisor keeps pid 1 for the service's life; drop this
+    # decorator when it merges.
+    @unittest.expectedFailure
+    def test_reload_keeps_the_container_serving(self):
+        """`podman kill --signal HUP` (SIGHUP to pid 1) reloads: `reloads` reaches 1, and the
+        container keeps running and answering, with the same pid 1, for RELOAD_WATCH_SECONDS
+        after, longer than the old image's drain of an idle daemon takes."""
+        name, port = self.serve()
+        pid = self.host_pid(name)
+        podman("kill", "--signal", "HUP", name, runtime=self.runtime)
+        deadline = time.monotonic() + LISTEN_SECONDS
+        while not re.search(rb"^apollod_reloads_total 1$", self.scrape(port), re.M):
+            self.assertEqual(self.state(name), "running", self.logs(name))
+            self.assertLess(time.monotonic(), deadline, "no reload counted within %d s" % LISTEN_SECONDS)
+            time.sleep(0.1)
+        watch_until = time.monotonic() + RELOAD_WATCH_SECONDS
+        while time.monotonic() < watch_until:
+            self.assertEqual(self.state(name), "running", self.logs(name))
+            self.assertEqual(get(port, "/health")[0::2], (200, b"ok"))
+            time.sleep(0.2)
+        self.assertEqual(self.host_pid(name), pid)
+        self.stop(name)
+
+    def scrape(self, port):
+        """The Prometheus exposition, or b"" while nothing answers at PORT."""
+        try:
+            return get(port, "/metrics?format=prometheus")[2]
+        except OSError:
+            return b""
 
 
 if __name__ == "__main__":

@@ -31,7 +31,17 @@ packages=(
 	systemd          # systemd-socket-activate (activation tests), systemd-analyze verify (packaging/)
 	prometheus       # promtool (checks the /metrics exposition) and a real server that scrapes it
 	chromium         # a real browser, headless: the --listing page as it renders (test/wire/listing_test.cc)
+	podman           # builds and runs the container image (packaging/Containerfile, //packaging:image_test)
+	buildah          # builds it where podman is absent (packaging/build_image.sh)
+	runc             # an OCI runtime for podman where crun refuses a hybrid cgroup v1/v2 layout
+	python3-yaml     # reads packaging/kubernetes/ (//packaging:kubernetes_test)
 )
+# kubectl (`kubectl kustomize` in //packaging:kubernetes_test): Debian's kubernetes-client,
+# unless some other package already provides the command (both ship /usr/bin/kubectl, so
+# dpkg would refuse to install one over the other).
+if ! command -v kubectl >/dev/null; then
+	packages+=(kubernetes-client)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
