@@ -1,5 +1,6 @@
-/* The release version, printed by --version with the tier's name. The one place it is
- * written: a release changes this line. */
+/* The release version, printed by --version with the tier's name. The one place the code
+ * writes it: a release changes this line, and the image tag packaging/kubernetes/apollod.yaml
+ * deploys (//packaging:kubernetes_test fails until the two agree). */
 #ifndef APOLLOD_COMMON_VERSION_H
 #define APOLLOD_COMMON_VERSION_H
 
