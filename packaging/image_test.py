@@ -21,6 +21,8 @@ import tarfile
 import time
 import unittest
 
+from containerfile import LISTENING, command, flag_value
+
 BUILD_IMAGE, DAEMON, CONTAINERFILE, SITE_INDEX = sys.argv[1:5]
 del sys.argv[1:5]
 
@@ -43,20 +45,6 @@ def podman(*args, timeout=PODMAN_SECONDS, check=True, runtime=None):
     if check and done.returncode != 0:
         raise AssertionError("%s: exit %d: %s" % (" ".join(cmd), done.returncode, done.stderr.strip()))
     return done
-
-
-def containerfile_cmd():
-    """The Containerfile's CMD, a JSON array of strings."""
-    with open(CONTAINERFILE) as f:
-        for line in f:
-            if line.startswith("CMD "):
-                return json.loads(line[len("CMD "):])
-    raise AssertionError("no CMD line in " + CONTAINERFILE)
-
-
-def flag_value(args, flag):
-    """The word after FLAG in ARGS."""
-    return args[args.index(flag) + 1]
 
 
 def get(port, path):
@@ -114,7 +102,7 @@ class ImageTest(unittest.TestCase):
         self.assertNotEqual(user.split(":")[0], "0")
         self.assertEqual(json.loads(self.inspect("{{json .Config.Entrypoint}}")), ["/apollod"])
         cmd = json.loads(self.inspect("{{json .Config.Cmd}}"))
-        self.assertEqual(cmd, containerfile_cmd())
+        self.assertEqual(cmd, command(CONTAINERFILE))
         port = flag_value(cmd, "--listen").rsplit(":", 1)[1]
         self.assertIn(port + "/tcp", json.loads(self.inspect("{{json .Config.ExposedPorts}}")))
         self.assertEqual(self.inspect("{{.Architecture}}"), self.arch)
@@ -196,12 +184,12 @@ class ImageTest(unittest.TestCase):
         """Starts the Containerfile's command with its --listen moved to a free loopback
         port of the host's network, and waits for its listening line; returns the
         container's name and the port."""
-        args = containerfile_cmd()
+        args = command(CONTAINERFILE)
         args[args.index("--listen") + 1] = "127.0.0.1:0"
         name = self.start(args)
         deadline = time.monotonic() + LISTEN_SECONDS
         while True:
-            listening = re.search(r"apollod listening on 127\.0\.0\.1:([0-9]+)", self.logs(name))
+            listening = LISTENING.search(self.logs(name))
             if listening:
                 return name, int(listening.group(1))
             self.assertEqual(self.state(name), "running", "the container stopped before listening: " + self.logs(name))

@@ -26,6 +26,8 @@ import unittest
 
 import yaml
 
+from containerfile import LISTENING, flag_value, instruction
+
 MANIFEST, KUSTOMIZATION, CONTAINERFILE, DAEMON, SITE_INDEX = sys.argv[1:6]
 del sys.argv[1:6]
 
@@ -139,21 +141,6 @@ def schema_errors(value, schema, where):
     return []
 
 
-def flag_value(args, flag):
-    """The word after FLAG in ARGS (which must hold it)."""
-    assert flag in args, "%s not in %s" % (flag, args)
-    return args[args.index(flag) + 1]
-
-
-def containerfile(instruction):
-    """The rest of the Containerfile's first line that starts with INSTRUCTION."""
-    with open(CONTAINERFILE) as f:
-        for line in f:
-            if line.startswith(instruction + " "):
-                return line[len(instruction) + 1:].strip()
-    raise AssertionError("no %s line in %s" % (instruction, CONTAINERFILE))
-
-
 def load(path):
     with open(path) as f:
         return [doc for doc in yaml.safe_load_all(f) if doc is not None]
@@ -211,12 +198,12 @@ class KubernetesTest(unittest.TestCase):
     def test_runs_the_image_this_tree_builds(self):
         """localhost/<the Containerfile's title>:<the built daemon's version>, as
         packaging/build_image.sh tags it, as the Containerfile's user."""
-        title = re.search(r'org\.opencontainers\.image\.title="([^"]+)"', containerfile("LABEL")).group(1)
+        title = re.search(r'org\.opencontainers\.image\.title="([^"]+)"', instruction(CONTAINERFILE, "LABEL")).group(1)
         line = subprocess.run(self.emulator + [DAEMON, "--version"], capture_output=True, text=True,
                               timeout=LISTEN_SECONDS, check=True).stdout
         version = line.split()[1]
         self.assertEqual(self.container["image"], "localhost/%s:%s" % (title, version))
-        uid, gid = (int(n) for n in containerfile("USER").split(":"))
+        uid, gid = (int(n) for n in instruction(CONTAINERFILE, "USER").split(":"))
         pod_security = self.pod["spec"]["securityContext"]
         self.assertEqual((pod_security["runAsUser"], pod_security["runAsGroup"]), (uid, gid))
         self.assertEqual(self.container["imagePullPolicy"], "IfNotPresent")
@@ -261,7 +248,7 @@ class KubernetesTest(unittest.TestCase):
             while True:
                 log.seek(0)
                 out = log.read().decode()
-                listening = re.search(r"apollod listening on 127\.0\.0\.1:([0-9]+)", out)
+                listening = LISTENING.search(out)
                 if listening:
                     break
                 self.assertIsNone(daemon.poll(), "the daemon exited: " + out)
