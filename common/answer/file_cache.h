@@ -39,7 +39,11 @@ APOLLOD_EXTERN_C_BEGIN
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
  * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
  * crossover measured by bench/crossover.py (benchmarks/reports/2026-12-02-crossover.md). */
-#define FILE_BY_REFERENCE_MIN (64u * 1024u)
+#ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
+#define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
+#else
+#define FILE_BY_REFERENCE_MIN ((uint64_t)64u * 1024u)
+#endif
 /* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
 #define FILE_ARENAS_MAX 8
 #define FILE_ARENA_NONE 0xff /* cached_file.arena of a body in no arena: a listing's */
