@@ -42,7 +42,7 @@ APOLLOD_EXTERN_C_BEGIN
 #ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
 #define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
 #else
-#define FILE_BY_REFERENCE_MIN ((uint64_t)64u * 1024u)
+#define FILE_BY_REFERENCE_MIN ((uint64_t)4u << 20)
 #endif
 /* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
 #define FILE_ARENAS_MAX 8

@@ -31,7 +31,8 @@ constexpr int kTimeoutMs = 20000;
 constexpr size_t kBigFile = 4u << 20; // large enough that a response is still in flight
 constexpr size_t kFirstRead = 64u << 10; // read this much, change the file, read the rest
 constexpr size_t kSmallFile = 1000;      // below FILE_BY_REFERENCE_MIN: leaves by copy
-constexpr size_t kLargeFile = 256u << 10; // above it: leaves by reference
+constexpr size_t kLargeFile = 4u << 20;   // FILE_BY_REFERENCE_MIN: leaves by reference
+constexpr size_t kRangeFile = 12u << 20;  // room for slices of kLargeFile and more
 constexpr int kHits = 20;                 // requests per way out in the syscall count
 constexpr int kSealsAll = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
@@ -378,7 +379,7 @@ TEST(RangeByReferenceTest, SlicesAreByteExact)
 	REQUIRE_FEATURE("files");
 	ScratchDir dir;
 	ASSERT_FALSE(dir.path().empty());
-	const std::string original = Random(kBigFile, 41);
+	const std::string original = Random(kRangeFile, 41);
 	ASSERT_TRUE(WriteWhole(dir.path() + "/f.bin", original));
 	Daemon daemon;
 	DaemonOptions options;
@@ -389,10 +390,11 @@ TEST(RangeByReferenceTest, SlicesAreByteExact)
 		bool by_reference;
 	};
 	const Slice slices[] = {
-		{0, (1u << 20) - 1, true},
-		{123457, 123457 + 300000, true},
-		{kBigFile - 200001, kBigFile - 1, true},
+		{0, kLargeFile - 1, true},
+		{123457, 123457 + kLargeFile + 999, true},
+		{kRangeFile - kLargeFile - 1, kRangeFile - 1, true},
 		{1000, 1999, false},
+		{5, 5 + kLargeFile - 2, false}, // one byte short of FILE_BY_REFERENCE_MIN
 	};
 	Client c(daemon.port());
 	ASSERT_TRUE(c.connected());
