@@ -1,13 +1,14 @@
 /* The warm file cache (see file_cache.h). Start-up only, except file_cache_find. */
 #include "common/answer/file_cache.h"
 
-#include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE */
+#include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_SHARED, MAP_FIXED, ... */
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
 
 #include "common/base/clock.h"
 #include "common/base/console.h"
 #include "common/base/errno_text.h"
+#include "common/base/limits.h"
 #include "common/answer/listing.h"
 #include "common/answer/mime_types.h"
 #include "common/answer/responses.h"
@@ -57,7 +58,22 @@ FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
 /* Anonymous memory, touched (and so paid for) only as far as it is filled. */
 #define ARENA_PROT (PROT_READ | PROT_WRITE)
 #define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+/* The body arena while it is filled: a memfd of FILE_CACHE_BYTES_MAX (tmpfs allocates only
+ * the pages written), mapped shared and writable; then cut to its bytes, sealed and
+ * mapped read-only in place (seal_body_arena). */
+#define BODY_ARENA_NAME "apollod-snapshot"
+#define BODY_FILL_FLAGS (MAP_SHARED | MAP_NORESERVE)
+#define BODY_SEALS (K_F_SEAL_WRITE | K_F_SEAL_SHRINK | K_F_SEAL_GROW | K_F_SEAL_SEAL)
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
+
+/* One sealed arena: a memfd (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+ * holding bodies back to back, and its read-only shared mapping. */
+struct file_arena {
+	const char *base; /* the mapping: a body at base + k is the memfd's byte k */
+	uint64_t size;    /* the memfd's bytes */
+	int32_t fd;       /* the memfd, close-on-exec */
+	uint32_t reserved;
+};
 
 /* The cache: the table file_cache_find reads, and what the two walks that fill it keep
  * (the first counts, the second loads; file_cache_load). */
@@ -70,7 +86,9 @@ struct file_cache_state {
 	char *name_arena;          /* names_max bytes: every relative path, unterminated */
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
-	char *body_arena;          /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed */
+	char *body_arena;          /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed, in
+				    * the memfd body_fd (arenas[0] once sealed) */
+	int body_fd;               /* the memfd being filled; -1 when none */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
 	uint32_t variants_max;     /* files whose name ends in .br or .gz */
@@ -100,8 +118,10 @@ struct file_cache_state {
 	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
 	struct cached_file not_found_page; /* --error-page 404: its file, its 404 head */
+	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
 };
 static struct file_cache_state cache;
+
 
 /* What copy_file learnt of one file. */
 struct loaded_file {
@@ -167,6 +187,15 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 		if (f->name_len == len && span_eq(f->name, name, len))
 			return f;
 	}
+}
+
+int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
+{
+	if (f->arena == FILE_ARENA_NONE)
+		return -1;
+	const struct file_arena *a = &cache.arenas[f->arena];
+	*fd = a->fd;
+	return (int64_t)(f->body - a->base) + (int64_t)at;
 }
 
 uint32_t file_cache_count(void)
@@ -328,6 +357,7 @@ static void add_file(size_t len, const struct loaded_file *l)
 {
 	struct cached_file *f = add_entry(len, CACHED_FILE);
 	f->body = l->body;
+	f->arena = 0; /* the load's one arena (seal_body_arena) */
 	f->size = l->size;
 	f->mtime = l->mtime;
 	cache.bytes_total += l->size;
@@ -591,6 +621,7 @@ static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t
 	}
 	p += listing_end(p);
 	*f = (struct cached_file){0};
+	f->arena = FILE_ARENA_NONE; /* in anonymous memory: leaves by copy */
 	f->name = name;
 	f->name_len = (uint16_t)(body - name);
 	f->body = body;
@@ -800,6 +831,71 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 	}
 }
 
+/* Creates the body arena: a memfd that can be sealed, FILE_CACHE_BYTES_MAX long (sparse),
+ * mapped shared and writable at body_arena for the loading walk. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code open_body_arena(void)
+{
+	long fd = sys_memfd_create(BODY_ARENA_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
+	if (sys_is_error(fd))
+		return fail_because(EXIT_ROOT_READ, "cannot create the snapshot's memfd", fd);
+	cache.body_fd = (int)fd;
+	long r = sys_ftruncate((int)fd, FILE_CACHE_BYTES_MAX);
+	if (sys_is_error(r))
+		return fail_because(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
+	long m = sys_mmap(0, FILE_CACHE_BYTES_MAX, ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+	if (sys_is_error(m))
+		return fail_because(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
+	cache.body_arena = (char *)m;
+	return EXIT_OK;
+}
+
+/* Moves descriptor fd above the connection slots (CONN_SLOTS), where it takes no slot a
+ * connection could use, when RLIMIT_NOFILE allows it. Returns the descriptor it now has
+ * (fd itself when it could not move). */
+static int above_slots(int fd)
+{
+	long high = sys_fcntl(fd, K_F_DUPFD_CLOEXEC, CONN_SLOTS);
+	if (sys_is_error(high))
+		return fd; /* EINVAL: the limit is CONN_SLOTS; the arena keeps its low slot */
+	sys_close(fd);
+	return (int)high;
+}
+
+/* After the loading walk: the body arena becomes the sealed arena arenas[0]. The
+ * writable mapping goes first: F_ADD_SEALS refuses F_SEAL_WRITE (EBUSY) while any shared
+ * mapping that may write exists, and a read-only MAP_SHARED one of a descriptor open for
+ * writing may (VM_MAYWRITE; mm/memfd.c, memfd_add_seals). Then the memfd is cut to the
+ * bytes loaded and sealed, and mapped read-only at the same address, so every body
+ * pointer stays valid (MAP_FIXED_NOREPLACE: start-up is single-threaded, nothing else can
+ * have taken the range). An empty snapshot keeps no arena. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code seal_body_arena(void)
+{
+	if (cache.body_fd < 0)
+		return EXIT_OK;
+	uint64_t bytes = cache.bytes_total;
+	long r = sys_munmap(cache.body_arena, FILE_CACHE_BYTES_MAX);
+	if (!sys_is_error(r) && !bytes) {
+		sys_close(cache.body_fd);
+		cache.body_fd = -1;
+		return EXIT_OK;
+	}
+	if (!sys_is_error(r))
+		r = sys_ftruncate(cache.body_fd, bytes);
+	if (!sys_is_error(r))
+		r = sys_fcntl(cache.body_fd, K_F_ADD_SEALS, BODY_SEALS);
+	if (sys_is_error(r))
+		return fail_because(EXIT_ROOT_READ, "cannot seal the snapshot's memfd", r);
+	r = sys_mmap(cache.body_arena, bytes, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		     cache.body_fd, 0);
+	if (sys_is_error(r) || (char *)r != cache.body_arena)
+		return fail_because(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
+	cache.arenas[0] = (struct file_arena){cache.body_arena, bytes, above_slots(cache.body_fd), 0};
+	cache.body_fd = -1;
+	return EXIT_OK;
+}
+
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it,
  * and resets the counts for the second walk. Returns EXIT_OK or EXIT_ROOT_READ
  * (reported). */
@@ -832,7 +928,7 @@ static enum exit_code allocate(void)
 		r = reserve((files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max()),
 			    (void **)&cache.head_arena);
 	if (r == EXIT_OK && cache.entries_max)
-		r = reserve(FILE_CACHE_BYTES_MAX, (void **)&cache.body_arena);
+		r = open_body_arena();
 	if (r == EXIT_OK)
 		r = reserve(cache.listing_arena_max, (void **)&cache.listing_arena);
 	return r;
@@ -859,6 +955,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	cache.load_flags = flags;
 	cache.load_second = clock_now_unix_s();
 	cache.max_entries = max_files;
+	cache.body_fd = -1;
 	cache.counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);
 	cache.counting = 0;
@@ -866,6 +963,8 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 		r = allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
+	if (r == EXIT_OK)
+		r = seal_body_arena();
 	if (r == EXIT_OK)
 		r = finish_load();
 	return r;

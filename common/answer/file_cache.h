@@ -1,5 +1,7 @@
 /* The warm file cache (--root DIR): at start-up every regular file under DIR is copied
- * into private anonymous memory (the snapshot: no later change on disk reaches a client)
+ * into a sealed memory file (the snapshot, an arena: one memfd holding the bodies back to
+ * back, sealed against write, shrink and grow, mapped read-only and shared by the
+ * workers; no later change on disk reaches a client, and nobody can change the copy)
  * and its 200 head rendered once, in the keep-alive form (the close form is spliced from
  * it, and a 304 head rendered from the validators, per request: file_head_304); the
  * table is sized by a first walk that only counts, so it costs what the tree needs
@@ -8,8 +10,9 @@
  * dot-directories, with all below them) are left out unless FILE_CACHE_DOTFILES is given,
  * but for DIR's own .well-known directory (RFC 8615), whose entries follow the same rule.
  * --header-for fields (path_fields.h) are rendered into the heads of the files they name.
- * A request then costs a lookup and one writev of head + the snapshot's copy: no open, no
- * read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
+ * A request then costs a lookup and one writev of head + the snapshot's copy (a body of
+ * FILE_BY_REFERENCE_MIN bytes or more: the head with MSG_MORE, then sendfile from the
+ * arena, by reference): no open, no read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
  * request can reach outside DIR. */
 #ifndef APOLLOD_COMMON_FILE_CACHE_H
 #define APOLLOD_COMMON_FILE_CACHE_H
@@ -33,6 +36,18 @@ APOLLOD_EXTERN_C_BEGIN
 /* One stored head with every --header-for field in it. */
 #define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
 #define FILE_CACHE_ENTRY_SIZE 80                /* sizeof(struct cached_file) */
+/* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
+ * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
+ * crossover measured by bench/crossover.py (benchmarks/reports/2026-12-02-crossover.md). */
+#ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
+#define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
+#else
+#define FILE_BY_REFERENCE_MIN ((uint64_t)4u << 20)
+#endif
+/* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
+#define FILE_ARENAS_MAX 8
+#define FILE_ARENA_NONE 0xff /* cached_file.arena of a body in no arena: a listing's */
+STATIC_ASSERT(FILE_ARENAS_MAX < FILE_ARENA_NONE, "arena numbers fit a byte");
 /* The one form a 200 head is stored in. Only the last response of a connection is in the
  * other (close) form, so only it takes the extra queue entry the splice needs. */
 #define FILE_HEAD_FORM CONN_FORM_KEEP_ALIVE
@@ -61,7 +76,8 @@ enum file_encoding {
 struct cached_file {
 	const char *name;     /* path relative to DIR, no leading '/', in the name arena (a
 			       * representation: its file's, which gives the type) */
-	const char *body;     /* the private copy; NULL for an empty file or a directory */
+	const char *body;     /* the snapshot's bytes, in arena's read-only mapping (a listing's
+			       * in anonymous memory); NULL for an empty file or a directory */
 	uint64_t size;        /* body bytes; 0 for a directory */
 	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
 	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files) */
@@ -78,7 +94,15 @@ struct cached_file {
 	uint8_t encoding;     /* enum file_encoding: identity, or a representation's */
 	uint16_t fields_len;  /* its --header-for lines: the last of the 200 head's fields,
 			       * before its Connection line (path_fields.h) */
+	uint8_t arena;        /* the arena (file_cache.c) that holds body; FILE_ARENA_NONE: no arena */
+	uint8_t reserved[3];
 };
+
+/* Where f's bytes from `at` on lie for sendfile: sets *fd to its arena's memfd and
+ * returns the offset there. Returns -1 (nothing set) when f's body is in no arena (a
+ * listing), so it must leave by copy. Pure: no syscalls. Out of line: it runs once per
+ * response by reference, which costs far more. */
+int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd);
 
 /* Returns 1 when f has a precompressed representation beside it. */
 static inline int file_has_variants(const struct cached_file *f)

@@ -15,6 +15,7 @@
 #define K_SOCK_CLOEXEC 02000000  /* == O_CLOEXEC */
 #define K_MSG_DONTWAIT 0x40
 #define K_MSG_NOSIGNAL 0x4000
+#define K_MSG_MORE 0x8000 /* more follows: hold a partial segment back (the head before a sendfile) */
 #define K_SHUT_WR 1
 #define K_SIGHUP 1
 #define K_SIGINT 2
@@ -59,6 +60,16 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_O_ASYNC 020000 /* FASYNC */
 #define K_O_CLOEXEC 02000000
 #define K_F_SETSIG 10 /* the signal an O_ASYNC descriptor raises instead of SIGIO */
+/* File seals (fcntl(2), include/uapi/linux/fcntl.h) and memfd_create(2)'s flags
+ * (include/uapi/linux/memfd.h): the snapshot's sealed arenas (file_cache.c). */
+#define K_F_ADD_SEALS 1033
+#define K_F_GET_SEALS 1034
+#define K_F_SEAL_SEAL 0x0001   /* no more seals can be added */
+#define K_F_SEAL_SHRINK 0x0002 /* the size cannot go down */
+#define K_F_SEAL_GROW 0x0004   /* the size cannot go up */
+#define K_F_SEAL_WRITE 0x0008  /* the bytes cannot change */
+#define K_MFD_CLOEXEC 0x0001U
+#define K_MFD_ALLOW_SEALING 0x0002U
 
 /* inotify(7) (include/uapi/linux/inotify.h; its flags are the O_* ones of fcntl.h). */
 #define K_IN_NONBLOCK K_O_NONBLOCK
@@ -91,6 +102,7 @@ struct k_pollfd {
 	int16_t revents; /* K_POLL* that happened */
 };
 #define K_POLLIN 0x0001
+#define K_POLLOUT 0x0004
 #define K_POLLFD_SIZE 8
 STATIC_ASSERT(sizeof(struct k_pollfd) == K_POLLFD_SIZE, "pollfd is 8 bytes");
 

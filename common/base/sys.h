@@ -92,6 +92,31 @@ static inline long sys_send(int fd, const void *buf, size_t len, int flags)
 	return syscall6(__NR_sendto, fd, (long)buf, (long)len, flags, 0, 0);
 }
 
+/* ssize_t sendmsg(int fd, const struct msghdr *msg, int flags); */
+static inline long sys_sendmsg(int fd, const struct k_msghdr *msg, int flags)
+{
+	return syscall3(__NR_sendmsg, fd, (long)msg, flags);
+}
+
+/* ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count); 64-bit offsets
+ * on both architectures (x86_64's sendfile is sendfile64, aarch64 has only that). */
+static inline long sys_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count)
+{
+	return syscall4(__NR_sendfile, out_fd, in_fd, (long)offset, (long)count);
+}
+
+/* int memfd_create(const char *name, unsigned int flags); (Linux 3.17) */
+static inline long sys_memfd_create(const char *name, unsigned flags)
+{
+	return syscall2(__NR_memfd_create, (long)name, flags);
+}
+
+/* int ftruncate(int fd, off_t length); */
+static inline long sys_ftruncate(int fd, uint64_t length)
+{
+	return syscall2(__NR_ftruncate, fd, (long)length);
+}
+
 /* int shutdown(int fd, int how); */
 static inline long sys_shutdown(int fd, int how)
 {

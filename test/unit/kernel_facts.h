@@ -14,6 +14,7 @@
 	X(K_SOCK_CLOEXEC, SOCK_CLOEXEC)                                                 \
 	X(K_MSG_DONTWAIT, MSG_DONTWAIT)                                                 \
 	X(K_MSG_NOSIGNAL, MSG_NOSIGNAL)                                                 \
+	X(K_MSG_MORE, MSG_MORE)                                                         \
 	X(K_SHUT_WR, SHUT_WR)                                                           \
 	X(K_SIGHUP, SIGHUP)                                                             \
 	X(K_SIGINT, SIGINT)                                                             \
@@ -50,6 +51,14 @@
 	X(K_O_ASYNC, O_ASYNC)                                                           \
 	X(K_O_CLOEXEC, O_CLOEXEC)                                                       \
 	X(K_F_SETSIG, F_SETSIG)                                                         \
+	X(K_F_ADD_SEALS, F_ADD_SEALS)                                                   \
+	X(K_F_GET_SEALS, F_GET_SEALS)                                                   \
+	X(K_F_SEAL_SEAL, F_SEAL_SEAL)                                                   \
+	X(K_F_SEAL_SHRINK, F_SEAL_SHRINK)                                               \
+	X(K_F_SEAL_GROW, F_SEAL_GROW)                                                   \
+	X(K_F_SEAL_WRITE, F_SEAL_WRITE)                                                 \
+	X(K_MFD_CLOEXEC, MFD_CLOEXEC)                                                   \
+	X(K_MFD_ALLOW_SEALING, MFD_ALLOW_SEALING)                                       \
 	X(K_IN_NONBLOCK, IN_NONBLOCK)                                                   \
 	X(K_IN_CLOEXEC, IN_CLOEXEC)                                                     \
 	X(K_IN_MODIFY, IN_MODIFY)                                                       \
@@ -68,6 +77,7 @@
 	X(offsetof(struct k_inotify_event, len), offsetof(struct inotify_event, len))   \
 	X(K_NAME_MAX, NAME_MAX)                                                         \
 	X(K_POLLIN, POLLIN)                                                             \
+	X(K_POLLOUT, POLLOUT)                                                           \
 	X(K_POLLFD_SIZE, sizeof(struct pollfd))                                         \
 	X(offsetof(struct k_pollfd, events), offsetof(struct pollfd, events))           \
 	X(offsetof(struct k_pollfd, revents), offsetof(struct pollfd, revents))         \
