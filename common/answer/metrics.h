@@ -94,6 +94,12 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_log_lines_dropped_total", C_log_lines_dropped)                             \
 	F("apollod_reloads_total", "counter", "Reloads that succeeded: SIGHUP or --watch.")   \
 	S("apollod_reloads_total", C_reloads)                                                 \
+	F("apollod_responses_by_reference_total", "counter",                                  \
+	  "Responses whose body left by sendfile from the snapshot.")                         \
+	S("apollod_responses_by_reference_total", C_responses_by_reference)                   \
+	F("apollod_bytes_by_reference_total", "counter",                                      \
+	  "Body bytes sent by sendfile.")                                                     \
+	S("apollod_bytes_by_reference_total", C_bytes_by_reference)                           \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)

@@ -32,7 +32,10 @@ APOLLOD_EXTERN_C_BEGIN
  * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9).
  * responses_414: a request target longer than 8,000 bytes (BEHAVIOUR 6.1, 6.8).
  * reloads: reloads that succeeded (SIGHUP or --watch, BEHAVIOUR 17, 10.16); the one
- * counter a new image carries over (reload.h). */
+ * counter a new image carries over (reload.h).
+ * responses_by_reference / bytes_by_reference: responses whose body left by sendfile
+ * (BEHAVIOUR 10.17: a body of FILE_BY_REFERENCE_MIN bytes or more) and their body bytes;
+ * response_syscalls counts each sendfile as it counts each write or writev. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -65,7 +68,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_206)        \
 	X(responses_416)        \
 	X(responses_414)        \
-	X(reloads)
+	X(reloads)              \
+	X(responses_by_reference) \
+	X(bytes_by_reference)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

@@ -102,6 +102,7 @@ struct k_pollfd {
 	int16_t revents; /* K_POLL* that happened */
 };
 #define K_POLLIN 0x0001
+#define K_POLLOUT 0x0004
 #define K_POLLFD_SIZE 8
 STATIC_ASSERT(sizeof(struct k_pollfd) == K_POLLFD_SIZE, "pollfd is 8 bytes");
 

@@ -89,11 +89,35 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	return n;
 }
 
-static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count)
+/* sendmsg with MSG_MORE for the bytes before a body by reference; SIGPIPE is ignored
+ * (BEHAVIOUR 13), MSG_NOSIGNAL only says so again. */
+static inline long io_send_more(struct conn_io *io, const struct k_iovec *iov, uint32_t count)
+{
+	struct k_msghdr m = {.msg_iov = iov, .msg_iovlen = count};
+	return COUNTED(sys_sendmsg(io->fd, &m, K_MSG_MORE | K_MSG_NOSIGNAL));
+}
+
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
+			   int more)
 {
 	counter_add(C_response_syscalls, 1);
-	long n = count == 1 ? COUNTED(sys_write(io->fd, iov->iov_base, iov->iov_len))
-			    : COUNTED(sys_writev(io->fd, iov, (int)count));
+	long n = more         ? io_send_more(io, iov, count)
+		 : count == 1 ? COUNTED(sys_write(io->fd, iov->iov_base, iov->iov_len))
+			      : COUNTED(sys_writev(io->fd, iov, (int)count));
+	if (n != -EAGAIN)
+		return n;
+	counter_add(C_write_eagains, 1); /* the socket is full */
+	return backend_epoll_wait_edge(io);
+}
+
+/* sendfile's count is at most this per call (Linux caps a transfer at MAX_RW_COUNT). */
+#define IO_SEND_FILE_MAX 0x7ffff000ull
+
+static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len)
+{
+	counter_add(C_response_syscalls, 1);
+	long n = COUNTED(sys_sendfile(io->fd, in_fd, offset,
+				      len < IO_SEND_FILE_MAX ? len : IO_SEND_FILE_MAX));
 	if (n != -EAGAIN)
 		return n;
 	counter_add(C_write_eagains, 1); /* the socket is full */

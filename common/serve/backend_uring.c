@@ -376,7 +376,7 @@ static long uring_arm_accept(uint32_t i)
 	uring.accept_armed |= (uint8_t)(1u << i);
 	uring.accept_live |= (uint8_t)(1u << i);
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
-	sqe->accept_flags = K_SOCK_CLOEXEC;
+	sqe->accept_flags = K_SOCK_CLOEXEC | K_SOCK_NONBLOCK; /* for io_send_file */
 	return 0;
 }
 

@@ -22,8 +22,11 @@ typedef struct io_uring_cqe backend_event;
 STATIC_ASSERT(sizeof(struct io_uring_cqe) == URING_CQE_SIZE, "a CQE without CQE32 is 16 bytes");
 STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE128 is 64 bytes");
 
-/* The listener and the accepted sockets block: io_uring then polls them itself (fast
- * poll, Linux 5.7) and a completion never carries -EAGAIN. */
+/* The listener blocks; accepted sockets are non-blocking (uring_arm_accept) only so that
+ * the direct sendfile of a body by reference (io_send_file) cannot block the worker:
+ * io_uring polls a socket itself either way (fast poll, Linux 5.7), and a send or recv
+ * that finds it not ready is retried inside the ring, so a completion never carries
+ * -EAGAIN for it (io_uring/net.c: -EAGAIN from a non-blocking issue arms the poll). */
 #define BACKEND_LISTENER_FLAGS 0
 
 /* The calls a fatal serving-loop error names on stderr (loop.c, BEHAVIOUR 13.1). */
@@ -385,7 +388,8 @@ static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
 	return total;
 }
 
-static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count)
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
+			   int more)
 {
 	long r;
 	if (io_take_result(io, &r)) {
@@ -398,7 +402,7 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 	struct io_uring_sqe *sqe = io_sqe(io, count == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG);
 	if (!sqe)
 		return -ENOMEM;
-	sqe->msg_flags = K_MSG_NOSIGNAL;
+	sqe->msg_flags = K_MSG_NOSIGNAL | (more ? K_MSG_MORE : 0);
 	if (count == 1) {
 		sqe->addr = (uint64_t)(uintptr_t)iov->iov_base;
 		sqe->len = (uint32_t)iov->iov_len; /* a response is far below 4 GiB */
@@ -409,6 +413,32 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 		sqe->len = 1;
 	}
 	counter_add(C_response_syscalls, 1);
+	return IO_PENDING;
+}
+
+/* sendfile's count is at most this per call (Linux caps a transfer at MAX_RW_COUNT). */
+#define IO_SEND_FILE_MAX 0x7ffff000ull
+
+/* Design (a) of issue 23: sendfile as a direct call beside the ring, on the socket made
+ * non-blocking at accept (uring_arm_accept), so a full socket returns EAGAIN instead of
+ * blocking the worker; then a one-shot POLL_ADD for POLLOUT waits in the ring (through
+ * io->result, like a send), and its completion, whatever its mask, lets the sendfile be
+ * tried again (an error then comes from the sendfile itself). */
+static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len)
+{
+	long r;
+	if (io_take_result(io, &r) && r == IO_PENDING)
+		return IO_PENDING; /* the poll is still waiting */
+	counter_add(C_response_syscalls, 1);
+	long n = COUNTED(sys_sendfile(io->fd, in_fd, offset,
+				      len < IO_SEND_FILE_MAX ? len : IO_SEND_FILE_MAX));
+	if (n != -EAGAIN)
+		return n;
+	counter_add(C_write_eagains, 1); /* the socket is full */
+	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_POLL_ADD);
+	if (!sqe)
+		return -ENOMEM;
+	sqe->poll32_events = K_POLLOUT;
 	return IO_PENDING;
 }
 

@@ -77,7 +77,7 @@ struct conn {
 	uint8_t state;      /* enum conn_state */
 	uint8_t flags;      /* CONN_F_* */
 	uint8_t phase;      /* enum conn_phase */
-	uint8_t reserved0;
+	uint8_t ref_count;  /* bodies by reference in the queue (conn_out.refs) */
 	uint32_t in_start;  /* first unconsumed byte of the request buffer */
 	uint32_t in_end;    /* bytes in the request buffer: in_start <= in_end <= CONN_BUFFER_SIZE */
 	uint64_t skip;      /* request body bytes still to discard before the next head */
@@ -85,7 +85,8 @@ struct conn {
 	uint32_t out_count; /* unsent entries: out_head + out_count <= CONN_QUEUE_MAX, or
 			     * + SPLICE_IOV with a closing file response last */
 	uint64_t lingered;  /* bytes discarded while lingering */
-	uint8_t reserved[8];
+	uint8_t ref_head;   /* the first of them in conn_out.refs (a ring of CONN_REFS_MAX) */
+	uint8_t reserved[7];
 };
 #define CONN_SLOT_SIZE 64
 STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
@@ -95,9 +96,28 @@ STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
  * generation and is dropped. The listener's token has a generation no slot reaches. */
 #define CONN_TOKEN_GEN_SHIFT 32
 
+/* A body by reference (BEHAVIOUR 10.17): bytes of a file the kernel sends from its pages
+ * (sendfile), never copied through user space. Its queue entry has iov_base NULL and
+ * iov_len the bytes still to send; the references are taken in queue order, so the first
+ * such entry is refs[ref_head]. */
+struct body_ref {
+	int64_t offset; /* the file's next byte to send (sendfile moves it) */
+	int32_t fd;     /* the file: a snapshot arena's memfd, or a file opened per request */
+	uint32_t flags; /* BODY_REF_OWNED */
+};
+#define BODY_REF_OWNED 0x1 /* the connection closes fd once sent or when it ends */
+#define BODY_REF_SIZE 16
+STATIC_ASSERT(sizeof(struct body_ref) == BODY_REF_SIZE, "a reference is two words");
+/* References one queue holds: each is one response's body, and a response that waits
+ * behind them waits for the same socket anyway. A power of two (the ring). */
+#define CONN_REFS_MAX 4
+STATIC_ASSERT((CONN_REFS_MAX & (CONN_REFS_MAX - 1)) == 0 && CONN_REFS_MAX <= UINT8_MAX,
+	      "ref_head and ref_count index a ring of CONN_REFS_MAX");
+
 /* A slot's response side: its queue of responses and the Date bytes they point at. */
 struct conn_out {
 	struct k_iovec queue[CONN_QUEUE_MAX + SPLICE_IOV]; /* from out_head, out_count long */
+	struct body_ref refs[CONN_REFS_MAX]; /* the queue's bodies by reference */
 	/* The slot's own copy of the Date tail, taken when its queue is empty: a tail still
 	 * queued (a short send) is never rewritten under it by the next second's render. */
 	char date[DATE_TAIL_LEN];
@@ -161,10 +181,24 @@ int conn_slots_freed(void)
 	return freed;
 }
 
+/* Takes the first body by reference off c's queue (its entry is gone or going): closes
+ * its file when the connection owns it. */
+static void conn_pop_reference(int fd, struct conn *c)
+{
+	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
+	if (r->flags & BODY_REF_OWNED)
+		sys_close(r->fd); /* a read-only file: nothing to lose; AUDIT: close */
+	c->ref_head = (uint8_t)((c->ref_head + 1) & (CONN_REFS_MAX - 1));
+	c->ref_count--;
+}
+
 /* Ends a connection: no deadline, slot free, descriptor closed (which also ends its
- * registration with the backend); at_once: released before this returns (io_close_now). */
+ * registration with the backend), every file its queue owned closed; at_once: released
+ * before this returns (io_close_now). */
 static void conn_end(int fd, struct conn *c, int at_once)
 {
+	while (c->ref_count)
+		conn_pop_reference(fd, c);
 	idle_cancel(fd);
 	pool.open_count--;
 	c->state = CONN_FREE;
@@ -211,6 +245,27 @@ static void conn_push(int fd, struct conn *c, const char *p, uint64_t len)
 	struct k_iovec *iov = &conn_out[fd].queue[c->out_head + c->out_count++];
 	iov->iov_base = p;
 	iov->iov_len = len;
+}
+
+/* Returns 1 when c's queue has room for one more body by reference, else 0. */
+static inline int conn_reference_room(const struct conn *c)
+{
+	return c->ref_count < CONN_REFS_MAX;
+}
+
+/* Appends a body by reference to c's queue: len (> 0) bytes of body_fd from offset,
+ * sent by sendfile once the entries before it have left (those with MSG_MORE, so the
+ * head and the body's first bytes share segments); owned: the connection closes body_fd
+ * once sent, or when it ends first. The caller checked there is room (conn_reference_room
+ * and a queue entry). The disk-served files of BEHAVIOUR 10.18 use it with owned = 1. */
+static void conn_push_reference(int fd, struct conn *c, int body_fd, int64_t offset,
+				uint64_t len, int owned)
+{
+	struct body_ref *r = &conn_out[fd].refs[(c->ref_head + c->ref_count++) & (CONN_REFS_MAX - 1)];
+	r->offset = offset;
+	r->fd = body_fd;
+	r->flags = owned ? BODY_REF_OWNED : 0;
+	conn_push(fd, c, 0, len);
 }
 
 /* Refreshes the slot's Date copy when nothing queued points at it: once per batch of
@@ -277,7 +332,17 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 		head = head_tail[a->form].text;
 		head_len = head_tail[a->form].len;
 	}
-	conn_push_response(fd, c, head, head_len, body, body_len);
+	/* A large body leaves by reference, from its arena (BEHAVIOUR 10.17). */
+	int body_fd;
+	int64_t at = body_len >= FILE_BY_REFERENCE_MIN
+			     ? file_body_offset(f, (uint64_t)(body - f->body), &body_fd)
+			     : -1;
+	if (at >= 0) {
+		conn_push_response(fd, c, head, head_len, 0, 0);
+		conn_push_reference(fd, c, body_fd, at, body_len, 0);
+	} else {
+		conn_push_response(fd, c, head, head_len, body, body_len);
+	}
 	access_log_request(fd, request_line, a->status_counter, body_len);
 }
 
@@ -351,7 +416,7 @@ static uint32_t conn_skip_body(struct conn *c)
 static inline __attribute__((always_inline)) void conn_answer_pending(int fd, struct conn *c)
 {
 	char *buf = conn_buffer[fd];
-	while (!(c->flags & CONN_F_CLOSE_AFTER) &&
+	while (!(c->flags & CONN_F_CLOSE_AFTER) && conn_reference_room(c) &&
 	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
 		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
 		if (c->skip || avail == 0)
@@ -398,14 +463,47 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 	}
 }
 
-/* Sends the queued responses, all of them in one call when the kernel takes them.
+/* The entries from iov on (count of them) that are bytes in memory, before the first
+ * body by reference: what one gathered send takes. */
+static uint32_t copied_run(const struct k_iovec *iov, uint32_t count)
+{
+	uint32_t n = 0;
+	while (n < count && iov[n].iov_base)
+		n++;
+	return n;
+}
+
+/* Sends (part of) the body by reference at the front of c's queue, entry iov. Returns
+ * what io_send_file returns; 0 (end of file before the length: the file shrank, which a
+ * sealed arena cannot) becomes -EPIPE, so the connection closes: a response never
+ * leaves shorter than its Content-Length without being cut. */
+static long conn_send_reference(int fd, struct conn *c, struct k_iovec *iov)
+{
+	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
+	long n = io_send_file(&c->io, r->fd, &r->offset, iov->iov_len); /* counts them */
+	if (n == 0)
+		return -EPIPE;
+	if (n > 0) {
+		counter_add(C_bytes_by_reference, (uint64_t)n);
+		if ((uint64_t)n == iov->iov_len) {
+			counter_add(C_responses_by_reference, 1);
+			conn_pop_reference(fd, c);
+		}
+	}
+	return n;
+}
+
+/* Sends the queued responses, all of them in one call when the kernel takes them (a
+ * body by reference: the bytes before it in one call with MSG_MORE, then its sendfile).
  * Returns 1 when the queue is empty, 0 when the send must wait (IO_PENDING), or -1 when
  * the connection failed and was closed. Sets *progressed when bytes left. */
 static int conn_flush(int fd, struct conn *c, int *progressed)
 {
 	while (c->out_count) {
 		struct k_iovec *iov = &conn_out[fd].queue[c->out_head];
-		long n = io_send(&c->io, iov, c->out_count); /* counts response_syscalls */
+		uint32_t count = c->ref_count ? copied_run(iov, c->out_count) : c->out_count;
+		long n = count ? io_send(&c->io, iov, count, count < c->out_count) /* counts */
+			       : conn_send_reference(fd, c, iov);
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
 			*progressed = 1;
@@ -417,7 +515,8 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 				c->out_count--;
 			}
 			if (c->out_count) { /* a short send: resume inside this response */
-				iov->iov_base = (const char *)iov->iov_base + left;
+				if (iov->iov_base) /* a reference's offset moved in sendfile */
+					iov->iov_base = (const char *)iov->iov_base + left;
 				iov->iov_len -= left;
 			}
 		} else if (n == IO_PENDING) {
@@ -538,6 +637,7 @@ void conn_open(int fd)
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
+	c->ref_head = c->ref_count = 0;
 	conn_enter(fd, c, CONN_P_WAITING);
 	access_log_connection(fd);
 	conn_service(fd, c);

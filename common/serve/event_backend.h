@@ -117,11 +117,22 @@ static inline void io_event(struct conn_io *io, const backend_event *e);
 static inline long io_read(struct conn_io *io, char *buf, uint32_t len);
 
 /* Sends the count (>= 1) buffers of iov, gathered: one operation for all of them (epoll:
- * write(2) or writev(2); io_uring: one send or sendmsg). Counts response_syscalls for each
- * operation and write_eagains each time it finds the socket full. Returns the bytes sent
- * (possibly fewer than queued), IO_PENDING, or another -errno (-EPIPE or -ECONNRESET:
- * the peer is gone; -EINTR: call again). */
-static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count);
+ * write(2) or writev(2), sendmsg(2) with more; io_uring: one send or sendmsg). more: a
+ * body by reference follows (io_send_file), so the bytes go with MSG_MORE and the kernel
+ * holds a partial segment back for it. Counts response_syscalls for each operation and
+ * write_eagains each time it finds the socket full. Returns the bytes sent (possibly
+ * fewer than queued), IO_PENDING, or another -errno (-EPIPE or -ECONNRESET: the peer is
+ * gone; -EINTR: call again). */
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
+			   int more);
+
+/* Sends up to len (> 0) bytes of file in_fd from *offset, by reference: sendfile(2), the
+ * kernel hands the file's pages to the socket without a copy through user space (both
+ * backends call it directly; io_uring waits for a full socket with a poll operation).
+ * Moves *offset past what was sent. Counts response_syscalls for each sendfile and
+ * write_eagains each time it finds the socket full. Returns the bytes sent (possibly fewer
+ * than len), 0 when in_fd ended before *offset + len, IO_PENDING, or another -errno. */
+static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len);
 
 /* Ends the sending side: the peer reads end of input after what was sent. Returns 0 or
  * -errno (the peer is gone: nothing to act on). */

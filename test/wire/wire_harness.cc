@@ -1030,6 +1030,9 @@ const std::vector<std::string> kFileStatusCounterNames = {"responses_304", "resp
 const std::vector<std::string> kLongTargetCounterNames = {"responses_414"};
 // Reloads by SIGHUP or --watch (BEHAVIOUR 17, 10.16); counted in every routed tier.
 const std::vector<std::string> kReloadCounterNames = {"reloads"};
+// Bodies sent by reference (BEHAVIOUR 10.17); counted in every routed tier.
+const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference",
+							 "bytes_by_reference"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1059,6 +1062,9 @@ std::vector<std::string> ExpectedCounterNames()
 		names.insert(names.end(), kLongTargetCounterNames.begin(),
 			     kLongTargetCounterNames.end());
 		names.insert(names.end(), kReloadCounterNames.begin(), kReloadCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kReferenceCounterNames.begin(),
+			     kReferenceCounterNames.end());
 	return names;
 }
 
