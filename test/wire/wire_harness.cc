@@ -1033,6 +1033,8 @@ const std::vector<std::string> kReloadCounterNames = {"reloads"};
 // Bodies sent by reference (BEHAVIOUR 10.17); counted in every routed tier.
 const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference",
 							 "bytes_by_reference"};
+// Files served from disk (BEHAVIOUR 10.18); counted in every routed tier.
+const std::vector<std::string> kDiskCounterNames = {"responses_from_disk", "bodies_cut_short"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1065,6 +1067,8 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kReferenceCounterNames.begin(),
 			     kReferenceCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
 	return names;
 }
 
