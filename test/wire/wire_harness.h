@@ -491,6 +491,7 @@ public:
 	ServedTree &operator=(const ServedTree &) = delete;
 	const std::string &error() const { return error_; }
 	int port() const { return daemon_.port(); }
+	pid_t pid() const { return daemon_.pid(); }
 	const std::string &dir() const { return dir_; }
 
 private:
