@@ -30,28 +30,6 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 /* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615). */
 #define WELL_KNOWN_NAME ".well-known"
 
-/* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
-static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
-#define CODING_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(coding)},
-	FOR_EACH_FILE_ENCODING(CODING_ENTRY)
-#undef CODING_ENTRY
-};
-const struct text_span file_encoding_suffix[FILE_ENCODING_COUNT] = {
-#define SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(suffix)},
-	FOR_EACH_FILE_ENCODING(SUFFIX_ENTRY)
-#undef SUFFIX_ENTRY
-};
-static const struct text_span encoding_etag_suffix[FILE_ENCODING_COUNT] = {
-#define ETAG_SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(etag_suffix)},
-	FOR_EACH_FILE_ENCODING(ETAG_SUFFIX_ENTRY)
-#undef ETAG_SUFFIX_ENTRY
-};
-#define ENCODING_CHECK(id, coding, suffix, etag_suffix)                                  \
-	STATIC_ASSERT(sizeof(coding) - 1 <= CONTENT_CODING_MAX &&                        \
-			      sizeof(etag_suffix) - 1 <= ETAG_SUFFIX_MAX, #id " fits the heads");
-FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
-#undef ENCODING_CHECK
-
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
@@ -229,18 +207,6 @@ static enum exit_code check_room(size_t len)
 	return fail(EXIT_ROOT_READ, "the tree changed while loading");
 }
 
-/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
- * Returns the digit count. */
-static size_t u64_to_hex(uint64_t v, char *out)
-{
-	size_t n = 1;
-	for (uint64_t rest = v >> 4; rest; rest >>= 4)
-		n++;
-	for (size_t i = n; i-- > 0; v >>= 4)
-		out[i] = "0123456789abcdef"[v & 0xf];
-	return n;
-}
-
 /* An mtime's second as Last-Modified serves it: never before 1970 and never after the
  * load began (RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
  * than its Date). */
@@ -326,51 +292,16 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	return f;
 }
 
-/* Starts f's validators at out: HEAD_LAST_MODIFIED_FIELD of f->mtime, HEAD_ETAG_FIELD
- * and the ETag's opening quote, with f->etag pointing at it. Returns where the ETag goes
- * on; validators_end closes it. Pure. */
-static char *validators_start(char *out, struct cached_file *f)
-{
-	char *p = copy_span(out, LITERAL(HEAD_LAST_MODIFIED_FIELD));
-	http_date_render(p, f->mtime);
-	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
-	f->etag = p;
-	*p++ = '"';
-	return p;
-}
-
-/* Closes the ETag validators_start began and ends at p. Returns the byte after it. */
-static char *validators_end(struct cached_file *f, char *p)
-{
-	*p++ = '"';
-	f->etag_len = (uint8_t)(p - f->etag);
-	return p;
-}
-
-/* validators_start at the end of the head arena. */
+/* file_validators_start at the end of the head arena. */
 static char *start_validators(struct cached_file *f)
 {
-	return validators_start(cache.head_arena + cache.heads_used, f);
+	return file_validators_start(cache.head_arena + cache.heads_used, f);
 }
 
-/* validators_end, then takes the validators' bytes from the head arena. */
+/* file_validators_end, then takes the validators' bytes from the head arena. */
 static void end_validators(struct cached_file *f, char *p)
 {
-	cache.heads_used = (uint64_t)(validators_end(f, p) - cache.head_arena);
-}
-
-size_t file_validators_render(char *out, struct cached_file *f, uint64_t size,
-			      uint64_t mtime_ns, uint64_t inode)
-{
-	char *p = validators_start(out, f);
-	p += u64_to_hex(size, p);
-	*p++ = '-';
-	p += u64_to_hex(mtime_ns, p);
-	*p++ = '-';
-	p += u64_to_hex(inode, p);
-	p = copy_span(p, encoding_etag_suffix[f->encoding].text,
-		      encoding_etag_suffix[f->encoding].len);
-	return (size_t)(validators_end(f, p) - out);
+	cache.heads_used = (uint64_t)(file_validators_end(f, p) - cache.head_arena);
 }
 
 /* Renders the validators of the file l (its mtime in f->mtime) at the end of the head
@@ -436,7 +367,7 @@ static void add_variant(struct cached_file *base, const struct cached_file *v,
 	/* v's validators, the closing quote held back */
 	char *out = cache.head_arena + cache.heads_used;
 	char *p = copy_span(out, v->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + v->etag_len - 1u);
-	p = copy_span(p, encoding_etag_suffix[e].text, encoding_etag_suffix[e].len);
+	p = copy_span(p, file_encoding_etag_suffix[e].text, file_encoding_etag_suffix[e].len);
 	*p++ = '"';
 	rep->etag = out + VALIDATORS_ETAG_AT;
 	rep->etag_len = (uint8_t)(p - rep->etag);
@@ -464,32 +395,6 @@ static void link_variants(void)
 static int is_listing(const struct cached_file *f)
 {
 	return f->name_len == 0 || f->name[f->name_len - 1] == '/';
-}
-
-size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
-			struct text_span header_for)
-{
-	struct text_span validators = file_validators(f);
-	char fields[FILE_FIELDS_200_MAX + PATH_FIELDS_BLOCK_MAX];
-	char *p = fields;
-	if (f->encoding != FILE_ENCODING_IDENTITY) {
-		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
-		p = copy_span(p, encoding_coding[f->encoding].text, encoding_coding[f->encoding].len);
-	}
-	p = copy_span(p, validators.text, validators.len);
-	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
-	if (file_varies(f))
-		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
-	p = copy_span(p, header_for.text, header_for.len);
-	f->fields_len = (uint16_t)header_for.len;
-	f->head = out;
-	f->head_len = (uint16_t)render_head_200_with(out, type.text, type.len, f->size, fields,
-						     (size_t)(p - fields), FILE_HEAD_FORM);
-	char digits[U64_DEC_MAX];
-	f->type_len = (uint8_t)type.len;
-	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
-				u64_to_dec(f->size, digits));
-	return f->head_len;
 }
 
 /* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
@@ -692,9 +597,9 @@ static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t
 	char *e = start_validators(f);
 	*e++ = 'l';
 	*e++ = '-';
-	e += u64_to_hex(f->size, e);
+	e += file_u64_to_hex(f->size, e);
 	*e++ = '-';
-	e += u64_to_hex(page_hash(f->body, f->size), e);
+	e += file_u64_to_hex(page_hash(f->body, f->size), e);
 	end_validators(f, e);
 	render_heads(f);
 	index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);

@@ -139,8 +139,15 @@ static inline int64_t file_body_offset(const struct cached_file *f, uint64_t at,
 	return (int64_t)(f->body - a->base) + (int64_t)at;
 }
 
-/* The content codings' file name suffixes (".br", ".gz") by enum file_encoding. */
+/* By enum file_encoding (file_head.c): the content codings ("br", "gzip"), the file name
+ * suffixes (".br", ".gz") and the ETag suffixes ("-br", "-gz"); empty for identity. */
+extern const struct text_span file_encoding_coding[FILE_ENCODING_COUNT];
 extern const struct text_span file_encoding_suffix[FILE_ENCODING_COUNT];
+extern const struct text_span file_encoding_etag_suffix[FILE_ENCODING_COUNT];
+
+/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
+ * Returns the digit count. Pure. */
+size_t file_u64_to_hex(uint64_t v, char *out);
 
 /* The length of a FILE_ON_DISK f's disk_name: its name's, plus its coding's suffix for a
  * representation (whose name is its file's). */
@@ -190,6 +197,12 @@ static inline size_t file_head_304(char *out, const struct cached_file *f, enum 
 	struct text_span fields = {f->head + file_head_cut(f) - f->fields_len, f->fields_len};
 	return render_head_304(out, file_validators(f), file_varies(f), fields, form);
 }
+
+/* Starts f's validators at out: HEAD_LAST_MODIFIED_FIELD of f->mtime, HEAD_ETAG_FIELD
+ * and the ETag's opening quote, with f->etag pointing at it. Returns where the ETag goes
+ * on; file_validators_end closes it at p and returns the byte after it. Pure. */
+char *file_validators_start(char *out, struct cached_file *f);
+char *file_validators_end(struct cached_file *f, char *p);
 
 /* Renders at out f's validators: HEAD_LAST_MODIFIED_FIELD of f->mtime and HEAD_ETAG_FIELD
  * of the ETag "<size>-<mtime_ns>-<inode>" with f's coding's suffix (BEHAVIOUR 10.8); sets
