@@ -28,6 +28,7 @@ FILE_URL = "/files/1g.bin"
 SPARSE_FILES = 10             # ten sparse files of 1 GiB: the 10 GiB tree
 WRK_CONNECTIONS = 4
 WRK_TIMEOUT_S = 60            # a 1 GiB response takes seconds: not a timeout
+CURL_BOUND_S = 300            # four whole downloads of 1 GiB, on a slow shared machine
 DEFAULT_DURATION_S = 10
 DEFAULT_ROUNDS = 3
 DEFAULT_STARTS = 5
@@ -67,6 +68,24 @@ def wrk_mb_s(server, duration_s):
     return r["bytes_per_s"] / 1e6, r["requests"], cpu / gb if gb else float("nan")
 
 
+def curl_mb_s(server):
+    """WRK_CONNECTIONS curls at once, each downloading the whole 1 GiB file (to /dev/null,
+    one connection each): MB/s (10^6 bytes) of the bytes all received over the wall time
+    from the first start to the last end, complete downloads, and the server's CPU
+    seconds per GB sent."""
+    url = "http://%s:%d%s" % (servers.LOOPBACK, server.port, FILE_URL)
+    argv = ["curl", "-s", "-o", "/dev/null", "-w", "%{size_download}\\n", url]
+    cpu0 = sum(servers.cpu_seconds(server.pid))
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+             for _ in range(WRK_CONNECTIONS)]
+    sizes = [int(p.communicate(timeout=CURL_BOUND_S)[0].strip() or 0) for p in procs]
+    wall = time.monotonic() - t0
+    cpu = sum(servers.cpu_seconds(server.pid)) - cpu0
+    total = sum(sizes)
+    return total / wall / 1e6, sum(1 for n in sizes if n == GIB), cpu / (total / 1e9)
+
+
 def one_gib(tiers, duration_s, rounds):
     """Part 1. Returns rows (name, median MB/s, per-round MB/s, rss before, after, hwm)."""
     work = servers.public_tempdir("apollod-disk-")
@@ -81,16 +100,19 @@ def one_gib(tiers, duration_s, rounds):
         running.append(servers.start_peer("nginx", servers.PEER_BINARIES["nginx"], work, root))
         rss_before = {s.name: vm_kib(s.pid, "VmRSS") for s in running}
         results = {s.name: [] for s in running}
+        whole = {s.name: [] for s in running}
         for _ in range(rounds):
-            for s in running:  # interleaved: each round every server once
+            for s in running:  # interleaved: each round every server once, both clients
                 results[s.name].append(wrk_mb_s(s, duration_s))
+                whole[s.name].append(curl_mb_s(s))
         rows = []
         for s in running:
             mbs = [r[0] for r in results[s.name]]
             rows.append((s.name, statistics.median(mbs), mbs, rss_before[s.name],
                          vm_kib(s.pid, "VmRSS"), vm_kib(s.pid, "VmHWM"),
                          sum(r[1] for r in results[s.name]),
-                         statistics.median(r[2] for r in results[s.name])))
+                         statistics.median(r[2] for r in results[s.name]),
+                         whole[s.name]))
         counters = {}
         for s in running:
             if s.name != "nginx":
@@ -158,10 +180,24 @@ def main(argv):
     print("| server | MB/s, median | rounds | x nginx | server CPU s per GB, median | "
           "VmRSS kB before | after | VmHWM kB | responses completed |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name, med, mbs, before, after, hwm, responses, cpu_gb in rows:
+    for name, med, mbs, before, after, hwm, responses, cpu_gb, _ in rows:
         print("| %s | %.0f | %s | %.2f | %.3f | %d | %d | %d | %d |" % (
             name, med, ", ".join("%.0f" % m for m in mbs), med / nginx, cpu_gb, before,
             after, hwm, responses))
+    print()
+    print("## The same, whole downloads: %d curls at once, each the whole 1 GiB, %d rounds"
+          % (WRK_CONNECTIONS, args.rounds))
+    curl_nginx = statistics.median(r[0] for r in [r for r in rows if r[0] == "nginx"][0][8])
+    print("| server | MB/s, median | rounds | x nginx | server CPU s per GB, median | "
+          "complete downloads |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
+    for row in rows:
+        runs = row[8]
+        med = statistics.median(r[0] for r in runs)
+        print("| %s | %.0f | %s | %.2f | %.3f | %d of %d |" % (
+            row[0], med, ", ".join("%.0f" % r[0] for r in runs), med / curl_nginx,
+            statistics.median(r[2] for r in runs), sum(r[1] for r in runs),
+            WRK_CONNECTIONS * len(runs)))
     for name, c in counters.items():
         print("%s counters: %s" % (name, ", ".join(
             "%s=%s" % (k, c.get(k)) for k in ("responses_from_disk", "bodies_cut_short",

@@ -65,13 +65,14 @@ std::string WriteSparse(const std::string &path, int64_t size, const std::string
 }
 
 // The 206 head the daemon renders for bytes first..last of the file at path.
-std::string PartialHead(const std::string &path, int64_t first, int64_t last, int64_t size)
+std::string PartialHead(const std::string &path, int64_t first, int64_t last, int64_t size,
+			bool keep_alive = false)
 {
 	return "HTTP/1.1 206 Partial Content\r\nContent-Type: " + std::string(kOctets) +
 	       "\r\nContent-Length: " + std::to_string(last - first + 1) +
 	       "\r\nContent-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) +
 	       "/" + std::to_string(size) + "\r\n" + FileFields(ValidatorsOf(path)) +
-	       "Connection: close\r\n\r\n";
+	       "Connection: " + (keep_alive ? "keep-alive" : "close") + "\r\n\r\n";
 }
 
 // A field of /proc/PID/status (VmRSS) or /proc/PID/io (rchar), as a number; 0 if absent.
@@ -147,6 +148,33 @@ TEST(DiskTest, FileOverTheBudgetIsServedByteExact)
 	EXPECT_EQ(m["responses_from_disk"], 5u);
 	EXPECT_EQ(m["files_cached"], 2u) << "small.txt and 404.html fit 1 KiB";
 	EXPECT_EQ(m["bodies_cut_short"], 0u);
+}
+
+// Pipelined on one keep-alive connection, disk-served answers wait for the responses
+// before them (their heads use the scratch) and keep the order: a disk 200, a cached
+// file, a disk 206, a disk HEAD; each byte-exact in the keep-alive form.
+TEST(DiskTest, PipelinedWithCachedFilesInOrder)
+{
+	REQUIRE_FEATURE("files");
+	ServedTree tree("disk", FillMixed, {"--cache-bytes", "1K"});
+	ASSERT_EQ(tree.error(), "");
+	std::string big = tree.dir() + "/big.bin";
+	std::string body = Random(kBodyBytes, 1);
+	Client c(tree.port());
+	ASSERT_TRUE(c.connected());
+	ASSERT_TRUE(c.Send("GET /big.bin HTTP/1.1\r\nHost: h\r\n\r\n"
+			   "GET /small.txt HTTP/1.1\r\nHost: h\r\n\r\n"
+			   "GET /big.bin HTTP/1.1\r\nHost: h\r\nRange: bytes=7-16\r\n\r\n"
+			   "HEAD /big.bin HTTP/1.1\r\nHost: h\r\n\r\n"));
+	EXPECT_TRUE(c.TakeResponse(false, kTimeoutMs) ==
+		    FileHead(kOctets, kBodyBytes, big, true) + body);
+	EXPECT_EQ(c.TakeResponse(false, kTimeoutMs),
+		  FileHead("text/plain; charset=utf-8", 6, tree.dir() + "/small.txt", true) +
+			  "small\n");
+	EXPECT_EQ(c.TakeResponse(false, kTimeoutMs),
+		  PartialHead(big, 7, 16, kBodyBytes, true) + body.substr(7, 10));
+	EXPECT_EQ(c.TakeResponse(true, kTimeoutMs), FileHead(kOctets, kBodyBytes, big, true));
+	EXPECT_TRUE(c.Quiet(100)) << "the connection stays open, nothing more sent";
 }
 
 // The validators are the file's as it is now: a disk-served file rewritten after start
