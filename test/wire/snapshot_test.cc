@@ -1,10 +1,15 @@
-// The --root snapshot and the table sized from the tree (feature `files`, BEHAVIOUR 10.1
-// and 10.3): a file truncated, grown, rewritten in place at the same size, or replaced by
-// rename, before or in the middle of a response, still goes out as its start-up bytes;
-// and a tree of 100,000 small files in 100 directories loads and serves.
+// The --root snapshot and the table sized from the tree (feature `files`, BEHAVIOUR 10.1,
+// 10.3 and 10.17): a file truncated, grown, rewritten in place at the same size, or
+// replaced by rename, before or in the middle of a response, still goes out as its
+// start-up bytes, by copy (small) and by reference (large: sendfile from the memfd); the
+// snapshot's memfd is sealed as seen from /proc/PID/fd; the syscalls per hit of each way
+// out, read from the counters; 206 slices by reference; and a tree of 100,000 small
+// files in 100 directories loads and serves.
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +30,11 @@ namespace {
 constexpr int kTimeoutMs = 20000;
 constexpr size_t kBigFile = 4u << 20; // large enough that a response is still in flight
 constexpr size_t kFirstRead = 64u << 10; // read this much, change the file, read the rest
+constexpr size_t kSmallFile = 1000;      // below FILE_BY_REFERENCE_MIN: leaves by copy
+constexpr size_t kLargeFile = 4u << 20;   // FILE_BY_REFERENCE_MIN: leaves by reference
+constexpr size_t kRangeFile = 12u << 20;  // room for slices of kLargeFile and more
+constexpr int kHits = 20;                 // requests per way out in the syscall count
+constexpr int kSealsAll = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
 // A fresh directory under /tmp, removed with everything in it when the object goes.
 class ScratchDir {
@@ -101,7 +111,8 @@ struct Change {
 class SnapshotTest : public testing::TestWithParam<Change> {};
 
 // Each file of the tree is changed twice: once while a response of it is half read, once
-// before a fresh request. Both responses are the start-up bytes exactly.
+// before a fresh request. Both responses are the start-up bytes exactly, and both left by
+// reference (a 4 MiB body: sendfile from the sealed memfd).
 TEST_P(SnapshotTest, ClientsOnlyEverSeeTheStartUpBytes)
 {
 	REQUIRE_FEATURE("files");
@@ -135,7 +146,36 @@ TEST_P(SnapshotTest, ClientsOnlyEverSeeTheStartUpBytes)
 				   false, kTimeoutMs);
 	EXPECT_TRUE(after.bytes == expected)
 		<< "after: got " << after.bytes.size() << " bytes, want " << expected.size();
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon.port());
+	EXPECT_EQ(m["responses_by_reference"], 2u) << "both bodies left by sendfile";
+	EXPECT_EQ(m["bytes_by_reference"], 2 * original.size());
 	EXPECT_TRUE(daemon.IsAlive());
+}
+
+// The same changes to a small file (by copy: one writev from the read-only mapping),
+// while a keep-alive connection is open and between its requests.
+TEST_P(SnapshotTest, SmallFilesToo)
+{
+	REQUIRE_FEATURE("files");
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty()) << strerror(errno);
+	const std::string original = Random(kSmallFile, 13);
+	const std::string file = dir.path() + "/f.bin";
+	ASSERT_TRUE(WriteWhole(file, original));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	START_DAEMON(daemon, options);
+	const std::string expected = Head(file, original.size()) + original;
+	Client c(daemon.port());
+	ASSERT_TRUE(c.connected());
+	for (int round = 0; round < 2; round++) {
+		ASSERT_TRUE(c.Send(Get("/f.bin")));
+		std::string got = c.TakeResponse();
+		EXPECT_EQ(WithoutDates(got), AsKeepAlive(expected)) << "round " << round;
+		ASSERT_TRUE(GetParam().apply(file)) << strerror(errno);
+	}
+	EXPECT_EQ(FetchMetrics(daemon.port())["responses_by_reference"], 0u);
 }
 
 const Change kChanges[] = {
@@ -210,6 +250,201 @@ TEST(BigTreeTest, HundredThousandFilesServe)
 			       "GET /d0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", false,
 			       kTimeoutMs);
 	EXPECT_EQ(ParseResponse(r.bytes).status, 301) << "a directory of the big tree";
+}
+
+// The descriptors of pid that are the snapshot's memfds ("/memfd:apollod-snapshot"), as
+// /proc/PID/fd paths, with the inode each names.
+std::map<std::string, ino_t> SnapshotMemfds(pid_t pid)
+{
+	std::map<std::string, ino_t> found;
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (d == nullptr)
+		return found;
+	while (struct dirent *e = readdir(d)) {
+		std::string path = dir + "/" + e->d_name;
+		char link[256];
+		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		struct stat st;
+		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
+			found[path] = st.st_ino;
+	}
+	closedir(d);
+	return found;
+}
+
+// BEHAVIOUR 10.17: the snapshot's bytes are in a memfd that nobody can change: it carries
+// every seal, and through /proc/PID/fd a write, a writable shared mapping, a truncation
+// and a growth all fail, and the bytes are still the file's.
+TEST(SealedSnapshotTest, TheMemfdRefusesEveryChange)
+{
+	REQUIRE_FEATURE("files");
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty());
+	const std::string original = Random(kLargeFile, 21);
+	ASSERT_TRUE(WriteWhole(dir.path() + "/f.bin", original));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	START_DAEMON(daemon, options);
+	std::map<std::string, ino_t> memfds = SnapshotMemfds(daemon.pid());
+	ASSERT_EQ(memfds.size(), 1u) << "one arena for the load";
+	const std::string path = memfds.begin()->first;
+	int ro = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(ro, 0) << strerror(errno);
+	EXPECT_EQ(fcntl(ro, F_GET_SEALS), kSealsAll);
+	struct stat st;
+	ASSERT_EQ(fstat(ro, &st), 0);
+	EXPECT_EQ(static_cast<size_t>(st.st_size), original.size());
+	EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0), MAP_FAILED);
+	int rw = open(path.c_str(), O_RDWR | O_CLOEXEC);
+	if (rw >= 0) { // the open may pass; every change through it must fail
+		EXPECT_EQ(write(rw, "x", 1), -1) << "a write to the sealed memfd";
+		EXPECT_EQ(errno, EPERM);
+		EXPECT_EQ(pwrite(rw, "x", 1, 0), -1);
+		EXPECT_EQ(ftruncate(rw, 0), -1) << "a shrink";
+		EXPECT_EQ(ftruncate(rw, st.st_size + 1), -1) << "a growth";
+		EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0), MAP_FAILED);
+		EXPECT_EQ(fcntl(rw, F_ADD_SEALS, 0), -1) << "F_SEAL_SEAL: no seal can change";
+		close(rw);
+	}
+	std::string bytes(original.size(), '\0');
+	EXPECT_EQ(pread(ro, &bytes[0], bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+	EXPECT_TRUE(bytes == original) << "the memfd holds the file's bytes";
+	close(ro);
+	Received r = Roundtrip(daemon.port(), GetClose("/f.bin"), false, kTimeoutMs);
+	EXPECT_TRUE(r.bytes == Head(dir.path() + "/f.bin", original.size()) + original);
+}
+
+// The counters' difference over kHits keep-alive GETs of target, each read whole before
+// the next is sent (c=1), after a first one that is not counted; response_syscalls
+// without the one that sent the first scrape's answer.
+std::map<std::string, uint64_t> CountHits(int port, const std::string &target, size_t body)
+{
+	std::map<std::string, uint64_t> before, after;
+	Client c(port);
+	if (!c.connected())
+		return {};
+	c.Send(Get(target));
+	c.TakeResponse(false, kTimeoutMs);
+	before = FetchMetrics(port);
+	for (int i = 0; i < kHits; i++) {
+		c.Send(Get(target));
+		std::string r = c.TakeResponse(false, kTimeoutMs);
+		EXPECT_EQ(ParseResponse(r).body.size(), body) << target << " #" << i;
+	}
+	after = FetchMetrics(port);
+	std::map<std::string, uint64_t> delta;
+	for (const auto &kv : after)
+		delta[kv.first] = kv.second - before[kv.first];
+	delta["response_syscalls"] -= 1; // the first scrape's own response (BEHAVIOUR 7)
+	return delta;
+}
+
+// Syscalls per hit, from the counters (BEHAVIOUR 10.17): a small body leaves in exactly
+// one call (head, Date and body gathered); a large one in at least two (head with
+// MSG_MORE, then sendfile), every one of its bytes by reference. Whether the socket takes
+// 4 MiB whole (then exactly two) depends on how far loopback's windows and send buffer
+// have grown, so the upper figure is measured, not tested: bench/crossover.py
+// --connections 1 --syscalls (benchmarks/reports/2026-12-02-crossover.md).
+TEST(SyscallsPerHitTest, OneForASmallFileTwoOrMoreByReferenceForALargeOne)
+{
+	REQUIRE_FEATURE("files");
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty());
+	ASSERT_TRUE(WriteWhole(dir.path() + "/small.bin", Random(kSmallFile, 31)));
+	ASSERT_TRUE(WriteWhole(dir.path() + "/large.bin", Random(kLargeFile, 32)));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	START_DAEMON(daemon, options);
+	std::map<std::string, uint64_t> small = CountHits(daemon.port(), "/small.bin", kSmallFile);
+	EXPECT_EQ(small["cache_hits"], static_cast<uint64_t>(kHits));
+	EXPECT_EQ(small["response_syscalls"], static_cast<uint64_t>(kHits));
+	EXPECT_EQ(small["responses_by_reference"], 0u);
+	std::map<std::string, uint64_t> large = CountHits(daemon.port(), "/large.bin", kLargeFile);
+	EXPECT_EQ(large["cache_hits"], static_cast<uint64_t>(kHits));
+	EXPECT_EQ(large["responses_by_reference"], static_cast<uint64_t>(kHits));
+	EXPECT_EQ(large["bytes_by_reference"], static_cast<uint64_t>(kHits) * kLargeFile);
+	EXPECT_GE(large["response_syscalls"], 2u * kHits + large["write_eagains"])
+		<< "each EAGAIN is one more call";
+}
+
+// Ranges by reference (BEHAVIOUR 10.9, 10.17): slices of a large file, at its start, in
+// its middle and at its end, byte-exact; a slice shorter than FILE_BY_REFERENCE_MIN
+// leaves by copy.
+TEST(RangeByReferenceTest, SlicesAreByteExact)
+{
+	REQUIRE_FEATURE("files");
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty());
+	const std::string original = Random(kRangeFile, 41);
+	ASSERT_TRUE(WriteWhole(dir.path() + "/f.bin", original));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	START_DAEMON(daemon, options);
+	struct Slice {
+		size_t first, last;
+		bool by_reference;
+	};
+	const Slice slices[] = {
+		{0, kLargeFile - 1, true},
+		{123457, 123457 + kLargeFile + 999, true},
+		{kRangeFile - kLargeFile - 1, kRangeFile - 1, true},
+		{1000, 1999, false},
+		{5, 5 + kLargeFile - 2, false}, // one byte short of FILE_BY_REFERENCE_MIN
+	};
+	Client c(daemon.port());
+	ASSERT_TRUE(c.connected());
+	uint64_t by_reference = 0;
+	for (const Slice &sl : slices) {
+		ASSERT_TRUE(c.Send("GET /f.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=" +
+				   std::to_string(sl.first) + "-" + std::to_string(sl.last) +
+				   "\r\n\r\n"));
+		HttpResponse r = ParseResponse(c.TakeResponse(false, kTimeoutMs));
+		EXPECT_EQ(r.status, 206);
+		EXPECT_TRUE(r.body == original.substr(sl.first, sl.last - sl.first + 1))
+			<< sl.first << "-" << sl.last << ": " << r.body.size() << " bytes";
+		by_reference += sl.by_reference;
+		EXPECT_EQ(FetchMetrics(daemon.port())["responses_by_reference"], by_reference)
+			<< sl.first << "-" << sl.last;
+	}
+}
+
+// Pipelined GETs of a large and a small file, several in one batch and the last one
+// closing: every response in order, byte-exact, and the connection closes after the last.
+TEST(RangeByReferenceTest, PipelinedMixKeepsOrderAndTheCloseForm)
+{
+	REQUIRE_FEATURE("files");
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty());
+	const std::string large = Random(kLargeFile, 51), small = Random(kSmallFile, 52);
+	ASSERT_TRUE(WriteWhole(dir.path() + "/l.bin", large));
+	ASSERT_TRUE(WriteWhole(dir.path() + "/s.bin", small));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	START_DAEMON(daemon, options);
+	const char *order[] = {"/l.bin", "/s.bin", "/l.bin", "/l.bin", "/s.bin", "/l.bin", "/l.bin"};
+	std::string batch;
+	for (const char *t : order)
+		batch += Get(t);
+	batch += GetClose("/l.bin");
+	Client c(daemon.port());
+	ASSERT_TRUE(c.connected());
+	ASSERT_TRUE(c.Send(batch));
+	for (const char *t : order) {
+		HttpResponse r = ParseResponse(c.TakeResponse(false, kTimeoutMs));
+		EXPECT_EQ(r.status, 200) << t;
+		EXPECT_TRUE(r.body == (t[1] == 'l' ? large : small)) << t;
+	}
+	Received last = c.TakeUntilClose(kTimeoutMs);
+	EXPECT_TRUE(last.eof) << "the closing response ends the connection";
+	EXPECT_TRUE(WithoutDates(last.bytes) == Head(dir.path() + "/l.bin", large.size()) + large);
 }
 
 } // namespace
