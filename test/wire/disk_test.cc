@@ -3,9 +3,7 @@
 // the file as it is now, a file that shrinks mid-send closes the connection and counts
 // bodies_cut_short, a symbolic link swapped in after start is never followed, and a tree
 // with a 4 GiB file starts without reading it and with a small resident set.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,7 +12,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <random>
 #include <string>
 
 #include "test/wire/wire_harness.h"
@@ -32,15 +29,6 @@ constexpr size_t kRssBoundKb = 64u << 10;         // 64 MiB: generous, as behavi
 constexpr size_t kStartReadBound = 1u << 20;      // start-up reads under 1 MiB in all
 constexpr size_t kSlowBody = 64u << 20;           // in flight for long behind a slow reader
 constexpr int kSmallReceiveBuffer = 4096;
-
-std::string Random(size_t n, uint64_t seed)
-{
-	std::mt19937_64 rng(seed);
-	std::string s(n, '\0');
-	for (char &c : s)
-		c = static_cast<char>(rng());
-	return s;
-}
 
 // Writes content at offset of the file at path (created 0644 when missing). "" or what
 // failed.
@@ -266,15 +254,8 @@ TEST(DiskTest, FileTruncatedMidSendClosesTheConnection)
 		},
 		{"--cache-bytes", "0"});
 	ASSERT_EQ(tree.error(), "");
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ASSERT_GE(fd, 0);
-	int small = kSmallReceiveBuffer;
-	ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
-	struct sockaddr_in a = {};
-	a.sin_family = AF_INET;
-	a.sin_port = htons(static_cast<uint16_t>(tree.port()));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)), 0) << strerror(errno);
+	int fd = ConnectLoopback(tree.port(), kTimeoutMs, kSmallReceiveBuffer);
+	ASSERT_GE(fd, 0) << strerror(errno);
 	ASSERT_TRUE(SendAll(fd, GetClose("/slow.bin")));
 	char buf[1024];
 	ssize_t first = recv(fd, buf, sizeof(buf), 0); // the head has left: the body is under way

@@ -451,11 +451,25 @@ int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms, int below)
 
 // ---- Raw TCP client ----
 
-int ConnectLoopback(int port, int timeout_ms)
+std::string Random(size_t n, uint64_t seed)
+{
+	std::mt19937_64 rng(seed);
+	std::string s(n, '\0');
+	for (char &c : s)
+		c = static_cast<char>(rng());
+	return s;
+}
+
+int ConnectLoopback(int port, int timeout_ms, int receive_buffer)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
+	if (receive_buffer > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer)) != 0) {
+		close(fd);
+		return -1;
+	}
 	struct sockaddr_in addr = {};
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(static_cast<uint16_t>(port));
