@@ -1,4 +1,6 @@
-/* The warm file cache (--root DIR): at start-up every regular file under DIR is copied
+/* The warm file cache (--root DIR): at start-up every regular file under DIR that fits
+ * what is left of --cache-bytes (file_cache_set_budget; the others are recorded by name,
+ * size and mtime only and served from disk: disk_file.h, BEHAVIOUR 10.18) is copied
  * into a sealed memory file (the snapshot, an arena: one memfd holding the bodies back to
  * back, sealed against write, shrink and grow, mapped read-only and shared by the
  * workers; no later change on disk reaches a client, and nobody can change the copy)
@@ -12,8 +14,9 @@
  * --header-for fields (path_fields.h) are rendered into the heads of the files they name.
  * A request then costs a lookup and one writev of head + the snapshot's copy (a body of
  * FILE_BY_REFERENCE_MIN bytes or more: the head with MSG_MORE, then sendfile from the
- * arena, by reference): no open, no read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
- * request can reach outside DIR. */
+ * arena, by reference): no open, no read, no copy, no allocation (a file on disk: one
+ * open beneath DIR and one statx). Lookup only ever matches names loaded at start-up, so
+ * no request can reach outside DIR. */
 #ifndef APOLLOD_COMMON_FILE_CACHE_H
 #define APOLLOD_COMMON_FILE_CACHE_H
 
