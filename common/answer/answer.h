@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/base/counters.h"
+#include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
 #include "common/http/http_request.h"
@@ -64,12 +65,17 @@ enum answer_kind {
 	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
 	ANSWER_ERROR_PAGE = 8, /* the --error-page 404: file's stored 404 head, then (GET) its
 				* body; never a 304 or 206 */
+	ANSWER_DISK = 9,     /* file is served from disk (BEHAVIOUR 10.18): the connection
+			      * opens and stats it, then answer_disk decides as answer_file
+			      * does (or answer_disk_missing when it cannot be opened) */
+	ANSWER_DISK_PAGE = 10, /* the --error-page 404 whose file is on disk: the same */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
-	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED)
+	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
+	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -118,8 +124,11 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 		f = file_representation(h, in->fields, f);
 	a->file = f;
 	a->cache_counter = C_cache_hits;
-	a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
-						  &a->first, &a->last)];
+	if (f->place == FILE_ON_DISK) /* decided once open: answer_disk */
+		a->kind = ANSWER_DISK;
+	else
+		a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
+							  &a->first, &a->last)];
 	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
 		a->kind = ANSWER_LATER;
 }
@@ -135,8 +144,10 @@ static inline void answer_no_file(const struct answer_input *in, struct answer *
 	if (p->fallback) {
 		answer_file(in, a, p->fallback);
 	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
-		a->kind = ANSWER_ERROR_PAGE;
+		a->kind = p->not_found->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
 		a->file = p->not_found;
+		if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
+			a->kind = ANSWER_LATER;
 	}
 }
 
@@ -247,10 +258,52 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 	case ANSWER_UNSATISFIABLE:
 		return C_responses_416;
 	case ANSWER_ERROR_PAGE:
+	case ANSWER_DISK_PAGE:
 		return C_responses_404;
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}
+}
+
+/* The connection opened a->file (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and st is
+ * the fstat of that open: renders the view of the file as it is now at out (DISK_VIEW_MAX
+ * bytes of the scratch, disk_file_view) into *view and points a->file at it, then
+ * decides as for a loaded file: the page's 404 (ANSWER_ERROR_PAGE), or 200, 304, 206 or
+ * 416 by the request's validators and Range against the view (file_status_of). Sets the
+ * status counter. Pure but for in->now(). */
+static inline void answer_disk(const struct answer_input *in, struct answer *a,
+			       const struct disk_stat *st, char *out, struct cached_file *view)
+{
+	int page = a->kind == ANSWER_DISK_PAGE;
+	disk_file_view(a->file, st, in->now(), page, out, view);
+	a->file = view;
+	if (page)
+		a->kind = ANSWER_ERROR_PAGE;
+	else
+		a->kind = file_status_kind[file_status_of(&in->request->headers, in->fields,
+							  a->head_only, view, in->now, &a->first,
+							  &a->last)];
+	a->status_counter = answer_status_counter(a);
+}
+
+/* The file of an ANSWER_DISK or ANSWER_DISK_PAGE could not be opened as a regular file
+ * beneath DIR without following a symbolic link (gone, replaced by a link or a
+ * directory, unreadable): the request gets the 404 a path that finds no file gets, the
+ * --error-page when that page is in memory (never the --fallback: BEHAVIOUR 10.18), and
+ * counts a miss. */
+static inline void answer_disk_missing(const struct answer_input *in, struct answer *a)
+{
+	const struct cached_file *page = in->pages ? in->pages->not_found : 0;
+	int was_page = a->kind == ANSWER_DISK_PAGE;
+	a->kind = ANSWER_STATIC;
+	a->response = RESP_NOT_FOUND;
+	a->file = 0;
+	a->cache_counter = C_cache_misses;
+	if (page && !was_page && page->place == FILE_IN_MEMORY) {
+		a->kind = ANSWER_ERROR_PAGE;
+		a->file = page;
+	}
+	a->status_counter = answer_status_counter(a);
 }
 
 /* Decides the answer to the request at the front of the connection's input and writes

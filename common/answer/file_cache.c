@@ -30,35 +30,13 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 /* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615). */
 #define WELL_KNOWN_NAME ".well-known"
 
-/* The content codings, file name suffixes and ETag suffixes, by enum file_encoding. */
-static const struct text_span encoding_coding[FILE_ENCODING_COUNT] = {
-#define CODING_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(coding)},
-	FOR_EACH_FILE_ENCODING(CODING_ENTRY)
-#undef CODING_ENTRY
-};
-static const struct text_span encoding_suffix[FILE_ENCODING_COUNT] = {
-#define SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(suffix)},
-	FOR_EACH_FILE_ENCODING(SUFFIX_ENTRY)
-#undef SUFFIX_ENTRY
-};
-static const struct text_span encoding_etag_suffix[FILE_ENCODING_COUNT] = {
-#define ETAG_SUFFIX_ENTRY(id, coding, suffix, etag_suffix) [id] = {LITERAL(etag_suffix)},
-	FOR_EACH_FILE_ENCODING(ETAG_SUFFIX_ENTRY)
-#undef ETAG_SUFFIX_ENTRY
-};
-#define ENCODING_CHECK(id, coding, suffix, etag_suffix)                                  \
-	STATIC_ASSERT(sizeof(coding) - 1 <= CONTENT_CODING_MAX &&                        \
-			      sizeof(etag_suffix) - 1 <= ETAG_SUFFIX_MAX, #id " fits the heads");
-FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
-#undef ENCODING_CHECK
-
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
 /* Anonymous memory, touched (and so paid for) only as far as it is filled. */
 #define ARENA_PROT (PROT_READ | PROT_WRITE)
 #define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
-/* The body arena while it is filled: a memfd of FILE_CACHE_BYTES_MAX (tmpfs allocates only
+/* The body arena while it is filled: a memfd of --cache-bytes (tmpfs allocates only
  * the pages written), mapped shared and writable; then cut to its bytes, sealed and
  * mapped read-only in place (seal_body_arena). */
 #define BODY_ARENA_NAME "apollod-snapshot"
@@ -86,9 +64,12 @@ struct file_cache_state {
 	char *name_arena;          /* names_max bytes: every relative path, unterminated */
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
-	char *body_arena;          /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed, in
-				    * the memfd body_fd (arenas[0] once sealed) */
+	char *body_arena;          /* budget bytes reserved: the bodies, packed, in the memfd
+				    * body_fd (arenas[0] once sealed) */
 	int body_fd;               /* the memfd being filled; -1 when none */
+	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
+	int budget_set;            /* file_cache_set_budget was called */
+	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
 	uint32_t variants_max;     /* files whose name ends in .br or .gz */
@@ -104,7 +85,8 @@ struct file_cache_state {
 	uint64_t root_mtime;       /* DIR's own mtime (as Last-Modified serves it) */
 	/* Filled by the second walk (the first one counts with entry_count, names_used): */
 	uint64_t names_used;
-	uint32_t file_count;       /* regular files among the entries */
+	uint32_t file_count;       /* regular files among the entries, in memory */
+	uint32_t disk_count;       /* regular files among the entries, left on disk */
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes copied */
 	uint64_t heads_used;
@@ -125,7 +107,8 @@ static struct file_cache_state cache;
 
 /* What copy_file learnt of one file. */
 struct loaded_file {
-	const char *body;   /* in the body arena; NULL when empty */
+	const char *body;   /* in the body arena; NULL when empty or on disk */
+	uint8_t place;      /* enum file_place */
 	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
 	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
 	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
@@ -208,6 +191,22 @@ uint64_t file_cache_bytes(void)
 	return cache.bytes_total;
 }
 
+uint32_t file_cache_disk_count(void)
+{
+	return cache.disk_count;
+}
+
+void file_cache_set_budget(uint64_t bytes)
+{
+	cache.budget = bytes < FILE_CACHE_BUDGET_MAX ? bytes : FILE_CACHE_BUDGET_MAX;
+	cache.budget_set = 1;
+}
+
+int file_cache_root_fd(void)
+{
+	return cache.root_fd;
+}
+
 /* Reads up to size bytes of fd into the body arena after what it holds. Returns the
  * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
@@ -222,18 +221,6 @@ static enum exit_code check_room(size_t len)
 	if (cache.entry_count < cache.entries_max && len <= cache.names_max - cache.names_used)
 		return EXIT_OK;
 	return fail(EXIT_ROOT_READ, "the tree changed while loading");
-}
-
-/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
- * Returns the digit count. */
-static size_t u64_to_hex(uint64_t v, char *out)
-{
-	size_t n = 1;
-	for (uint64_t rest = v >> 4; rest; rest >>= 4)
-		n++;
-	for (size_t i = n; i-- > 0; v >>= 4)
-		out[i] = "0123456789abcdef"[v & 0xf];
-	return n;
 }
 
 /* An mtime's second as Last-Modified serves it: never before 1970 and never after the
@@ -255,10 +242,11 @@ static void note_times(const struct statx *st, struct loaded_file *out)
 }
 
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
- * checks the limits and copies it into the body arena: the snapshot, which no later
- * change to the file can reach. Returns EXIT_OK with *out filled, EXIT_OK with
- * out->size == FILE_SKIPPED when the entry is no longer a regular file, or the start-up
- * error (reported). */
+ * checks the limits and copies it into the body arena when it fits what is left of the
+ * budget: the snapshot, which no later change to the file can reach; otherwise reads no
+ * byte of it and marks it FILE_ON_DISK, with the size and times of the open. Returns
+ * EXIT_OK with *out filled, EXIT_OK with out->size == FILE_SKIPPED when the entry is no
+ * longer a regular file, or the start-up error (reported). */
 #define FILE_SKIPPED UINT64_MAX
 static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 				struct loaded_file *out)
@@ -280,15 +268,20 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		sys_close((int)fd);
 		return EXIT_ROOT_READ;
 	}
-	if (st.stx_size > FILE_CACHE_BYTES_MAX - cache.bytes_total)
-		return close_and_fail(fd, EXIT_ROOT_LIMIT, "more than 1 GiB of files", 0);
+	note_times(&st, out);
+	if (st.stx_size > cache.budget - cache.bytes_total) { /* beyond the budget: metadata */
+		sys_close((int)fd);
+		out->place = FILE_ON_DISK;
+		out->size = st.stx_size;
+		return EXIT_OK;
+	}
 	long got = copy_body((int)fd, st.stx_size);
 	sys_close((int)fd);
 	if (sys_is_error(got))
 		return fail_because(EXIT_ROOT_READ, "cannot read", got);
+	out->place = FILE_IN_MEMORY;
 	out->body = got ? cache.body_arena + cache.bytes_total : 0;
 	out->size = (uint64_t)got;
-	note_times(&st, out);
 	return EXIT_OK;
 }
 
@@ -315,51 +308,44 @@ static struct cached_file *add_entry(size_t len, enum cached_kind kind)
 	return f;
 }
 
-/* Starts f's validators at the end of the head arena: HEAD_LAST_MODIFIED_FIELD of
- * f->mtime, HEAD_ETAG_FIELD and the ETag's opening quote, with f->etag pointing at it.
- * Returns where the ETag goes on; end_validators closes it. */
+/* file_validators_start at the end of the head arena. */
 static char *start_validators(struct cached_file *f)
 {
-	char *p = copy_span(cache.head_arena + cache.heads_used, LITERAL(HEAD_LAST_MODIFIED_FIELD));
-	http_date_render(p, f->mtime);
-	p = copy_span(p + HTTP_DATE_LEN, LITERAL(HEAD_ETAG_FIELD));
-	f->etag = p;
-	*p++ = '"';
-	return p;
+	return file_validators_start(cache.head_arena + cache.heads_used, f);
 }
 
-/* Closes the ETag that start_validators began and ends at p, and takes the validators'
- * bytes from the head arena. */
+/* file_validators_end, then takes the validators' bytes from the head arena. */
 static void end_validators(struct cached_file *f, char *p)
 {
-	*p++ = '"';
-	f->etag_len = (uint8_t)(p - f->etag);
-	cache.heads_used = (uint64_t)(p - cache.head_arena);
+	cache.heads_used = (uint64_t)(file_validators_end(f, p) - cache.head_arena);
 }
 
 /* Renders the validators of the file l (its mtime in f->mtime) at the end of the head
  * arena: the ETag "<size>-<mtime ns>-<inode>" (BEHAVIOUR 10.8). */
 static void add_validators(struct cached_file *f, const struct loaded_file *l)
 {
-	char *p = start_validators(f);
-	p += u64_to_hex(l->size, p);
-	*p++ = '-';
-	p += u64_to_hex(l->mtime_ns, p);
-	*p++ = '-';
-	p += u64_to_hex(l->inode, p);
-	end_validators(f, p);
+	cache.heads_used += file_validators_render(cache.head_arena + cache.heads_used, f,
+						   l->size, l->mtime_ns, l->inode);
 }
 
-/* Records the loaded file path[0..len): its entry and its validators; its heads come
- * once every file is loaded (render_heads), when its variants are known. The caller
- * checked every limit. */
+/* Records the loaded file path[0..len): its entry and, in memory, its validators; its
+ * heads come once every file is loaded (render_heads), when its variants are known. A
+ * file on disk gets its validators per request (disk_file.h). The caller checked every
+ * limit. */
 static void add_file(size_t len, const struct loaded_file *l)
 {
 	struct cached_file *f = add_entry(len, CACHED_FILE);
-	f->body = l->body;
-	f->arena = 0; /* the load's one arena (seal_body_arena) */
 	f->size = l->size;
 	f->mtime = l->mtime;
+	f->place = l->place;
+	if (l->place == FILE_ON_DISK) {
+		f->disk_name = f->name;
+		f->arena = FILE_ARENA_NONE; /* never by file_body_offset: opened per request */
+		cache.disk_count++;
+		return;
+	}
+	f->body = l->body;
+	f->arena = 0; /* the load's one arena (seal_body_arena) */
 	cache.bytes_total += l->size;
 	cache.file_count++;
 	add_validators(f, l);
@@ -370,7 +356,7 @@ static void add_file(size_t len, const struct loaded_file *l)
 static enum file_encoding suffix_encoding(const char *name, size_t len)
 {
 	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
-		const struct text_span *x = &encoding_suffix[e];
+		const struct text_span *x = &file_encoding_suffix[e];
 		if (len > x->len && span_eq(name + len - x->len, x->text, x->len))
 			return (enum file_encoding)e;
 	}
@@ -391,15 +377,17 @@ static void add_variant(struct cached_file *base, const struct cached_file *v,
 	rep->encoding = (uint8_t)e;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		rep->variant[i] = 0; /* v's own (X.gz.br for X.gz) are not the representation's */
+	base->variant[e - 1] = rep;
+	if (v->place == FILE_ON_DISK)
+		return; /* disk_name stays v's own; its ETag is made per request with e's suffix */
 	/* v's validators, the closing quote held back */
 	char *out = cache.head_arena + cache.heads_used;
 	char *p = copy_span(out, v->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + v->etag_len - 1u);
-	p = copy_span(p, encoding_etag_suffix[e].text, encoding_etag_suffix[e].len);
+	p = copy_span(p, file_encoding_etag_suffix[e].text, file_encoding_etag_suffix[e].len);
 	*p++ = '"';
 	rep->etag = out + VALIDATORS_ETAG_AT;
 	rep->etag_len = (uint8_t)(p - rep->etag);
 	cache.heads_used += (uint64_t)(p - out);
-	base->variant[e - 1] = rep;
 }
 
 /* Links every loaded X.br and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
@@ -413,7 +401,7 @@ static void link_variants(void)
 		if (e == FILE_ENCODING_IDENTITY)
 			continue;
 		struct cached_file *base = (struct cached_file *)file_cache_find(
-			v->name, v->name_len - encoding_suffix[e].len);
+			v->name, v->name_len - file_encoding_suffix[e].len);
 		if (base && base->kind == CACHED_FILE)
 			add_variant(base, v, e);
 	}
@@ -427,34 +415,27 @@ static int is_listing(const struct cached_file *f)
 
 /* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
  * (the type: a listing's is LISTING_TYPE; its --header-for fields), encoding,
- * validators and variants, and notes where a 206 splices it. */
+ * validators and variants (file_head_render). A file on disk keeps only its type and
+ * --header-for lines there (struct cached_file's head): its head is made per request. */
 static void render_heads(struct cached_file *f)
 {
 	struct text_span type = {LITERAL(LISTING_TYPE)};
 	if (!is_listing(f))
 		mime_type_of(f->name, f->name_len, &type);
-	struct text_span validators = file_validators(f);
-	char fields[FILE_FIELDS_200_MAX + PATH_FIELDS_BLOCK_MAX];
-	char *p = fields;
-	if (f->encoding != FILE_ENCODING_IDENTITY) {
-		p = copy_span(p, LITERAL(HEAD_CONTENT_ENCODING_FIELD));
-		p = copy_span(p, encoding_coding[f->encoding].text, encoding_coding[f->encoding].len);
-	}
-	p = copy_span(p, validators.text, validators.len);
-	p = copy_span(p, LITERAL(HEAD_ACCEPT_RANGES_FIELD));
-	if (file_varies(f))
-		p = copy_span(p, LITERAL(HEAD_VARY_FIELD));
-	f->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, p);
-	p += f->fields_len;
 	char *h = cache.head_arena + cache.heads_used;
-	f->head = h;
-	f->head_len = (uint16_t)render_head_200_with(h, type.text, type.len, f->size, fields,
-						     (size_t)(p - fields), FILE_HEAD_FORM);
-	cache.heads_used += f->head_len;
-	char digits[U64_DEC_MAX];
-	f->type_len = (uint8_t)type.len;
-	f->rest_at = (uint16_t)(HEAD_200_TYPE_AT + type.len + sizeof(HEAD_LENGTH_FIELD) - 1 +
-				u64_to_dec(f->size, digits));
+	if (f->place == FILE_ON_DISK) {
+		f->head = h;
+		f->type_len = (uint8_t)type.len;
+		char *p = copy_span(h, type.text, type.len);
+		f->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, p);
+		f->head_len = (uint16_t)(type.len + f->fields_len);
+		cache.heads_used += f->head_len;
+		return;
+	}
+	char fields[PATH_FIELDS_BLOCK_MAX];
+	struct text_span header_for = {fields, (uint32_t)path_fields_render(f->name, f->name_len,
+									    fields)};
+	cache.heads_used += file_head_render(h, f, type, header_for);
 }
 
 /* Maps bytes of anonymous memory at *at (nothing for 0). Returns EXIT_OK or
@@ -632,9 +613,9 @@ static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t
 	char *e = start_validators(f);
 	*e++ = 'l';
 	*e++ = '-';
-	e += u64_to_hex(f->size, e);
+	e += file_u64_to_hex(f->size, e);
 	*e++ = '-';
-	e += u64_to_hex(page_hash(f->body, f->size), e);
+	e += file_u64_to_hex(page_hash(f->body, f->size), e);
 	end_validators(f, e);
 	render_heads(f);
 	index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
@@ -831,7 +812,7 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 	}
 }
 
-/* Creates the body arena: a memfd that can be sealed, FILE_CACHE_BYTES_MAX long (sparse),
+/* Creates the body arena: a memfd that can be sealed, cache.budget long (sparse),
  * mapped shared and writable at body_arena for the loading walk. Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
 static enum exit_code open_body_arena(void)
@@ -840,10 +821,10 @@ static enum exit_code open_body_arena(void)
 	if (sys_is_error(fd))
 		return fail_because(EXIT_ROOT_READ, "cannot create the snapshot's memfd", fd);
 	cache.body_fd = (int)fd;
-	long r = sys_ftruncate((int)fd, FILE_CACHE_BYTES_MAX);
+	long r = sys_ftruncate((int)fd, cache.budget);
 	if (sys_is_error(r))
 		return fail_because(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
-	long m = sys_mmap(0, FILE_CACHE_BYTES_MAX, ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+	long m = sys_mmap(0, cache.budget, ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
 	if (sys_is_error(m))
 		return fail_because(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
 	cache.body_arena = (char *)m;
@@ -875,7 +856,7 @@ static enum exit_code seal_body_arena(void)
 	if (cache.body_fd < 0)
 		return EXIT_OK;
 	uint64_t bytes = cache.bytes_total;
-	long r = sys_munmap(cache.body_arena, FILE_CACHE_BYTES_MAX);
+	long r = sys_munmap(cache.body_arena, cache.budget);
 	if (!sys_is_error(r) && !bytes) {
 		sys_close(cache.body_fd);
 		cache.body_fd = -1;
@@ -927,7 +908,7 @@ static enum exit_code allocate(void)
 	if (r == EXIT_OK)
 		r = reserve((files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max()),
 			    (void **)&cache.head_arena);
-	if (r == EXIT_OK && cache.entries_max)
+	if (r == EXIT_OK && cache.entries_max && cache.budget) /* --cache-bytes 0: none */
 		r = open_body_arena();
 	if (r == EXIT_OK)
 		r = reserve(cache.listing_arena_max, (void **)&cache.listing_arena);
@@ -945,7 +926,10 @@ static enum exit_code walk_root(const char *root)
 	if (!cache.counting)
 		cache.root_mtime = directory_mtime((int)fd);
 	enum exit_code r = walk_directory((int)fd, 0, 0);
-	sys_close((int)fd);
+	if (cache.counting)
+		sys_close((int)fd);
+	else
+		cache.root_fd = above_slots((int)fd); /* disk-served files open beneath it */
 	return r;
 }
 
@@ -956,6 +940,8 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	cache.load_second = clock_now_unix_s();
 	cache.max_entries = max_files;
 	cache.body_fd = -1;
+	if (!cache.budget_set)
+		cache.budget = FILE_CACHE_BUDGET_DEFAULT;
 	cache.counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);
 	cache.counting = 0;
@@ -997,6 +983,8 @@ static const struct cached_file *make_not_found_page(const struct cached_file *f
 	*page = *f;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		page->variant[i] = 0; /* one representation: no Vary */
+	if (f->place == FILE_ON_DISK)
+		return page; /* its 404 head is made per request (disk_file_view) */
 	page->etag = 0;
 	page->etag_len = 0;
 	page->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, fields);

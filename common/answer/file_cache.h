@@ -1,4 +1,6 @@
-/* The warm file cache (--root DIR): at start-up every regular file under DIR is copied
+/* The warm file cache (--root DIR): at start-up every regular file under DIR that fits
+ * what is left of --cache-bytes (file_cache_set_budget; the others are recorded by name,
+ * size and mtime only and served from disk: disk_file.h, BEHAVIOUR 10.18) is copied
  * into a sealed memory file (the snapshot, an arena: one memfd holding the bodies back to
  * back, sealed against write, shrink and grow, mapped read-only and shared by the
  * workers; no later change on disk reaches a client, and nobody can change the copy)
@@ -12,8 +14,9 @@
  * --header-for fields (path_fields.h) are rendered into the heads of the files they name.
  * A request then costs a lookup and one writev of head + the snapshot's copy (a body of
  * FILE_BY_REFERENCE_MIN bytes or more: the head with MSG_MORE, then sendfile from the
- * arena, by reference): no open, no read, no copy, no allocation. Lookup only ever matches names loaded at start-up, so no
- * request can reach outside DIR. */
+ * arena, by reference): no open, no read, no copy, no allocation (a file on disk: one
+ * open beneath DIR and one statx). Lookup only ever matches names loaded at start-up, so
+ * no request can reach outside DIR. */
 #ifndef APOLLOD_COMMON_FILE_CACHE_H
 #define APOLLOD_COMMON_FILE_CACHE_H
 
@@ -23,6 +26,7 @@
 #include "common/base/exit_codes.h"
 #include "common/answer/path_fields.h"
 #include "common/answer/responses.h"
+#include "common/base/span.h"
 #include "common/base/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -31,7 +35,13 @@ APOLLOD_EXTERN_C_BEGIN
  * truncation. The number of files and directories is --max-files (cli.h). */
 #define FILE_CACHE_DEPTH_MAX 8                  /* directory levels below DIR */
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
-#define FILE_CACHE_BYTES_MAX (1024ull << 20)    /* all file bytes together: 1 GiB */
+/* --cache-bytes: the snapshot's budget, the body bytes held in memory (BEHAVIOUR 10.18).
+ * 256 MiB by default: a site's pages, styles, scripts and images fit many times over, so
+ * they keep the snapshot and the one-writev path, while what does not fit (downloads,
+ * videos, images of disks) is what sendfile from the page cache serves as fast anyway;
+ * and a reload, during which two images hold a snapshot each, costs at most twice it. */
+#define FILE_CACHE_BUDGET_DEFAULT (256ull << 20)
+#define FILE_CACHE_BUDGET_MAX (1ull << 40) /* 1 TiB: address space reserved, not memory */
 #define FILE_CACHE_HEAD_MAX 384                 /* one rendered 200 head */
 /* One stored head with every --header-for field in it. */
 #define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
@@ -72,16 +82,32 @@ enum file_encoding {
 };
 #define FILE_VARIANTS (FILE_ENCODING_COUNT - 1) /* the encoded ones */
 
+/* Where a file's bytes are (BEHAVIOUR 10.18). */
+enum file_place {
+	FILE_IN_MEMORY = 0, /* the snapshot: body, head and validators loaded at start-up */
+	FILE_ON_DISK = 1,   /* beyond --cache-bytes: only its name, size and mtime were
+			     * recorded (for lookup and listings); each request opens it and
+			     * takes length and validators from the open (disk_file.h) */
+};
+
 /* One cached file or directory, or a precompressed representation of a file. */
 struct cached_file {
 	const char *name;     /* path relative to DIR, no leading '/', in the name arena (a
 			       * representation: its file's, which gives the type) */
-	const char *body;     /* the snapshot's bytes, in arena's read-only mapping (a listing's
-			       * in anonymous memory); NULL for an empty file or a directory */
-	uint64_t size;        /* body bytes; 0 for a directory */
+	union {
+		const char *body;      /* FILE_IN_MEMORY: the snapshot's bytes, in arena's
+					* read-only mapping (a listing's in anonymous memory);
+					* NULL for an empty file or a directory */
+		const char *disk_name; /* FILE_ON_DISK: the name to open below DIR, in the name
+					* arena: file_disk_name_len bytes (a representation's
+					* own, X.br, not its file's) */
+	};
+	uint64_t size;        /* body bytes (on disk: at start-up); 0 for a directory */
 	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
-	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files) */
-	const char *etag;     /* the ETag, quotes included, in the head arena */
+	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files);
+			       * FILE_ON_DISK: its Content-Type (type_len bytes), then its
+			       * --header-for lines (fields_len bytes), head_len in all */
+	const char *etag;     /* the ETag, quotes included, in the head arena; NULL on disk */
 	/* variant[e - 1]: the representation of encoding e (X.br's bytes as br, ...), not in
 	 * the index; NULL when X has no such file beside it (or this is one) */
 	const struct cached_file *variant[FILE_VARIANTS];
@@ -95,7 +121,8 @@ struct cached_file {
 	uint16_t fields_len;  /* its --header-for lines: the last of the 200 head's fields,
 			       * before its Connection line (path_fields.h) */
 	uint8_t arena;        /* the arena (file_cache.c) that holds body; FILE_ARENA_NONE: no arena */
-	uint8_t reserved[3];
+	uint8_t place;        /* enum file_place */
+	uint8_t reserved[2];
 };
 
 /* Where f's bytes from `at` on lie for sendfile: sets *fd to its arena's memfd and
@@ -103,6 +130,23 @@ struct cached_file {
  * listing), so it must leave by copy. Pure: no syscalls. Out of line: it runs once per
  * response by reference, which costs far more. */
 int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd);
+
+/* By enum file_encoding (file_head.c): the content codings ("br", "gzip"), the file name
+ * suffixes (".br", ".gz") and the ETag suffixes ("-br", "-gz"); empty for identity. */
+extern const struct text_span file_encoding_coding[FILE_ENCODING_COUNT];
+extern const struct text_span file_encoding_suffix[FILE_ENCODING_COUNT];
+extern const struct text_span file_encoding_etag_suffix[FILE_ENCODING_COUNT];
+
+/* Writes v in lower-case hex without leading zeros at out (room for U64_HEX_MAX bytes).
+ * Returns the digit count. Pure. */
+size_t file_u64_to_hex(uint64_t v, char *out);
+
+/* The length of a FILE_ON_DISK f's disk_name: its name's, plus its coding's suffix for a
+ * representation (whose name is its file's). */
+static inline size_t file_disk_name_len(const struct cached_file *f)
+{
+	return f->name_len + file_encoding_suffix[f->encoding].len;
+}
 
 /* Returns 1 when f has a precompressed representation beside it. */
 static inline int file_has_variants(const struct cached_file *f)
@@ -146,6 +190,27 @@ static inline size_t file_head_304(char *out, const struct cached_file *f, enum 
 	return render_head_304(out, file_validators(f), file_varies(f), fields, form);
 }
 
+/* Starts f's validators at out: HEAD_LAST_MODIFIED_FIELD of f->mtime, HEAD_ETAG_FIELD
+ * and the ETag's opening quote, with f->etag pointing at it. Returns where the ETag goes
+ * on; file_validators_end closes it at p and returns the byte after it. Pure. */
+char *file_validators_start(char *out, struct cached_file *f);
+char *file_validators_end(struct cached_file *f, char *p);
+
+/* Renders at out f's validators: HEAD_LAST_MODIFIED_FIELD of f->mtime and HEAD_ETAG_FIELD
+ * of the ETag "<size>-<mtime_ns>-<inode>" with f's coding's suffix (BEHAVIOUR 10.8); sets
+ * f->etag and f->etag_len. out has room for FILE_VALIDATORS_MAX bytes. Returns the bytes
+ * written. Pure. */
+size_t file_validators_render(char *out, struct cached_file *f, uint64_t size,
+			      uint64_t mtime_ns, uint64_t inode);
+
+/* Renders at out f's 200 head in FILE_HEAD_FORM: Content-Type type, Content-Length
+ * f->size, Content-Encoding (a representation), f's validators (file_validators), Accept-Ranges, Vary
+ * (file_varies), then the --header-for lines header_for; sets f->head, head_len,
+ * type_len, rest_at and fields_len. out has room for FILE_HEAD_STORED_MAX bytes.
+ * Returns head_len. Pure. */
+size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
+			struct text_span header_for);
+
 /* Where a 200 head's Content-Type value starts. */
 #define HEAD_200_TYPE_AT (sizeof(HEAD_200_PREFIX) - 1)
 
@@ -155,6 +220,17 @@ static inline size_t file_head_304(char *out, const struct cached_file *f, enum 
 
 /* The page a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define FILE_INDEX_NAME "index.html"
+
+/* Sets --cache-bytes (at most FILE_CACHE_BUDGET_MAX) before file_cache_load: the body
+ * bytes the snapshot holds. FILE_CACHE_BUDGET_DEFAULT when never called. Files are given
+ * memory first fit in walk order (getdents order, depth first): each file whose bytes fit
+ * what is left of the budget is read; any other is recorded with metadata only and
+ * served from disk (BEHAVIOUR 10.18). */
+void file_cache_set_budget(uint64_t bytes);
+
+/* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
+ * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */
+int file_cache_root_fd(void);
 
 /* Loads every regular file under root (a NUL-terminated path), whatever bytes its name
  * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits; at most
@@ -188,9 +264,11 @@ struct site_pages {
 enum exit_code file_cache_pages(const char *not_found, const char *fallback,
 				struct site_pages *pages);
 
-/* Number of regular files (directories not included) and of body bytes loaded. */
+/* Number of regular files held in memory (directories and files on disk not included)
+ * and of body bytes loaded; and of files left on disk by the budget. */
 uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);
+uint32_t file_cache_disk_count(void);
 
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the

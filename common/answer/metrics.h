@@ -100,6 +100,12 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_bytes_by_reference_total", "counter",                                      \
 	  "Body bytes sent by sendfile.")                                                     \
 	S("apollod_bytes_by_reference_total", C_bytes_by_reference)                           \
+	F("apollod_responses_from_disk_total", "counter",                                     \
+	  "Responses made from a file beyond --cache-bytes, opened at request time.")         \
+	S("apollod_responses_from_disk_total", C_responses_from_disk)                         \
+	F("apollod_bodies_cut_short_total", "counter",                                        \
+	  "Disk-served bodies whose file shrank while sent; the connection closed.")          \
+	S("apollod_bodies_cut_short_total", C_bodies_cut_short)                               \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)

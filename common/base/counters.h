@@ -35,7 +35,11 @@ APOLLOD_EXTERN_C_BEGIN
  * counter a new image carries over (reload.h).
  * responses_by_reference / bytes_by_reference: responses whose body left by sendfile
  * (BEHAVIOUR 10.17: a body of FILE_BY_REFERENCE_MIN bytes or more) and their body bytes;
- * response_syscalls counts each sendfile as it counts each write or writev. */
+ * response_syscalls counts each sendfile as it counts each write or writev.
+ * responses_from_disk: responses made from a file served from disk (BEHAVIOUR 10.18: beyond
+ * --cache-bytes), every status (200, 304, 206, 416, the --error-page's 404) and HEAD;
+ * bodies_cut_short: those whose file came up short while its body was sent (the
+ * connection closed). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -70,7 +74,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_414)        \
 	X(reloads)              \
 	X(responses_by_reference) \
-	X(bytes_by_reference)
+	X(bytes_by_reference)     \
+	X(responses_from_disk)    \
+	X(bodies_cut_short)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

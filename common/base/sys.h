@@ -180,6 +180,14 @@ static inline long sys_openat_mode(int dirfd, const char *path, int flags, unsig
 	return syscall4(__NR_openat, dirfd, (long)path, flags, mode);
 }
 
+/* long openat2(int dirfd, const char *pathname, struct open_how *how, size_t size);
+ * (Linux 5.6; how is struct open_how of <linux/openat2.h>.) -ENOSYS on older kernels
+ * and under emulators that lack it (qemu-user before 9.1). */
+static inline long sys_openat2(int dirfd, const char *path, const void *how, size_t size)
+{
+	return syscall4(__NR_openat2, dirfd, (long)path, (long)how, (long)size);
+}
+
 /* int fcntl(int fd, int cmd, long arg): the F_GETFL/F_SETFL/F_SETFD forms. */
 static inline long sys_fcntl(int fd, int cmd, long arg)
 {

@@ -41,6 +41,9 @@ static const struct program routed = {
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
 STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
 STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
+STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
+		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
+	      "--cache-bytes: one default, one bound");
 
 /* Sets the soft RLIMIT_NOFILE to the descriptors the table indexes (CONN_SLOTS), or the
  * hard limit if that is lower (BEHAVIOUR 4): under Debian's soft 1024 the table would
@@ -318,6 +321,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		enum exit_code watching = plan->opts.watch ? start_watch() : EXIT_OK;
 		if (watching != EXIT_OK)
 			return watching;
+		file_cache_set_budget(plan->opts.cache_bytes);
 		enum exit_code loaded = file_cache_load(
 			plan->opts.root,
 			(plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0u) |

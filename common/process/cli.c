@@ -8,6 +8,11 @@
 #define OCTET_MAX 255u
 #define MAX_DIGITS_U32 10
 
+#define MAX_DIGITS_U64 20
+/* --cache-bytes' suffixes: K, M, G, T (either case) multiply by 2^10, 2^20, 2^30, 2^40. */
+#define BYTE_SUFFIXES "kmgt"
+#define BYTE_SUFFIX_SHIFT 10
+
 /* Network byte order, without libc's htons/htonl. */
 static uint16_t to_be16(uint32_t v)
 {
@@ -35,6 +40,33 @@ static int parse_decimal(const char **s, uint32_t max, uint32_t *value)
 		return 0;
 	*s = p;
 	*value = (uint32_t)v;
+	return 1;
+}
+
+/* Parses a whole word of bytes: 1..MAX_DIGITS_U64 decimal digits, then at most one
+ * suffix of BYTE_SUFFIXES, the result at most max. Returns 1 and stores it, or 0. */
+static int parse_bytes(const char *p, uint64_t max, uint64_t *value)
+{
+	uint64_t v = 0;
+	int n = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+		if (++n > MAX_DIGITS_U64 || v > (max - d) / 10u)
+			return 0;
+		v = v * 10u + d;
+	}
+	if (n == 0)
+		return 0;
+	if (*p) {
+		unsigned shift = 0;
+		for (int i = 0; BYTE_SUFFIXES[i]; i++)
+			if ((*p | 0x20) == BYTE_SUFFIXES[i])
+				shift = BYTE_SUFFIX_SHIFT * (unsigned)(i + 1);
+		if (!shift || p[1] || v > (max >> shift))
+			return 0;
+		v <<= shift;
+	}
+	*value = v;
 	return 1;
 }
 
@@ -168,6 +200,7 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag, i
 enum flag_kind {
 	FLAG_SWITCH,  /* no value: sets a uint8_t to 1 */
 	FLAG_NUMBER,  /* a whole number 1..max (or "auto"): a uint32_t */
+	FLAG_BYTES,   /* bytes, 0..CLI_CACHE_BYTES_MAX, with a K/M/G/T suffix or none: a uint64_t */
 	FLAG_ADDRESS, /* ADDR:PORT: the struct k_sockaddr_in */
 	FLAG_PATH,    /* a non-empty word: a const char * */
 	FLAG_HEADER,  /* a word kept for extra_fields.h to check: appended to headers[] */
@@ -208,6 +241,9 @@ static const struct flag_row flag_rows[] = {
 	 FLAG_SWITCH, 0, 0, FIELD(dotfiles)},
 	{"--max-files", "N", "--root loads at most N files and directories", 0, CLI_ACCEPT_ROOT,
 	 FLAG_NUMBER, 0, CLI_MAX_FILES_MAX, FIELD(max_files)},
+	{"--cache-bytes", "N[K|M|G|T]",
+	 "--root keeps at most N bytes of files in memory; the rest is served from disk", 0,
+	 CLI_ACCEPT_ROOT, FLAG_BYTES, 0, 0, FIELD(cache_bytes)},
 	{"--watch", 0, "reload --root by itself 200 ms after changes stop (inotify)", 0,
 	 CLI_ACCEPT_ROOT, FLAG_SWITCH, 0, 0, FIELD(watch)},
 	{"--listing", 0, "--root answers a directory without index.html with a listing", 0,
@@ -257,6 +293,8 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 			return 0;
 		*(uint32_t *)field = n;
 		return 1;
+	case FLAG_BYTES:
+		return parse_bytes(v, CLI_CACHE_BYTES_MAX, (uint64_t *)field);
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
@@ -365,6 +403,7 @@ static void set_defaults(struct cli_options *opts)
 	opts->dotfiles = 0;
 	opts->watch = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
+	opts->cache_bytes = CLI_DEFAULT_CACHE_BYTES;
 	opts->listing = 0;
 	opts->mime_types = 0;
 	opts->access_log = 0;
@@ -448,6 +487,8 @@ static void put_default(struct text_out *o, const struct flag_row *r)
 	put_cstr(o, " (default ");
 	if (r->kind == FLAG_NUMBER)
 		put(o, text, u64_to_dec(*(const uint32_t *)field, text));
+	else if (r->kind == FLAG_BYTES)
+		put(o, text, u64_to_dec(*(const uint64_t *)field, text));
 	else if (r->kind == FLAG_ADDRESS)
 		put(o, text, cli_format_addr(text, (const union k_sockaddr *)field));
 	else

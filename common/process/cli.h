@@ -25,6 +25,10 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 #define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
 #define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
+/* --cache-bytes: the snapshot's budget (file_cache.h's FILE_CACHE_BUDGET_DEFAULT and _MAX,
+ * checked equal in daemon_main.c; BEHAVIOUR 10.18 says why 256 MiB). */
+#define CLI_DEFAULT_CACHE_BYTES (256ull << 20)
+#define CLI_CACHE_BYTES_MAX (1ull << 40)
 #define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
 #define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */
 #define CLI_ERROR_PAGE_STATUS "404" /* the one status --error-page takes (BEHAVIOUR 10.12) */
@@ -49,6 +53,7 @@ struct cli_options {
 	uint8_t dotfiles;            /* --dotfiles: --root serves names starting with '.' */
 	uint8_t watch;               /* --watch: a change under --root reloads (watch.h) */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
+	uint64_t cache_bytes;        /* --cache-bytes: 0..CLI_CACHE_BYTES_MAX */
 	uint8_t listing;             /* --listing: --root lists a directory without index.html */
 	const char *mime_types;      /* --mime-types FILE, or NULL */
 	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */

@@ -9,6 +9,7 @@
 #include "common/serve/conn.h"
 
 #include "common/serve/access_log.h"
+#include "common/serve/disk_open.h"
 #include "common/base/clock.h"
 #include "common/base/counters.h"
 #include "common/http/date_field.h"
@@ -41,6 +42,8 @@ STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
 STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
+STATIC_ASSERT(DISK_VIEW_AT + DISK_VIEW_MAX <= CONN_SCRATCH_SIZE,
+	      "a disk-served file's view fits the scratch after the head made from it");
 STATIC_ASSERT(HEAD_206_MAX(FILE_HEAD_STORED_MAX) <= CONN_SCRATCH_SIZE &&
 		      RANGE_NOT_SATISFIABLE_MAX <= CONN_SCRATCH_SIZE &&
 		      FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX <= CONN_SCRATCH_SIZE,
@@ -143,6 +146,7 @@ struct conn_pool {
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
+	uint8_t no_openat2;       /* openat2 said ENOSYS: disk_open walks components */
 	int stopping;             /* conn_stop() was called */
 };
 static struct conn_pool pool;
@@ -305,14 +309,16 @@ static inline void count_if(uint8_t id)
  * head; in the other form: up to its Connection line, then that form's, SPLICE_IOV) and
  * the snapshot itself, a 304
  * head alone, or a 206 head and the slice; a 304 or 206 head is rendered into the
- * scratch buffer (free: answer_file made it wait otherwise). HEAD gets no body. */
+ * scratch buffer (free: answer_file made it wait otherwise). HEAD gets no body. A file
+ * served from disk is its view (answer_disk, its head in the scratch too) and disk_fd
+ * its open, whose body goes by reference and is closed once sent (-1: none). */
 static void conn_take_file(int fd, struct conn *c, const struct answer *a,
-			   struct text_span request_line)
+			   struct text_span request_line, int disk_fd)
 {
 	const struct cached_file *f = a->file;
 	const char *head = f->head;
 	uint32_t head_len = f->head_len;
-	const char *body = f->body;
+	uint64_t body_at = 0;
 	uint64_t body_len = a->head_only ? 0 : f->size; /* logged as sent */
 	if (a->kind == ANSWER_NOT_MODIFIED) {
 		head_len = (uint32_t)file_head_304(conn_scratch[fd], f, (enum conn_form)a->form);
@@ -324,7 +330,7 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 		head_len = (uint32_t)render_head_206(conn_scratch[fd], type, a->first, a->last,
 						     f->size, fields, (enum conn_form)a->form);
 		head = conn_scratch[fd];
-		body = f->body + a->first;
+		body_at = a->first;
 		body_len = a->last - a->first + 1;
 	} else if (a->form != FILE_HEAD_FORM) { /* the closing response: splice its form */
 		conn_date_fresh(fd, c);
@@ -332,18 +338,45 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 		head = head_tail[a->form].text;
 		head_len = head_tail[a->form].len;
 	}
-	/* A large body leaves by reference, from its arena (BEHAVIOUR 10.17). */
-	int body_fd;
-	int64_t at = body_len >= FILE_BY_REFERENCE_MIN
-			     ? file_body_offset(f, (uint64_t)(body - f->body), &body_fd)
-			     : -1;
+	/* A large body leaves by reference, from its arena (BEHAVIOUR 10.17); a disk-served
+	 * one always, from its open (10.18), which the queue then owns. */
+	int body_fd = disk_fd;
+	int64_t at = disk_fd >= 0			   ? (int64_t)body_at
+		     : body_len >= FILE_BY_REFERENCE_MIN ? file_body_offset(f, body_at, &body_fd)
+							 : -1;
 	if (at >= 0) {
 		conn_push_response(fd, c, head, head_len, 0, 0);
-		conn_push_reference(fd, c, body_fd, at, body_len, 0);
+		conn_push_reference(fd, c, body_fd, at, body_len, disk_fd >= 0);
 	} else {
-		conn_push_response(fd, c, head, head_len, body, body_len);
+		conn_push_response(fd, c, head, head_len, f->body + body_at, body_len);
 	}
 	access_log_request(fd, request_line, a->status_counter, body_len);
+}
+
+/* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
+ * a the answer its fstat decides (answer_disk: its view, rendered into the scratch, in
+ * *view), counting responses_from_disk; or, when it cannot be opened as a regular file
+ * without following a link, the 404 (answer_disk_missing). Returns the open descriptor
+ * when the answer sends the file's bytes (a GET's 200, 206 or --error-page 404 of a
+ * non-empty file: the queue will own it), else -1 (closed, or never open). */
+static int conn_open_disk(int fd, const struct answer_input *in, struct answer *a,
+			  struct cached_file *view)
+{
+	struct disk_stat st;
+	long file = disk_open(file_cache_root_fd(), a->file, &st, &pool.no_openat2);
+	if (sys_is_error(file)) {
+		answer_disk_missing(in, a);
+		return -1;
+	}
+	answer_disk(in, a, &st, conn_scratch[fd] + DISK_VIEW_AT, view);
+	counter_add(C_responses_from_disk, 1);
+	int sends = !a->head_only && view->size &&
+		    (a->kind == ANSWER_FILE || a->kind == ANSWER_PARTIAL || a->kind == ANSWER_ERROR_PAGE);
+	if (sends)
+		return (int)file;
+	counter_add(C_syscalls_total, 1);
+	sys_close((int)file); /* a read-only file: nothing to lose */
+	return -1;
 }
 
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
@@ -352,7 +385,7 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
  * format is the /metrics form the request asked for; request_line the request line
  * without CRLF (len 0 when it could not be parsed), for the access log. */
 static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
-			     enum metrics_format format, struct text_span request_line)
+			     enum metrics_format format, struct text_span request_line, int disk_fd)
 {
 	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
@@ -365,7 +398,7 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL ||
 	    a->kind == ANSWER_ERROR_PAGE) {
-		conn_take_file(fd, c, a, request_line);
+		conn_take_file(fd, c, a, request_line, disk_fd);
 		return;
 	}
 	const char *bytes;
@@ -446,13 +479,17 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
 			break;
+		struct cached_file view; /* a disk-served file as its open found it */
+		int disk_fd = -1;
+		if (a.kind == ANSWER_DISK || a.kind == ANSWER_DISK_PAGE)
+			disk_fd = conn_open_disk(fd, &in, &a, &view);
 		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
 		if (a.kind == ANSWER_METRICS)
 			format = metrics_format_wanted(&req.line, &req.headers, in.fields);
 		struct text_span line = {buf + c->in_start, 0};
 		if (r == PARSE_COMPLETE)
 			line.len = req.line.line_len - 2; /* without CRLF */
-		conn_take_answer(fd, c, &a, format, line);
+		conn_take_answer(fd, c, &a, format, line, disk_fd);
 	}
 	if (c->in_start == c->in_end) {
 		c->in_start = c->in_end = 0;
@@ -481,8 +518,10 @@ static long conn_send_reference(int fd, struct conn *c, struct k_iovec *iov)
 {
 	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
 	long n = io_send_file(&c->io, r->fd, &r->offset, iov->iov_len); /* counts them */
-	if (n == 0)
+	if (n == 0) { /* a disk-served file shrank under it (BEHAVIOUR 10.18) */
+		counter_add(C_bodies_cut_short, 1);
 		return -EPIPE;
+	}
 	if (n > 0) {
 		counter_add(C_bytes_by_reference, (uint64_t)n);
 		if ((uint64_t)n == iov->iov_len) {

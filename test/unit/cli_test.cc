@@ -266,6 +266,48 @@ TEST(CliTest, RootAndAccessLogFlags)
 	EXPECT_EQ(opts.max_files, 1u);
 }
 
+// --cache-bytes (BEHAVIOUR 2, 10.18): bytes 0..2^40, digits with at most one K/M/G/T
+// suffix (either case, binary multiples), default 256 MiB; only with --root's bit.
+TEST(CliTest, CacheBytes)
+{
+	const unsigned root = CLI_ACCEPT_ROOT;
+	const struct {
+		const char *label;
+		std::vector<std::string> args;
+		bool ok;
+		uint64_t bytes; // when ok
+	} cases[] = {
+		{"the default", {}, true, 256ull << 20},
+		{"zero: every file from disk", {"--cache-bytes", "0"}, true, 0},
+		{"plain bytes", {"--cache-bytes=1000"}, true, 1000},
+		{"K", {"--cache-bytes", "4K"}, true, 4096},
+		{"lower-case m", {"--cache-bytes", "3m"}, true, 3ull << 20},
+		{"G", {"--cache-bytes", "2G"}, true, 2ull << 30},
+		{"1T is the bound", {"--cache-bytes", "1T"}, true, 1ull << 40},
+		{"the bound in bytes", {"--cache-bytes", "1099511627776"}, true, 1ull << 40},
+		{"one byte over", {"--cache-bytes", "1099511627777"}, false, 0},
+		{"2T over", {"--cache-bytes", "2T"}, false, 0},
+		{"1025G over", {"--cache-bytes", "1025G"}, false, 0},
+		{"20 digits over", {"--cache-bytes", "99999999999999999999"}, false, 0},
+		{"two suffixes", {"--cache-bytes", "1KK"}, false, 0},
+		{"KiB is no suffix", {"--cache-bytes", "1KiB"}, false, 0},
+		{"a suffix alone", {"--cache-bytes", "M"}, false, 0},
+		{"a sign", {"--cache-bytes", "-1"}, false, 0},
+		{"empty", {"--cache-bytes="}, false, 0},
+		{"missing", {"--cache-bytes"}, false, 0},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		struct cli_options opts;
+		ASSERT_EQ(ParseGuarded(c.args, root, &opts), c.ok ? 1 : 0);
+		if (c.ok)
+			EXPECT_EQ(opts.cache_bytes, c.bytes);
+	}
+	struct cli_options opts;
+	EXPECT_EQ(ParseGuarded({"--cache-bytes", "1"}, CLI_ACCEPT_LISTEN, &opts), 0)
+		<< "a tier without --root has no --cache-bytes";
+}
+
 // --header is repeatable, kept in order and unchecked (extra_fields.h checks the words);
 // a missing value, one word too many, or a tier without it is a usage error.
 TEST(CliTest, HeaderRepeats)

@@ -71,15 +71,6 @@ bool WriteWhole(const std::string &path, const std::string &content, int flags =
 	return ok;
 }
 
-std::string Random(size_t n, uint64_t seed)
-{
-	std::mt19937_64 rng(seed);
-	std::string s(n, '\0');
-	for (char &c : s)
-		c = static_cast<char>(rng());
-	return s;
-}
-
 // The 200 head of the file at path, stat'ed now (before any change), length bytes long.
 std::string Head(const std::string &path, size_t length)
 {

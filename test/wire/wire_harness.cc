@@ -451,11 +451,25 @@ int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms, int below)
 
 // ---- Raw TCP client ----
 
-int ConnectLoopback(int port, int timeout_ms)
+std::string Random(size_t n, uint64_t seed)
+{
+	std::mt19937_64 rng(seed);
+	std::string s(n, '\0');
+	for (char &c : s)
+		c = static_cast<char>(rng());
+	return s;
+}
+
+int ConnectLoopback(int port, int timeout_ms, int receive_buffer)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
+	if (receive_buffer > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer)) != 0) {
+		close(fd);
+		return -1;
+	}
 	struct sockaddr_in addr = {};
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -1033,6 +1047,8 @@ const std::vector<std::string> kReloadCounterNames = {"reloads"};
 // Bodies sent by reference (BEHAVIOUR 10.17); counted in every routed tier.
 const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference",
 							 "bytes_by_reference"};
+// Files served from disk (BEHAVIOUR 10.18); counted in every routed tier.
+const std::vector<std::string> kDiskCounterNames = {"responses_from_disk", "bodies_cut_short"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1065,6 +1081,8 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kReferenceCounterNames.begin(),
 			     kReferenceCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
 	return names;
 }
 

@@ -177,8 +177,13 @@ constexpr int kFreePortTries = 64;
 int RecentlyFreePort();
 
 // Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
-// blocking, close-on-exec socket, or -1.
-int ConnectLoopback(int port, int timeout_ms = 10000);
+// blocking, close-on-exec socket, or -1. receive_buffer > 0: SO_RCVBUF set to it before
+// connect, so the window announced in the handshake is already small (a slow reader).
+int ConnectLoopback(int port, int timeout_ms = 10000, int receive_buffer = 0);
+
+// n pseudo-random bytes (mt19937_64), the same for the same seed: a file's content a test
+// can write once and expect again.
+std::string Random(size_t n, uint64_t seed);
 
 // Sends all of data (MSG_NOSIGNAL). Returns false if the peer refused part of it.
 bool SendAll(int fd, const std::string &data);
@@ -491,6 +496,7 @@ public:
 	ServedTree &operator=(const ServedTree &) = delete;
 	const std::string &error() const { return error_; }
 	int port() const { return daemon_.port(); }
+	pid_t pid() const { return daemon_.pid(); }
 	const std::string &dir() const { return dir_; }
 
 private:
