@@ -520,15 +520,33 @@ static void conn_service(int fd, struct conn *c)
 	}
 }
 
+/* fd, just accepted, is beyond the table: the numbers below CONN_SLOTS are all held by
+ * connections, the daemon's own descriptors and files being sent from disk (the soft
+ * limit leaves room above for those, BEHAVIOUR 4). Evicts the connection that has waited
+ * longest and moves fd to its number (dup3; the socket keeps O_NONBLOCK, a flag of the
+ * open file). Returns the new number, or -1 after closing fd when none can be evicted
+ * (or the move failed). */
+static int conn_renumber(int fd)
+{
+	int low = idle_oldest_waiting();
+	if (low != IDLE_NONE) {
+		conn_evict_one(); /* closes `low` now (io_close_now) */
+		if (COUNTED(sys_dup3(fd, low, K_O_CLOEXEC)) == low) {
+			COUNTED(sys_close(fd));
+			return low;
+		}
+	}
+	struct conn_io refused;
+	io_open(&refused, fd, 0);
+	io_close(&refused);
+	counter_add(C_connections_closed, 1);
+	return -1;
+}
+
 void conn_open(int fd)
 {
-	if (fd >= CONN_SLOTS) { /* beyond the table: refuse */
-		struct conn_io refused;
-		io_open(&refused, fd, 0);
-		io_close(&refused);
-		counter_add(C_connections_closed, 1);
+	if (fd >= CONN_SLOTS && (fd = conn_renumber(fd)) < 0)
 		return;
-	}
 	struct conn *c = &conn_table[fd];
 	c->gen++;
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);

@@ -102,8 +102,8 @@ TEST_F(ConcurrencyTest, TwoThousandConnectionsHeldWhileRequestServed)
 	CloseAll(&held);
 }
 
-// BEHAVIOUR 4: the soft descriptor limit becomes 4096, the table's size, so no descriptor
-// lands beyond the table. A full table of silent connections: on a deadline tier each new
+// BEHAVIOUR 4: under a soft descriptor limit of 8192 the table holds 4096 descriptors'
+// connections, less the daemon's own, and no descriptor lands beyond it. A full table of silent connections: on a deadline tier each new
 // connection evicts the oldest and is served; without deadlines nothing can be evicted and
 // the new connections wait in the backlog until a slot frees.
 TEST_F(ConcurrencyTest, FullTableEvictsOrParks)
