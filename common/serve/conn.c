@@ -520,21 +520,29 @@ static void conn_service(int fd, struct conn *c)
 	}
 }
 
-/* fd, just accepted, is beyond the table: the numbers below CONN_SLOTS are all held by
- * connections, the daemon's own descriptors and files being sent from disk (the soft
- * limit leaves room above for those, BEHAVIOUR 4). Evicts the connection that has waited
- * longest and moves fd to its number (dup3; the socket keeps O_NONBLOCK, a flag of the
- * open file). Returns the new number, or -1 after closing fd when none can be evicted
- * (or the move failed). */
+/* fd, just accepted, is beyond the table: every number below CONN_SLOTS was held when
+ * accept4 ran (by connections, the daemon's own descriptors and files being sent from
+ * disk; the soft limit leaves room above for those, BEHAVIOUR 4). With the table full
+ * this is the usual case: accept4 ran before the loop evicted. Moves fd to the lowest
+ * free number if that is below the table (F_DUPFD: the one just evicted), else evicts
+ * the connection that has waited longest and moves fd to its number (dup3); the socket
+ * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after closing
+ * fd when no number could be had. */
 static int conn_renumber(int fd)
 {
-	int low = idle_oldest_waiting();
-	if (low != IDLE_NONE) {
-		conn_evict_one(); /* closes `low` now (io_close_now) */
-		if (COUNTED(sys_dup3(fd, low, K_O_CLOEXEC)) == low) {
-			COUNTED(sys_close(fd));
-			return low;
-		}
+	long low = COUNTED(sys_fcntl(fd, K_F_DUPFD_CLOEXEC, 0));
+	if (!sys_is_error(low) && low >= CONN_SLOTS) {
+		COUNTED(sys_close((int)low));
+		low = -EMFILE;
+	}
+	int oldest = idle_oldest_waiting();
+	if (sys_is_error(low) && oldest != IDLE_NONE) {
+		conn_evict_one(); /* closes `oldest` now (io_close_now) */
+		low = COUNTED(sys_dup3(fd, oldest, K_O_CLOEXEC));
+	}
+	if (!sys_is_error(low)) {
+		COUNTED(sys_close(fd));
+		return (int)low;
 	}
 	struct conn_io refused;
 	io_open(&refused, fd, 0);
