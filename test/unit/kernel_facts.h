@@ -68,6 +68,7 @@
 	X(offsetof(struct k_inotify_event, len), offsetof(struct inotify_event, len))   \
 	X(K_NAME_MAX, NAME_MAX)                                                         \
 	X(K_POLLIN, POLLIN)                                                             \
+	X(K_POLLNVAL, POLLNVAL)                                                         \
 	X(K_POLLFD_SIZE, sizeof(struct pollfd))                                         \
 	X(offsetof(struct k_pollfd, events), offsetof(struct pollfd, events))           \
 	X(offsetof(struct k_pollfd, revents), offsetof(struct pollfd, revents))         \
