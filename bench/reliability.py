@@ -46,6 +46,13 @@ FILE_SIZE = 4 << 20    # the steady reader's file
 READ_RATE = 100_000    # bytes per second
 READ_BOUND_S = 90
 TRICKLE_HEAD = b"GET / HTTP/1.1\r\nHost: a\r\nX-Slow: "
+FLOOD = 6000           # idle connections in a flood (issue 24)
+FLOOD_FRESH_EVERY_S = 2.0  # a fresh client this often while a flood runs
+FLOOD_FRESH_WAIT_S = 10    # a fresh client's bound
+FLOOD_SETTLE_S = 5     # the flood opens before the first fresh client
+FLOOD_RUN_MAX_S = 120  # the flood thread ends by then whatever happens
+FLOOD_IDLE_S = 60      # the second flood's idle timeout (apollod --idle-timeout, keepalive_timeout)
+DEFAULT_IDLE_S = 10    # apollod's and this file's nginx default idle timeout
 
 NGINX_CONF = """\
 daemon off;
@@ -89,10 +96,15 @@ def limit_fds(soft, hard):
 class Server:
     """One server process (apollod or nginx) on a loopback port; stopped on exit."""
 
-    def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S):
+    def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S,
+                 defaults=False):
         self.kind, self.port = kind, free_port()
         self.dir = tempfile.mkdtemp(prefix="reliability_")
-        if kind == "apollod":
+        if kind == "apollod" and defaults:  # the floods: default flags but an idle timeout
+            argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root]
+            if idle != DEFAULT_IDLE_S:
+                argv += ["--idle-timeout", str(idle)]
+        elif kind == "apollod":
             argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root,
                     "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(idle)]
             if conns:
@@ -100,7 +112,8 @@ class Server:
         else:
             conf = os.path.join(self.dir, "nginx.conf")
             with open(conf, "w") as f:
-                f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1, t=TIMEOUT_S,
+                f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1,
+                                          t=idle if defaults else TIMEOUT_S,
                                           idle=idle, host=HOST, port=self.port, root=root))
             argv = [binary, "-c", conf, "-p", self.dir]
         self.proc = subprocess.Popen(
@@ -239,6 +252,77 @@ def dos(server):
     return {"fresh_answered": answered, "tricklers_closed": closed[0]}
 
 
+def flood(server, reconnect):
+    """FLOOD idle connections that send nothing (opened at once; with reconnect, a new
+    one whenever one is closed) while FRESH clients come every FLOOD_FRESH_EVERY_S:
+    how many are answered and how long each waited."""
+    stop, stats = threading.Event(), {"closed": 0, "opened": 0}
+
+    def run():
+        ep, socks = select.epoll(), {}
+
+        def open_one():
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect((HOST, server.port))
+            except BlockingIOError:
+                pass
+            except OSError:
+                s.close()
+                return
+            socks[s.fileno()] = s
+            ep.register(s.fileno(), select.EPOLLIN | select.EPOLLRDHUP)
+            stats["opened"] += 1
+
+        for _ in range(FLOOD):
+            open_one()
+        end = time.monotonic() + FLOOD_RUN_MAX_S
+        while not stop.is_set() and time.monotonic() < end:
+            for fd, _ in ep.poll(0.1):
+                ep.unregister(fd)
+                socks.pop(fd).close()
+                stats["closed"] += 1
+                if reconnect:
+                    open_one()
+        for s in socks.values():
+            s.close()
+        ep.close()
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(FLOOD_SETTLE_S)
+    waits = []
+    for _ in range(FRESH):
+        start = time.monotonic()
+        ok = fresh_client(server.port, FLOOD_FRESH_WAIT_S)
+        waits.append(round(time.monotonic() - start, 3) if ok else None)
+        time.sleep(max(0.0, FLOOD_FRESH_EVERY_S - (time.monotonic() - start)))
+    stop.set()
+    t.join()
+    answered = [w for w in waits if w is not None]
+    return {"fresh_answered": len(answered), "waits_s": waits,
+            "max_wait_s": max(answered) if answered else None,
+            "flood_opened": stats["opened"], "flood_closed": stats["closed"]}
+
+
+def floods(binaries, root):
+    """The two floods of issue 24 against each server, with default flags (nginx: this
+    file's configuration with worker_connections 4097 and keepalive_timeout as given)."""
+    out = {}
+    for kind, binary in binaries.items():
+        server_kind = "nginx" if kind == "nginx" else "apollod"
+        out[kind] = {}
+        for name, reconnect, idle in (("flood", True, DEFAULT_IDLE_S),
+                                      ("flood_idle60", False, FLOOD_IDLE_S)):
+            with Server(server_kind, binary, root, conns=None, idle=idle,
+                        defaults=True) as server:
+                out[kind][name] = flood(server, reconnect)
+                out[kind][name]["soft_limit"] = server.soft_fd_limit()
+            print(f"{kind} {name}: {json.dumps(out[kind][name])}", file=sys.stderr)
+    return out
+
+
 def evict(server):
     """TABLE idle keep-alive connections, then FRESH clients one after another."""
     idle = []
@@ -360,12 +444,40 @@ def main():
     p.add_argument("--apollod", required=True)
     p.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     p.add_argument("--json")
+    p.add_argument("--floods", action="store_true",
+                   help="only the two idle floods of issue 24 (full, --uring, nginx)")
+    p.add_argument("--uring", help="the uring tier's binary, for --floods")
     args = p.parse_args()
-    resource.setrlimit(resource.RLIMIT_NOFILE, (8192, max(8192, resource.getrlimit(
+    want = 2 * FLOOD + 1024 if args.floods else 8192
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(want, resource.getrlimit(
         resource.RLIMIT_NOFILE)[1])))
     root = tempfile.mkdtemp(prefix="reliability_root_")
     with open(os.path.join(root, "big.bin"), "wb") as f:
         f.write(b"b" * FILE_SIZE)
+    if args.floods:
+        binaries = {"full": args.apollod}
+        if args.uring:
+            binaries["uring"] = args.uring
+        binaries["nginx"] = args.nginx
+        try:
+            results = floods(binaries, root)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        print("| flood | " + " | ".join(binaries) + " |")
+        print("| --- |" + " --- |" * len(binaries))
+        for name, label in (("flood", f"{FLOOD} idle connections, reconnecting; default flags"),
+                            ("flood_idle60", f"{FLOOD} idle connections, not reconnecting; "
+                                             f"--idle-timeout {FLOOD_IDLE_S}")):
+            cells = []
+            for kind in binaries:
+                r = results[kind][name]
+                cells.append(f"{r['fresh_answered']} of {FRESH} answered, longest wait "
+                             f"{r['max_wait_s']} s")
+            print(f"| {label} | " + " | ".join(cells) + " |")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=2)
+        return
     results = {"apollod": {}, "nginx": {}}
     binaries = {"apollod": args.apollod, "nginx": args.nginx}
     try:

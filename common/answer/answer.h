@@ -186,7 +186,10 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 		}
 	}
 	a->cache_counter = miss ? C_cache_misses : ANSWER_NO_COUNTER;
-	if (f && !index) { /* a directory: its index is one '/' away */
+	if (f && !index && redirect_location_len(line->target, line->path_len,
+						 line->target_len) > REDIRECT_LOCATION_MAX) {
+		a->response = RESP_URI_TOO_LONG; /* the 301's target could not be asked for */
+	} else if (f && !index) { /* a directory: its index is one '/' away */
 		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_REDIRECT;
 		a->target = line->target;
 		a->target_len = line->target_len;

@@ -2,6 +2,7 @@
 #include "common/answer/listing.h"
 
 #include "common/base/civil_time.h"
+#include "common/http/url_path.h"
 
 #define PAGE_HEAD                                                                     \
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"                        \
@@ -52,27 +53,11 @@ size_t listing_escape(char *out, const char *name, size_t len)
 	return (size_t)(p - out);
 }
 
-/* Returns 1 for an unreserved byte of RFC 3986 2.3: A-Z a-z 0-9 - . _ ~ */
-static int is_unreserved(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '.' || c == '_' || c == '~';
-}
+STATIC_ASSERT(LISTING_HREF_MAX == URL_ENCODED_MAX, "a link's byte is one url_encode byte");
 
 size_t listing_href(char *out, const char *name, size_t len)
 {
-	char *p = out;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (is_unreserved(c)) {
-			*p++ = (char)c;
-			continue;
-		}
-		*p++ = '%';
-		*p++ = "0123456789ABCDEF"[c >> 4];
-		*p++ = "0123456789ABCDEF"[c & 0xf];
-	}
-	return (size_t)(p - out);
+	return url_encode(out, name, len, URL_KEEP_UNRESERVED);
 }
 
 /* Writes "/dir/" (escaped; "/" for the root) at out. Returns the bytes written. */

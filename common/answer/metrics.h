@@ -130,8 +130,8 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 #define METRICS_HEAD_RESERVE HEAD_200_MAX(sizeof(METRICS_CONTENT_TYPE) - 1)
 /* The connection's scratch buffer, one per slot (conn.c): every response rendered per
  * request is written there (/metrics, a 301, a file's 304 or 206 head, a 416; conn.c
- * checks the others fit). A 301 for the longest target (REDIRECT_MAX(HTTP_TARGET_MAX),
- * 8,150 bytes: its Location copies the target) is the largest, rounded to 512; /metrics
+ * checks the others fit). A 301 with the longest Location (REDIRECT_MAX(REDIRECT_LOCATION_MAX),
+ * 8,150 bytes) is the largest, rounded to 512; /metrics
  * needs under 4 KiB of it. Only touched pages are resident. */
 #define CONN_SCRATCH_SIZE 8192
 STATIC_ASSERT(METRICS_HEAD_RESERVE + METRICS_BODY_MAX <= CONN_SCRATCH_SIZE,

@@ -113,13 +113,19 @@ size_t render_416(char *out, uint64_t size, enum conn_form form, uint32_t *head_
 	return (size_t)(p - out);
 }
 
+size_t redirect_location_len(const char *target, uint32_t path_len, uint32_t target_len)
+{
+	return url_encode(0, target, path_len, URL_KEEP_PATH) + 1 +
+	       url_encode(0, target + path_len, target_len - path_len, URL_KEEP_QUERY);
+}
+
 size_t render_redirect(char *out, const char *target, uint32_t path_len, uint32_t target_len,
 		       enum conn_form form, uint32_t *head_len)
 {
 	char *p = copy_span(out, LITERAL(REDIRECT_HEAD_PREFIX));
-	p = copy_span(p, target, path_len);
+	p += url_encode(p, target, path_len, URL_KEEP_PATH);
 	*p++ = '/';
-	p = copy_span(p, target + path_len, target_len - path_len);
+	p += url_encode(p, target + path_len, target_len - path_len, URL_KEEP_QUERY);
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	*head_len = (uint32_t)(p - out);
 	p = copy_span(p, LITERAL(REDIRECT_BODY));

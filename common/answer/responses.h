@@ -9,6 +9,8 @@
 
 #include "common/answer/conn_form.h"
 #include "common/http/http_date.h"
+#include "common/http/http_parse.h"
+#include "common/http/url_path.h"
 #include "common/base/counters.h"
 #include "common/base/span.h"
 #include "common/base/static_assert.h"
@@ -175,16 +177,25 @@ size_t render_416(char *out, uint64_t size, enum conn_form form, uint32_t *head_
 #define REDIRECT_HEAD_PREFIX                                                         \
 	HEAD_STATUS_LINE("301 Moved Permanently") "Content-Type: " CONTENT_TYPE_TEXT \
 	HEAD_LENGTH_FIELD "18\r\nLocation: "
-#define REDIRECT_MAX(target_len)                                                        \
-	(sizeof(REDIRECT_HEAD_PREFIX "/" HEAD_CONNECTION_FIELD "keep-alive" HEAD_END        \
-		REDIRECT_BODY) - 1 + (target_len))
+/* The longest Location a 301 carries: the longest target (BEHAVIOUR 6.6) and its '/'.
+ * A longer one (a name whose bytes percent-encoding triples) could not be asked for, so
+ * the directory's request gets 414 instead (redirect_location_len). */
+#define REDIRECT_LOCATION_MAX (HTTP_TARGET_MAX + 1)
+#define REDIRECT_MAX(location_len)                                                      \
+	(sizeof(REDIRECT_HEAD_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END            \
+		REDIRECT_BODY) - 1 + (location_len))
 STATIC_ASSERT(sizeof(REDIRECT_BODY) - 1 == 18, "the 301's Content-Length is its body's");
 
-/* Renders at out the 301 whose Location is target[0..path_len), then '/', then
- * target[path_len..target_len) (the query, '?' included, if any), with the Connection
- * header of `form`, and its body. out must have room for REDIRECT_MAX(target_len) bytes;
- * target holds only request-target bytes (0x21-0x7e), so nothing needs escaping.
- * Sets *head_len; returns the bytes written (head and body). Pure. */
+/* The bytes of the Location for target[0..target_len), whose path is its first path_len
+ * bytes (BEHAVIOUR 10.4): the path percent-encoded outside pchar and '/'
+ * (URL_KEEP_PATH), then '/', then the query ('?' included, if any) encoded the same way
+ * with '?' kept too (URL_KEEP_QUERY). Pure. */
+size_t redirect_location_len(const char *target, uint32_t path_len, uint32_t target_len);
+
+/* Renders at out the 301 whose Location is as redirect_location_len describes, with the
+ * Connection header of `form`, and its body. out must have room for
+ * REDIRECT_MAX(redirect_location_len(...)) bytes. Sets *head_len; returns the bytes
+ * written (head and body). Pure. */
 size_t render_redirect(char *out, const char *target, uint32_t path_len, uint32_t target_len,
 		       enum conn_form form, uint32_t *head_len);
 

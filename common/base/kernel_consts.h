@@ -103,6 +103,7 @@ struct k_pollfd {
 };
 #define K_POLLIN 0x0001
 #define K_POLLOUT 0x0004
+#define K_POLLNVAL 0x0020 /* fd is not open */
 #define K_POLLFD_SIZE 8
 STATIC_ASSERT(sizeof(struct k_pollfd) == K_POLLFD_SIZE, "pollfd is 8 bytes");
 

@@ -1,4 +1,4 @@
-/* Percent-decoding (see url_path.h). */
+/* Percent-decoding and -encoding (see url_path.h). */
 #include "common/http/url_path.h"
 
 #define HEX_NONE 0xff /* hex_value: not a hex digit */
@@ -39,4 +39,54 @@ enum url_path_outcome url_path_decode(const char *in, size_t len, char *out, siz
 		return URL_PATH_TOO_LONG;
 	*out_len = n;
 	return URL_PATH_OK;
+}
+
+/* Returns 1 for an unreserved byte of RFC 3986 2.3: A-Z a-z 0-9 - . _ ~ */
+static int is_unreserved(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+/* Returns 1 if in[i] stays as it is under keep (see enum url_keep), else 0. */
+static int url_byte_kept(const char *in, size_t len, size_t i, enum url_keep keep)
+{
+	unsigned char c = (unsigned char)in[i];
+	if (is_unreserved(c))
+		return 1;
+	if (keep == URL_KEEP_UNRESERVED)
+		return 0;
+	switch (c) {
+	case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+':
+	case ',': case ';': case '=': case ':': case '@': case '/':
+		return 1;
+	case '?':
+		return keep == URL_KEEP_QUERY;
+	case '%': /* pct-encoded = "%" HEXDIG HEXDIG */
+		return len - i >= 3 && hex_value((unsigned char)in[i + 1]) != HEX_NONE &&
+		       hex_value((unsigned char)in[i + 2]) != HEX_NONE;
+	default:
+		return 0;
+	}
+}
+
+size_t url_encode(char *out, const char *in, size_t len, enum url_keep keep)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+		if (url_byte_kept(in, len, i, keep)) {
+			if (out)
+				out[n] = (char)c;
+			n++;
+			continue;
+		}
+		if (out) {
+			out[n] = '%';
+			out[n + 1] = "0123456789ABCDEF"[c >> 4];
+			out[n + 2] = "0123456789ABCDEF"[c & 0xf];
+		}
+		n += URL_ENCODED_MAX;
+	}
+	return n;
 }

@@ -1,4 +1,5 @@
-/* Percent-decoding of a request path (RFC 3986 2.1) before a --root lookup. The decoded
+/* Percent-decoding of a request path (RFC 3986 2.1) before a --root lookup, and the
+ * percent-encoding of the links and redirect targets the daemon writes. The decoded
  * name is only ever compared with names loaded at start-up, so decoding cannot reach
  * outside DIR; what it refuses is what would make one name mean two things: an encoded
  * '/' (a separator that is not one), an encoded NUL, and a '%' not followed by two hex
@@ -25,6 +26,22 @@ enum url_path_outcome {
  * URL_PATH_OK. */
 enum url_path_outcome url_path_decode(const char *in, size_t len, char *out, size_t cap,
 				      size_t *out_len);
+
+/* What url_encode leaves as it is; every other byte becomes %HH (upper-case hex). */
+enum url_keep {
+	URL_KEEP_UNRESERVED = 0, /* RFC 3986 2.3 unreserved: A-Z a-z 0-9 - . _ ~ (a name
+				  * put into a link) */
+	URL_KEEP_PATH = 1,       /* pchar and '/' (RFC 3986 3.3): unreserved, sub-delims
+				  * ! $ & ' ( ) * + , ; =, ':', '@', and a '%' that starts a
+				  * pct-encoded triplet (a lone '%' becomes %25) */
+	URL_KEEP_QUERY = 2,      /* URL_KEEP_PATH and '?' (RFC 3986 3.4) */
+};
+#define URL_ENCODED_MAX 3 /* bytes one input byte may become ("%5C") */
+
+/* Writes in[0..len) at out, every byte outside `keep` as %HH. out has room for
+ * URL_ENCODED_MAX * len bytes (or is NULL: only the length is wanted). Returns the
+ * bytes written (or that would be). */
+size_t url_encode(char *out, const char *in, size_t len, enum url_keep keep);
 
 APOLLOD_EXTERN_C_END
 

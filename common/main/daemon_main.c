@@ -45,21 +45,71 @@ STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
 	      "--cache-bytes: one default, one bound");
 
-/* Sets the soft RLIMIT_NOFILE to the descriptors the table indexes (CONN_SLOTS), or the
- * hard limit if that is lower (BEHAVIOUR 4): under Debian's soft 1024 the table would
- * otherwise end at descriptor 1023, and with more than CONN_SLOTS a descriptor the table
- * cannot hold would be accepted, where EMFILE lets the loop evict instead. A failure
- * leaves the limit as it was: the daemon serves with fewer connections. */
+/* The descriptors a serving process may hold (BEHAVIOUR 4): each connection slot twice,
+ * for its socket and for the one file a connection may be sending from disk, which
+ * leaves room for the daemon's own descriptors too, since those take slots' numbers. */
+#define DESCRIPTOR_BUDGET (2u * CONN_SLOTS)
+/* Descriptors one ppoll asks about while counting the open ones (2 KiB of stack). */
+#define DESCRIPTOR_PROBE_BATCH 256u
+
+/* Sets the soft RLIMIT_NOFILE to DESCRIPTOR_BUDGET, or to the hard limit if that is
+ * lower (BEHAVIOUR 4): under Debian's soft 1024 the table would otherwise end at
+ * descriptor 1023, and a larger limit buys nothing (connection_capacity never uses it).
+ * A failure leaves the limit as it was: connection_capacity sizes the table from it. */
 static void set_descriptor_limit(void)
 {
 	struct k_rlimit lim;
 	if (sys_is_error(sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim)))
 		return;
-	uint64_t want = lim.rlim_max < CONN_SLOTS ? lim.rlim_max : CONN_SLOTS;
+	uint64_t want = lim.rlim_max < DESCRIPTOR_BUDGET ? lim.rlim_max : DESCRIPTOR_BUDGET;
 	if (lim.rlim_cur == want)
 		return;
 	lim.rlim_cur = want;
 	sys_prlimit64(0, K_RLIMIT_NOFILE, &lim, 0);
+}
+
+/* Counts the open descriptors in [begin, end): one ppoll per batch, no events asked and
+ * no wait, which marks each closed descriptor POLLNVAL (poll(2)). end is at most the soft
+ * limit (ppoll refuses more entries than RLIMIT_NOFILE). A failed ppoll counts its batch
+ * as open: the table comes out smaller, never too big. */
+static uint32_t open_descriptors(uint32_t begin, uint32_t end)
+{
+	uint32_t open = 0;
+	struct k_pollfd probe[DESCRIPTOR_PROBE_BATCH];
+	struct k_timespec now = {0, 0};
+	for (uint32_t base = begin; base < end; base += DESCRIPTOR_PROBE_BATCH) {
+		uint32_t n = end - base < DESCRIPTOR_PROBE_BATCH ? end - base : DESCRIPTOR_PROBE_BATCH;
+		for (uint32_t i = 0; i < n; i++)
+			probe[i] = (struct k_pollfd){(int32_t)(base + i), 0, 0};
+		long r = sys_ppoll(probe, n, &now);
+		for (uint32_t i = 0; i < n; i++)
+			open += sys_is_error(r) || !(probe[i].revents & K_POLLNVAL);
+	}
+	return open;
+}
+
+/* How many connections this serving process may hold, called once its own descriptors
+ * (listeners, backend, signalfd, snapshot, log) are open (BEHAVIOUR 4): at most `asked`
+ * (--max-connections); each connection's socket must fit below CONN_SLOTS beside the
+ * daemon's own descriptors there; and the soft limit must hold the daemon's own, two per
+ * connection (its socket and a file it may be sending from disk) and one more, so that
+ * accept4 has a descriptor for the connection that evicts another. At least 1. */
+static uint32_t connection_capacity(uint32_t asked)
+{
+	struct k_rlimit lim = {CONN_SLOTS, CONN_SLOTS}; /* if unreadable: the table's own */
+	sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim);
+	uint32_t limit = lim.rlim_cur < DESCRIPTOR_BUDGET ? (uint32_t)lim.rlim_cur
+							  : DESCRIPTOR_BUDGET;
+	uint32_t slots_end = limit < CONN_SLOTS ? limit : CONN_SLOTS;
+	uint32_t own_low = open_descriptors(0, slots_end);
+	uint32_t own = own_low + open_descriptors(slots_end, limit);
+	uint32_t cap = CONN_SLOTS - own_low;
+	uint32_t by_limit = limit > own + 1 ? (limit - own - 1) / 2 : 0;
+	if (cap > by_limit)
+		cap = by_limit;
+	if (cap > asked)
+		cap = asked;
+	return cap ? cap : 1;
 }
 
 /* The kinds' lengths (idle.h) from the command line, in milliseconds. */
@@ -127,7 +177,8 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
-	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages, plan->opts.max_connections);
+	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages,
+		   connection_capacity(plan->opts.max_connections));
 	if (workers == 1)
 		reload_ready(); /* about to serve: the old image may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,

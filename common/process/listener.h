@@ -12,7 +12,11 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-#define LISTEN_BACKLOG 128
+/* listen(2)'s backlog, which the kernel caps at net.core.somaxconn (4096 since Linux 5.4).
+ * As deep as the table: under an idle flood the connections the table cannot hold wait
+ * here, and a fresh client's SYN finds room behind them (the loop evicts one per accept)
+ * instead of being dropped and retried a second later (BEHAVIOUR 4). */
+#define LISTEN_BACKLOG 4096
 
 /* startup_options() result when the process should go on and serve. */
 #define STARTUP_CONTINUE (-1)

@@ -504,6 +504,12 @@ static long uring_reap(backend_event *events)
 long backend_wait(backend_event *events, int timeout_ms)
 {
 	uring_rx_rearm_starved();
+	/* A multishot accept that ended (EMFILE, say) on a watched listener is armed again
+	 * here too, not only when the loop empties the queue: the loop may stop taking
+	 * before that (accept_ready's refused accept with nobody waiting), and with no
+	 * accept armed no report would ever call it back. */
+	if (uring.accept_head == uring.accept_tail)
+		uring_accept_drained();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
 		    uring.listener_nudge;

@@ -40,7 +40,7 @@ STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splice
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
-STATIC_ASSERT(REDIRECT_MAX(HTTP_TARGET_MAX) <= CONN_SCRATCH_SIZE,
+STATIC_ASSERT(REDIRECT_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
 STATIC_ASSERT(DISK_VIEW_AT + DISK_VIEW_MAX <= CONN_SCRATCH_SIZE,
 	      "a disk-served file's view fits the scratch after the head made from it");
@@ -658,15 +658,41 @@ static void conn_service(int fd, struct conn *c)
 	}
 }
 
+/* fd, just accepted, is beyond the table: every number below CONN_SLOTS was held when
+ * accept4 ran (by connections, the daemon's own descriptors and files being sent from
+ * disk; the soft limit leaves room above for those, BEHAVIOUR 4). With the table full
+ * this is the usual case: accept4 ran before the loop evicted. Moves fd to the lowest
+ * free number if that is below the table (F_DUPFD: the one just evicted), else evicts
+ * the connection that has waited longest and moves fd to its number (dup3); the socket
+ * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after closing
+ * fd when no number could be had. */
+static int conn_renumber(int fd)
+{
+	long low = COUNTED(sys_fcntl(fd, K_F_DUPFD_CLOEXEC, 0));
+	if (!sys_is_error(low) && low >= CONN_SLOTS) {
+		COUNTED(sys_close((int)low));
+		low = -EMFILE;
+	}
+	int oldest = idle_oldest_waiting();
+	if (sys_is_error(low) && oldest != IDLE_NONE) {
+		conn_evict_one(); /* closes `oldest` now (io_close_now) */
+		low = COUNTED(sys_dup3(fd, oldest, K_O_CLOEXEC));
+	}
+	if (!sys_is_error(low)) {
+		COUNTED(sys_close(fd));
+		return (int)low;
+	}
+	struct conn_io refused;
+	io_open(&refused, fd, 0);
+	io_close(&refused);
+	counter_add(C_connections_closed, 1);
+	return -1;
+}
+
 void conn_open(int fd)
 {
-	if (fd >= CONN_SLOTS) { /* beyond the table: refuse */
-		struct conn_io refused;
-		io_open(&refused, fd, 0);
-		io_close(&refused);
-		counter_add(C_connections_closed, 1);
+	if (fd >= CONN_SLOTS && (fd = conn_renumber(fd)) < 0)
 		return;
-	}
 	struct conn *c = &conn_table[fd];
 	c->gen++;
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);

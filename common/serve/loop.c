@@ -164,12 +164,27 @@ static int accept_error_is_transient(long err)
 	}
 }
 
-/* Accepts until EAGAIN (BEHAVIOUR 4) and serves each connection at once. No slot free
- * (--max-connections reached, or EMFILE/ENFILE) evicts the connection that has waited
- * longest between requests, only once a connection is known to be there (accepted, or
- * promised by the report that started this batch); with nothing to evict the listener is
- * parked (every listener: a slot freed serves any of them). Returns EXIT_OK, or
- * EXIT_ACCEPT / EXIT_EPOLL after the line that says which listener and why. */
+/* Whether a connection waits in any listener's backlog: one ppoll, no wait. Asked after
+ * an accept refused for want of a descriptor, which the kernel decides before it looks
+ * at the backlog (EMFILE says nothing about a connection being there). A failed ppoll
+ * answers yes: an eviction too many costs less than a client left waiting. */
+static int listeners_waiting(void)
+{
+	struct k_pollfd p[LISTENERS_MAX];
+	struct k_timespec now = {0, 0};
+	for (uint32_t i = 0; i < loop.listener_count; i++)
+		p[i] = (struct k_pollfd){loop.listener_fd[i], K_POLLIN, 0};
+	return COUNTED(sys_ppoll(p, loop.listener_count, &now)) != 0;
+}
+
+/* Accepts until EAGAIN (BEHAVIOUR 4) and serves each connection at once. No room for a
+ * connection (--max-connections reached, a descriptor beyond the table, or accept refused
+ * with EMFILE/ENFILE) evicts the connection that has waited longest between requests,
+ * each time, but only once a connection is known to be there (accepted; promised by the
+ * report that started this batch; or, after a refused accept, seen in a backlog by
+ * listeners_waiting); with nothing to evict the listener is parked (every listener: a
+ * slot freed serves any of them). Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL after the
+ * line that says which listener and why. */
 static enum exit_code accept_ready(int index)
 {
 	for (int first = 1;; first = 0) {
@@ -186,8 +201,12 @@ static enum exit_code accept_ready(int index)
 		}
 		if (fd == -EAGAIN)
 			return EXIT_OK;
-		if ((fd == -EMFILE || fd == -ENFILE) && first && conn_evict_one())
-			continue; /* a descriptor is free now */
+		if (fd == -EMFILE || fd == -ENFILE) {
+			if (!first && !listeners_waiting())
+				return EXIT_OK; /* nobody waits: keep every connection */
+			if (conn_evict_one())
+				continue; /* a descriptor is free now */
+		}
 		/* Descriptor table or kernel memory full: leave the rest in the backlog. */
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM)
 			return listener_set_parked(1);

@@ -78,6 +78,7 @@
 	X(K_NAME_MAX, NAME_MAX)                                                         \
 	X(K_POLLIN, POLLIN)                                                             \
 	X(K_POLLOUT, POLLOUT)                                                           \
+	X(K_POLLNVAL, POLLNVAL)                                                         \
 	X(K_POLLFD_SIZE, sizeof(struct pollfd))                                         \
 	X(offsetof(struct k_pollfd, events), offsetof(struct pollfd, events))           \
 	X(offsetof(struct k_pollfd, revents), offsetof(struct pollfd, revents))         \

@@ -172,7 +172,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	return body;
 }
 
-// The 301 of --root's /dir: Location is the path, '/', then the query; HEAD is its head.
+// The 301 of --root's /dir: Location is the path, '/', then the query, each byte outside
+// pchar and '/' (and '?' in the query) percent-encoded; HEAD is its head.
 TEST(RedirectTest, LocationKeepsTheQuery)
 {
 	const struct {
@@ -183,12 +184,21 @@ TEST(RedirectTest, LocationKeepsTheQuery)
 		{"/sub", 4, "/sub/"},
 		{"/sub?x=1&y", 4, "/sub/?x=1&y"},
 		{"/a%20b?", 6, "/a%20b/?"},
+		{"/\\evil.com", 10, "/%5Cevil.com/"},
+		{"/\\evil.com?\\x", 10, "/%5Cevil.com/?%5Cx"},
+		{"/a\"<>^`{|}[]b", 13, "/a%22%3C%3E%5E%60%7B%7C%7D%5B%5Db/"},
+		{"/a%zz%4", 7, "/a%25zz%254/"},
+		{"/!$&'()*+,;=:@-._~/x", 20, "/!$&'()*+,;=:@-._~/x/"},
+		{"/d?a=1?b=/#", 2, "/d/?a=1?b=/%23"},
 	};
 	for (const auto &f : kForms) {
 		for (const auto &c : cases) {
 			SCOPED_TRACE(c.target);
 			std::string target = c.target;
-			GuardedBuffer out(REDIRECT_MAX(target.size()));
+			size_t location_len = redirect_location_len(target.data(), c.path_len,
+								    (uint32_t)target.size());
+			EXPECT_EQ(location_len, strlen(c.location));
+			GuardedBuffer out(REDIRECT_MAX(location_len));
 			uint32_t head_len = 0;
 			size_t n = render_redirect(out.mutable_data(), target.data(), c.path_len,
 						   (uint32_t)target.size(), f.form, &head_len);

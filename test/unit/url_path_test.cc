@@ -1,6 +1,8 @@
-// Percent-decoding of request paths (common/http/url_path.h): one named row per case, each
+// Percent-decoding of request paths and percent-encoding (common/http/url_path.h): one named row per case, each
 // input ending against a guard page so any read past it crashes.
 #include <ctype.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <string>
 
@@ -78,6 +80,68 @@ TEST(UrlPathTest, EveryByteRoundTrips)
 			EXPECT_EQ(len, 1u);
 			EXPECT_EQ((unsigned char)out[0], b) << in;
 		}
+	}
+}
+
+} // namespace
+
+namespace {
+
+struct EncodeRow {
+	const char *label;
+	std::string in;
+	url_keep keep;
+	std::string out;
+};
+
+const EncodeRow kEncodeRows[] = {
+	{"unreserved pass everywhere", "Az09-._~", URL_KEEP_UNRESERVED, "Az09-._~"},
+	{"a link encodes sub-delims and '/'", "a b/!", URL_KEEP_UNRESERVED, "a%20b%2F%21"},
+	{"backslash", "/\\evil.com", URL_KEEP_PATH, "/%5Cevil.com"},
+	{"sub-delims, ':' and '@' pass", "!$&'()*+,;=:@", URL_KEEP_PATH, "!$&'()*+,;=:@"},
+	{"slash passes in a path", "/a/b/", URL_KEEP_PATH, "/a/b/"},
+	{"the rest of 0x21-0x7e", "\"#<>[]^`{|}", URL_KEEP_PATH, "%22%23%3C%3E%5B%5D%5E%60%7B%7C%7D"},
+	{"'?' in a path", "a?b", URL_KEEP_PATH, "a%3Fb"},
+	{"'?' in a query", "?a?b", URL_KEEP_QUERY, "?a?b"},
+	{"'#' in a query", "?a#b", URL_KEEP_QUERY, "?a%23b"},
+	{"pct-encoded stays", "%5c%2F%41", URL_KEEP_PATH, "%5c%2F%41"},
+	{"lone percent", "a%", URL_KEEP_PATH, "a%25"},
+	{"percent and one digit", "a%4", URL_KEEP_PATH, "a%254"},
+	{"percent and not hex", "%zz", URL_KEEP_QUERY, "%25zz"},
+	{"control and high bytes", std::string("\x00\x1f\x7f\x80\xff", 5), URL_KEEP_PATH,
+	 "%00%1F%7F%80%FF"},
+	{"space", "a b", URL_KEEP_QUERY, "a%20b"},
+	{"empty", "", URL_KEEP_PATH, ""},
+};
+
+// Every byte outside the kept set becomes %HH; the length alone (out NULL) is the same.
+TEST(UrlPathTest, Encode)
+{
+	for (const EncodeRow &row : kEncodeRows) {
+		SCOPED_TRACE(row.label);
+		GuardedBuffer in(row.in);
+		GuardedBuffer out(URL_ENCODED_MAX * row.in.size());
+		size_t n = url_encode(out.mutable_data(), in.data(), row.in.size(), row.keep);
+		EXPECT_EQ(std::string(out.data(), n), row.out);
+		EXPECT_EQ(url_encode(nullptr, in.data(), row.in.size(), row.keep), n);
+	}
+}
+
+// No byte value is left out: each one alone is kept, or encoded as its own %HH.
+TEST(UrlPathTest, EncodeEveryByte)
+{
+	for (int c = 0; c < 256; c++) {
+		std::string one(1, static_cast<char>(c));
+		char out[URL_ENCODED_MAX];
+		size_t n = url_encode(out, one.data(), 1, URL_KEEP_PATH);
+		if (n == 1) {
+			EXPECT_TRUE(c != 0 && (isalnum(c) || strchr("-._~!$&'()*+,;=:@/", c))) << c;
+			EXPECT_EQ(out[0], static_cast<char>(c));
+			continue;
+		}
+		char want[4];
+		snprintf(want, sizeof want, "%%%02X", c);
+		EXPECT_EQ(std::string(out, n), want) << c;
 	}
 }
 

@@ -227,7 +227,8 @@ TEST_F(SlowClientTest, StalledReaderIsClosedAtSendDeadline)
 	EXPECT_EQ(send_timeouts, 1u) << "the stalled reader was not closed at the send deadline";
 }
 
-// BEHAVIOUR 4: the soft RLIMIT_NOFILE becomes the table's 4096, or the hard limit if lower.
+// BEHAVIOUR 4: the soft RLIMIT_NOFILE becomes 8192 (two descriptors per slot of the
+// table's 4096), or the hard limit if lower.
 class DescriptorLimitTest : public testing::Test {
 protected:
 	void SetUp() override { REQUIRE_FEATURE("routes"); }
@@ -264,9 +265,17 @@ protected:
 	}
 };
 
-TEST_F(DescriptorLimitTest, SoftLimitRaisedToTheTable)
+TEST_F(DescriptorLimitTest, SoftLimitRaisedToTheBudget)
 {
-	EXPECT_EQ(SoftNofileUnder(1024, 8192), "4096");
+	EXPECT_EQ(SoftNofileUnder(1024, 8192), "8192");
+}
+
+TEST_F(DescriptorLimitTest, SoftLimitLoweredToTheBudget)
+{
+	constexpr rlim_t kAbove = 8192 + 256;
+	if (RaiseOwnNofileLimit(kAbove) < kAbove)
+		GTEST_SKIP() << "needs a hard RLIMIT_NOFILE of " << kAbove;
+	EXPECT_EQ(SoftNofileUnder(kAbove, kAbove), "8192");
 }
 
 TEST_F(DescriptorLimitTest, SoftLimitRaisedToALowerHardLimit)
