@@ -535,6 +535,22 @@ CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeou
 // Returns the soft limit in effect afterwards.
 rlim_t RaiseOwnNofileLimit(rlim_t want);
 
+// The children of parent, from /proc/PID/task/PID/children (empty once it is gone).
+std::vector<pid_t> Children(pid_t parent);
+
+// Waits until parent has exactly n children; returns them (or what there was at the end).
+std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000);
+
+// The serving generation of a routed daemon whose resident supervisor is pid (its one
+// child, BEHAVIOUR 17), waited for up to 5 s; -1 when there is not exactly one.
+pid_t ServingGeneration(pid_t supervisor);
+
+// pid's children, their children and so on, from /proc.
+std::vector<pid_t> Descendants(pid_t pid);
+
+// Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
+bool ProcessRuns(pid_t pid);
+
 } // namespace wire
 
 #endif // APOLLOD_TEST_WIRE_WIRE_HARNESS_H
