@@ -15,6 +15,7 @@ STATIC_ASSERT(HANDOVER_CONTROL_BYTES % sizeof(uint64_t) == 0, "control buffer of
 struct reload_unit {
 	char **envp;
 	int generation;   /* 1 in a serving generation, 0 in the supervisor */
+	long supervisor;  /* in a generation (and its workers): the resident supervisor's pid */
 	int ready_fd;     /* the readiness socket until reload_ready, else -1 */
 	uint64_t reloads; /* `reloads` once ready (RELOAD_ENV_RELOADS) */
 	int handed[RELOAD_HANDOVER_MAX]; /* handed over to this generation */
@@ -31,6 +32,7 @@ void reload_setup(char **envp)
 	long fd = v ? env_decimal(v) : -1;
 	reload.ready_fd = fd > K_STDERR ? (int)fd : -1;
 	reload.generation = reload.ready_fd >= 0;
+	reload.supervisor = reload.generation ? sys_getppid() : 0;
 	const char *count = env_value(envp, LITERAL(RELOAD_ENV_RELOADS));
 	long reloads = count ? env_decimal(count) : 0;
 	reload.reloads = reloads > 0 ? (uint64_t)reloads : 0;
@@ -49,6 +51,7 @@ int reload_is_generation(void)
 void reload_become_generation(int ready_fd)
 {
 	reload.generation = 1;
+	reload.supervisor = sys_getppid(); /* just forked from it */
 	reload.ready_fd = ready_fd;
 	reload.reloads = 0;
 }
@@ -130,5 +133,11 @@ void reload_ready(void)
 void reload_request(void)
 {
 	if (reload.generation)
-		sys_kill((int)sys_getppid(), K_SIGHUP);
+		sys_kill((int)reload.supervisor, K_SIGHUP);
+}
+
+void reload_accepts_released(void)
+{
+	if (reload.generation)
+		sys_kill((int)reload.supervisor, K_SIGIO);
 }

@@ -8,8 +8,9 @@
  *     generation;
  *   - RELOAD_RETIRE_SIGNAL from the supervisor, once the next generation is ready, is a
  *     drain that keeps idle keep-alive connections for one more request (loop.c);
- *   - SIGIO from the supervisor, when a retired generation has exited, re-arms the
- *     listeners (a completion backend's exclusive accept wait, loop.c).
+ *   - SIGIO from the supervisor, once a retired generation has stopped accepting
+ *     (reload_accepts_released) and again when it has exited, re-arms the listeners (a
+ *     completion backend's exclusive accept wait, loop.c).
  *
  * A generation started by exec finds, from descriptor 3: the LISTEN_FDS listeners, the
  * readiness socket (RELOAD_ENV_READY_FD = 3 + LISTEN_FDS), then RELOAD_ENV_HANDED
@@ -80,9 +81,18 @@ uint32_t reload_handed_over(const int **fds);
  * then reads the socket's end and reports the generation as failed once it exits. */
 void reload_ready(void);
 
-/* SIGHUP reached a generation (or --watch asks): passes it to the supervisor, its parent
- * (PR_SET_PDEATHSIG ends a generation whose supervisor is gone, so the parent is it). */
+/* SIGHUP reached a generation (or --watch asks): passes it to the resident supervisor
+ * (the generation's parent at start: PR_SET_PDEATHSIG ends a generation whose supervisor
+ * is gone). */
 void reload_request(void);
+
+/* A stopping generation (or one of its workers) whose backend has settled its accepts
+ * (backend_accepts_settled): sends the resident supervisor SIGIO, which it passes to the
+ * serving generation, whose listeners are then watched anew. A completion backend's
+ * accept waits exclusively: the accept this process cancelled may have taken the wake-up
+ * for a connection still queued, which the serving one would otherwise not hear of until
+ * another connection came to the same socket. Nothing outside a generation. */
+void reload_accepts_released(void);
 
 /* Sends the readiness message on fd: RELOAD_READY_BYTE and fds[0..n) as SCM_RIGHTS.
  * Returns the bytes sent (1) or -errno. */

@@ -34,7 +34,7 @@ struct supervisor_state {
 	int listeners[RELOAD_FDS_MAX]; /* held for the service's life (-1 after a stop) */
 	uint32_t listener_count;
 	uint32_t groups;     /* LISTEN_FDS comes in this many equal groups */
-	int signal_fd;       /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
+	int signal_fd;       /* SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGIO */
 	int serving;         /* the generation that serves, 0 when none */
 	int pending;         /* the generation starting, 0 when none */
 	int pending_ready;   /* its readiness socket, -1 once read or when none */
@@ -356,6 +356,8 @@ static void act(long sig)
 {
 	if (sig == K_SIGTERM || sig == K_SIGINT)
 		stop(sig);
+	else if (sig == K_SIGIO && sup.serving && !sup.stops)
+		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
 	else if (sig == K_SIGHUP && !sup.stops && !sup.pending && sup.serving &&
 		 sup.retired_count < RETIRED_MAX)
 		start_generation(); /* ignored during a stop or a reload under way */
@@ -389,7 +391,8 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 	for (uint32_t i = 0; i < count && sup.listener_count < RELOAD_FDS_MAX; i++)
 		if (fds[i] >= 0)
 			sup.listeners[sup.listener_count++] = fds[i];
-	long signal_fd = signals_watch(SIGNALS_STOP | K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGCHLD), 0);
+	long signal_fd = signals_watch(
+		SIGNALS_STOP | K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO), 0);
 	int pair[2];
 	long r = sys_is_error(signal_fd) ? signal_fd : ready_pair(pair);
 	if (sys_is_error(r)) {

@@ -31,6 +31,7 @@ struct loop_state {
 	uint64_t drain_ms;   /* how long a graceful stop may take */
 	uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
 	int retiring;        /* the stop is a reload's drain (loop_begin_stop) */
+	int released;        /* stopping, the backend's accepts settled: told the supervisor */
 };
 static struct loop_state loop;
 
@@ -125,6 +126,10 @@ static enum exit_code loop_signals(void)
  * when time is up, else -1 with *timeout_ms capped by the time left. */
 static int loop_stop_status(int *timeout_ms)
 {
+	if (!loop.released && backend_accepts_settled()) {
+		loop.released = 1;
+		reload_accepts_released(); /* the serving generation re-arms (reload.h) */
+	}
 	if (conn_open_count() == 0 && backend_accepts_settled())
 		return EXIT_OK;
 	uint64_t now = stop_clock_ms();
