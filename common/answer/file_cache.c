@@ -169,6 +169,13 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 	}
 }
 
+void file_cache_release(void)
+{
+	if (cache.body_arena)
+		sys_munmap(cache.body_arena, FILE_CACHE_BYTES_MAX); /* as reserved (reserve) */
+	cache.body_arena = 0;
+}
+
 uint32_t file_cache_count(void)
 {
 	return cache.file_count;

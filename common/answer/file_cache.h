@@ -164,6 +164,12 @@ struct site_pages {
 enum exit_code file_cache_pages(const char *not_found, const char *fallback,
 				struct site_pages *pages);
 
+/* In the resident supervisor, which loaded the first snapshot and then forked the first
+ * serving generation (supervisor.h): unmaps the body arena, the snapshot's bulk, whose
+ * pages it would otherwise keep resident after that generation is replaced. Nothing may
+ * read the cache afterwards. */
+void file_cache_release(void);
+
 /* Number of regular files (directories not included) and of body bytes loaded. */
 uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);

@@ -347,7 +347,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	if (!reload_is_generation()) { /* the process started: the resident supervisor */
 		uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
 		int supervised = supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
-						rows, argv, envp);
+						rows, argv, envp, file_cache_release);
 		if (supervised != SUPERVISOR_IN_GENERATION)
 			return supervised;
 	}

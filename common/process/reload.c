@@ -72,6 +72,13 @@ void reload_hand_over(const int *fds, uint32_t n)
 		reload.to_hand[i] = fds[i];
 }
 
+void reload_release_hand_over(void)
+{
+	for (uint32_t i = 0; i < reload.to_hand_count; i++)
+		sys_close(reload.to_hand[i]);
+	reload.to_hand_count = 0;
+}
+
 uint32_t reload_handed_over(const int **fds)
 {
 	*fds = reload.handed;

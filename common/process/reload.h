@@ -70,6 +70,11 @@ int reload_listen_groups(uint32_t max);
  * copies. */
 void reload_hand_over(const int *fds, uint32_t n);
 
+/* In the supervisor, once the first generation is forked: closes the descriptors
+ * registered here (loaded before the fork; the generation hands its copies back with its
+ * readiness message) and forgets them. */
+void reload_release_hand_over(void);
+
 /* In a generation started by exec: the descriptors the previous generation handed over,
  * in the order given; returns their count (0 when none) and sets *fds. */
 uint32_t reload_handed_over(const int **fds);

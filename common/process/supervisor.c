@@ -382,7 +382,8 @@ static int supervise_generations(void)
 	return sup.status;
 }
 
-int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp)
+int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
+		   void (*release)(void))
 {
 	sup.argv = argv;
 	sup.envp = envp;
@@ -419,8 +420,10 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 		console_fail("fork", 0, 0, pid);
 		return EXIT_WORKERS;
 	}
-	reload_hand_over(0, 0); /* loaded here, the first generation hands them back */
+	reload_release_hand_over(); /* loaded here, the first generation hands them back */
 	watch_close();          /* the generations watch, and ask for reloads */
+	if (release)
+		release();
 	sup.pending = (int)pid;
 	sup.pending_ready = pair[0];
 	sup.pending_first = 1;

@@ -43,8 +43,11 @@ void supervisor_follow_parent(long parent_pid);
  * envp. Forks the first generation, in which it returns SUPERVISOR_IN_GENERATION at once;
  * in the supervisor it returns, once every generation has exited after a stop, the
  * serving generation's exit code (128 + N when a signal N killed it), or the status of
- * a generation that could not start when none serves. */
-int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp);
+ * a generation that could not start when none serves. release (may be NULL) runs in the
+ * supervisor once the first generation is forked: it frees what only a generation needs
+ * (the snapshot loaded before the fork). */
+int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
+		   void (*release)(void));
 
 APOLLOD_EXTERN_C_END
 
