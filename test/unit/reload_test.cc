@@ -13,6 +13,7 @@
 
 #include "common/process/reload.h"
 #include "gtest/gtest.h"
+#include "test/unit/environment.h"
 
 namespace {
 
@@ -124,12 +125,8 @@ TEST(ReloadHandOverTest, HandedOverFromTheEnvironment)
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
-		std::vector<std::string> env = c.env;
-		std::vector<char *> envp;
-		for (std::string &e : env)
-			envp.push_back(e.data());
-		envp.push_back(nullptr);
-		reload_setup(envp.data());
+		Environment env(c.env);
+		reload_setup(env.envp());
 		const int *fds = nullptr;
 		ASSERT_EQ(reload_handed_over(&fds), c.count);
 		for (uint32_t i = 0; i < c.count; i++)
