@@ -317,8 +317,12 @@ static void generation_exited(int pid, int wstatus)
 	}
 	if (pid == sup.serving) {
 		sup.serving = 0;
-		if (sup.stops) {
+		if (sup.stops || !(wstatus & WAIT_SIGNAL_MASK)) {
+			/* An exit is the generation's own verdict (a fatal error, BEHAVIOUR 3,
+			 * written on stderr): the daemon ends with it. */
 			sup.status = exit_code_of(wstatus);
+			if (!sup.stops)
+				stop(K_SIGTERM);
 			return;
 		}
 		say_ended("serving process ", wstatus, "; starting a new one\n");

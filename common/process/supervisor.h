@@ -7,7 +7,9 @@
  *     socket and the descriptors the serving generation handed over (reload.h). Once the
  *     new one is ready the old one is sent RELOAD_RETIRE_SIGNAL and drains; if the new
  *     one exits first the old one serves on.
- *   - A serving generation that dies unexpectedly is started again the same way.
+ *   - A serving generation killed by a signal (a crash) is started again the same way;
+ *     one that exits by itself (a fatal error it reported) ends the daemon with its
+ *     status.
  *   - SIGTERM and SIGINT are passed to every generation (its listeners closed first);
  *     the supervisor exits after the last, with the serving generation's status.
  * It keeps every listener open throughout, so no connection queued on a listener is lost

@@ -426,9 +426,15 @@ bool Daemon::IsAlive()
 	return false;
 }
 
+pid_t Daemon::ServingPid() const
+{
+	std::vector<pid_t> kids = Children(pid_);
+	return kids.size() == 1 ? kids[0] : pid_;
+}
+
 int Daemon::OpenDescriptorCount(int below) const
 {
-	std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
+	std::string dir = "/proc/" + std::to_string(ServingPid()) + "/fd";
 	DIR *d = opendir(dir.c_str());
 	if (!d)
 		return -1;
