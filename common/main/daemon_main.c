@@ -1,6 +1,8 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath, uring): command line,
- * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
- * (--workers). */
+ * start-up in BEHAVIOUR 3 order, then the process started becomes the resident supervisor
+ * (supervisor.h) and its first serving generation, forked, runs one serving loop, or N
+ * workers under a supervisor of their own (--workers). A generation started by a reload
+ * runs the same start-up with the sockets passed. */
 #include "common/serve/access_log.h"
 #include "common/process/activation.h"
 #include "common/process/cli.h"
