@@ -264,6 +264,12 @@ struct site_pages {
 enum exit_code file_cache_pages(const char *not_found, const char *fallback,
 				struct site_pages *pages);
 
+/* In the resident supervisor, which loaded the first snapshot and then forked the first
+ * serving generation (supervisor.h): unmaps the snapshot's arenas and closes their
+ * memfds, whose pages it would otherwise keep after that generation is replaced (the
+ * reload hand-over keeps its own descriptors). Nothing may read the cache afterwards. */
+void file_cache_release(void);
+
 /* Number of regular files held in memory (directories and files on disk not included)
  * and of body bytes loaded; and of files left on disk by the budget. */
 uint32_t file_cache_count(void);
