@@ -293,12 +293,6 @@ static inline long sys_socketpair(int domain, int type, int protocol, int fds[2]
 	return syscall4(__NR_socketpair, domain, type, protocol, (long)fds);
 }
 
-/* ssize_t sendmsg(int sockfd, const struct msghdr *msg, int flags); */
-static inline long sys_sendmsg(int fd, const struct k_msghdr *msg, int flags)
-{
-	return syscall3(__NR_sendmsg, fd, (long)msg, flags);
-}
-
 /* ssize_t recvmsg(int sockfd, struct msghdr *msg, int flags); */
 static inline long sys_recvmsg(int fd, struct k_msghdr *msg, int flags)
 {
