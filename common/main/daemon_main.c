@@ -18,6 +18,7 @@
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
 #include "common/process/reload.h"
+#include "common/process/sandbox.h"
 #include "common/process/signals.h"
 #include "common/process/watch.h"
 #include "common/base/span.h"
@@ -34,7 +35,7 @@ static const struct program routed = {
 	"apollod", APOLLOD_TIER_NAME,
 	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
-		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER,
+		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER | CLI_ACCEPT_SANDBOX,
 };
 
 #define MS_PER_S 1000u
@@ -77,6 +78,7 @@ struct serve_plan {
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
 	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
+	int reloaded; /* this image was started by a reload (RELOAD_ENV_READY_FD) */
 };
 
 /* The start-up's state, static: the plan outlives the fork (the workers read it), and
@@ -94,6 +96,29 @@ static struct main_state main_state;
 static int plan_shared(const struct serve_plan *plan)
 {
 	return plan->passed && plan->groups == 1;
+}
+
+/* BEHAVIOUR 19: the serving process's sandbox, unless --no-sandbox. A process that
+ * reloads itself (a single one: it forks and execs its new image, which inherits the
+ * filter and starts up under it) allows SYS_RELOAD's calls too and keeps no Landlock (the
+ * new image reads the binary, --mime-types and the access log's path); a worker, whose
+ * supervisor reloads, gets SYS_SERVE alone and Landlock. Returns EXIT_OK, or
+ * EXIT_SANDBOX after one line. */
+static enum exit_code enter_sandbox(const struct serve_plan *plan, int reloads_itself)
+{
+	if (plan->opts.no_sandbox)
+		return EXIT_OK;
+	long r = reloads_itself ? 0 : sandbox_landlock(plan->opts.root);
+	if (sys_is_error(r)) {
+		console_fail("sandbox: landlock", 0, 0, r);
+		return EXIT_SANDBOX;
+	}
+	r = sandbox_enter(SYS_SERVE | (reloads_itself ? SYS_RELOAD : 0), plan->reloaded);
+	if (sys_is_error(r)) {
+		console_fail("sandbox: seccomp", 0, 0, r);
+		return EXIT_SANDBOX;
+	}
+	return EXIT_OK;
 }
 
 /* Serving process `index`: its own backend, deadlines, connection table and signal
@@ -125,6 +150,9 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages, plan->opts.max_connections);
+	enum exit_code sandboxed = enter_sandbox(plan, workers == 1);
+	if (sandboxed != EXIT_OK)
+		return sandboxed;
 	if (workers == 1)
 		reload_ready(); /* about to serve: the old image may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
@@ -302,6 +330,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	    setup_site_flags(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
 	reload_setup(argv, envp);
+	plan->reloaded = env_value(envp, LITERAL(RELOAD_ENV_READY_FD)) != 0;
 	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
@@ -340,6 +369,11 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return r;
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
+	if (plan->opts.user) { /* bound and loaded: root is no longer needed */
+		r = sandbox_user(plan->opts.user);
+		if (r != EXIT_OK)
+			return r;
+	}
 	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
 	reload_handed_over();
 	return say_stopped(code);
