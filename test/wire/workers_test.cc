@@ -32,30 +32,6 @@ namespace {
 constexpr int kSettleStepMs = 20;
 constexpr int kSettleTries = 150;
 
-// The daemon's children (its workers), from /proc.
-std::vector<pid_t> Children(pid_t parent)
-{
-	std::vector<pid_t> kids;
-	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
-			 "/children");
-	pid_t pid;
-	while (in >> pid)
-		kids.push_back(pid);
-	return kids;
-}
-
-// Waits until parent has exactly n children; returns them (or what there was at the end).
-std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000)
-{
-	int64_t deadline = NowMs() + timeout_ms;
-	std::vector<pid_t> kids = Children(parent);
-	while (kids.size() != n && NowMs() < deadline) {
-		SleepMs(20);
-		kids = Children(parent);
-	}
-	return kids;
-}
-
 // The inode of the daemon's end of the connection whose client end is fd: the /proc/net/tcp
 // row whose local port is the daemon's and whose remote port is the client's.
 unsigned long ServerSocketInode(int fd, int daemon_port)
