@@ -17,6 +17,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "test/unit/label_name.h"
 
 // sys.h brings the kernel's <linux/fcntl.h> (O_*, F_*), so not libc's <fcntl.h>.
 extern "C" {
@@ -142,12 +143,7 @@ TEST_P(SandboxFilter, AllowsTheListAndKillsTheRest)
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, SandboxFilter, testing::ValuesIn(kFilterCases),
-			 [](const testing::TestParamInfo<FilterCase> &info) {
-				 std::string name;
-				 for (const char *p = info.param.label; *p; p++)
-					 name += isalnum((unsigned char)*p) ? *p : '_';
-				 return name;
-			 });
+			 LabelName<FilterCase>);
 
 // The program is the prologue, then for each allowed row in table order a test of its
 // number whose false branch lands on the next row's test, then the final kill.
