@@ -48,7 +48,11 @@ struct sys_arg_rule {
 };
 #define SYS_ARGS_ANY {SYS_ARG_KIND_ANY, 0, 0, {0}}
 #define SYS_ARG_COUNT(...) (sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
-#define SYS_ARG_IN(i, ...) {SYS_ARG_KIND_IN, (i), SYS_ARG_COUNT(__VA_ARGS__), {__VA_ARGS__}}
+/* More than SYS_ARG_VALUES_MAX values: a negative array size, so the build fails. */
+#define SYS_ARG_COUNT_CHECKED(...)                                                        \
+	(SYS_ARG_COUNT(__VA_ARGS__) +                                                     \
+	 0 * sizeof(char[SYS_ARG_COUNT(__VA_ARGS__) <= SYS_ARG_VALUES_MAX ? 1 : -1]))
+#define SYS_ARG_IN(i, ...) {SYS_ARG_KIND_IN, (i), SYS_ARG_COUNT_CHECKED(__VA_ARGS__), {__VA_ARGS__}}
 #define SYS_ARG_CLEAR(i, mask) {SYS_ARG_KIND_CLEAR, (i), 1, {(mask)}}
 
 /* The values the checked arguments take (the kernel's, include/uapi). */
@@ -137,7 +141,6 @@ struct sys_row {
 };
 #define SYS_TABLE_ROW(name, nr, when, args) +1
 #define SYS_TABLE_ROWS (0 SYS_TABLE(SYS_TABLE_ROW))
-STATIC_ASSERT(SYS_TABLE_ROWS < 256, "a row's index fits the filter's 8-bit jumps");
 extern const struct sys_row sys_rows[SYS_TABLE_ROWS];
 
 APOLLOD_EXTERN_C_END

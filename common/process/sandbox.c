@@ -28,9 +28,10 @@ static void emit(struct sock_filter *out, uint32_t *n, uint16_t code, uint8_t jt
 static void emit_row(struct sock_filter *out, uint32_t *n, const struct sys_row *row)
 {
 	const struct sys_arg_rule *a = &row->args;
-	uint8_t block = a->kind == SYS_ARG_KIND_ANY ? 1 : a->kind == SYS_ARG_KIND_IN
-							       ? (uint8_t)(a->count + 3)
-							       : 4;
+	/* The block's length: an allow; or the load, the tests (one per value, or the one
+	 * JSET), a kill and an allow. */
+	uint32_t tests = a->kind == SYS_ARG_KIND_IN ? a->count : 1;
+	uint8_t block = (uint8_t)(a->kind == SYS_ARG_KIND_ANY ? 1 : 1 + tests + 2);
 	emit(out, n, BPF_JMP | BPF_JEQ | BPF_K, 0, block, row->nr);
 	if (a->kind == SYS_ARG_KIND_ANY) {
 		emit(out, n, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
