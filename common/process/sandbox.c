@@ -64,8 +64,15 @@ uint32_t sandbox_filter(uint32_t allow, struct sock_filter *out)
 	return n;
 }
 
-/* The program's storage: static, 5 KiB is too much for a stack frame. */
-static struct sock_filter sandbox_program[SANDBOX_FILTER_MAX];
+#define USER_DB_FILE_MAX (256u * 1024u) /* /etc/passwd or /etc/group: larger is refused */
+
+/* The sandbox's storage, static: too large for a stack frame, and used once at start-up
+ * (pages never touched cost nothing). */
+struct sandbox_unit {
+	struct sock_filter program[SANDBOX_FILTER_MAX]; /* the filter being installed */
+	char user_db_text[USER_DB_FILE_MAX];            /* /etc/passwd or /etc/group */
+};
+static struct sandbox_unit sandbox;
 
 long sandbox_enter(uint32_t allow, int reloaded)
 {
@@ -81,8 +88,8 @@ long sandbox_enter(uint32_t allow, int reloaded)
 	long r = sys_prctl(SYS_PR_SET_NO_NEW_PRIVS, 1, 0);
 	if (sys_is_error(r))
 		return r;
-	struct sock_fprog prog = {(unsigned short)sandbox_filter(allow, sandbox_program),
-				  sandbox_program};
+	struct sock_fprog prog = {(unsigned short)sandbox_filter(allow, sandbox.program),
+				  sandbox.program};
 	r = sys_prctl(SYS_PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (unsigned long)&prog);
 	return sys_is_error(r) ? r : SANDBOX_ON;
 }
@@ -139,19 +146,15 @@ long sandbox_landlock(const char *dir)
 	return sys_is_error(r) ? r : abi;
 }
 
-#define USER_DB_FILE_MAX (256u * 1024u) /* /etc/passwd or /etc/group: larger is refused */
 #define ROOT_UID 0
 
-/* A whole /etc file into the one buffer (static: unused pages cost nothing). */
-static char user_db_text[USER_DB_FILE_MAX];
-
-/* Reads path into user_db_text. Returns its length, or -errno (-EFBIG: too large). */
+/* Reads path into sandbox.user_db_text. Returns its length, or -errno (-EFBIG: too large). */
 static long user_db_read(const char *path)
 {
 	long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return fd;
-	long n = sys_read_full((int)fd, user_db_text, USER_DB_FILE_MAX);
+	long n = sys_read_full((int)fd, sandbox.user_db_text, USER_DB_FILE_MAX);
 	char more;
 	if (n == (long)USER_DB_FILE_MAX && sys_read((int)fd, &more, 1) > 0)
 		n = -EFBIG;
@@ -183,7 +186,7 @@ static const char *user_ids(const char *spec, uint32_t *uid, uint32_t *gid)
 		long n = user_db_read("/etc/passwd");
 		if (sys_is_error(n))
 			return "/etc/passwd cannot be read (numbers need no file: UID:GID)";
-		if (!passwd_find(user_db_text, (size_t)n, user, user_numeric, uid, gid))
+		if (!passwd_find(sandbox.user_db_text, (size_t)n, user, user_numeric, uid, gid))
 			return user_numeric ? "no such uid in /etc/passwd to take its group from "
 					      "(give UID:GID)"
 					    : "no such user in /etc/passwd";
@@ -192,7 +195,7 @@ static const char *user_ids(const char *spec, uint32_t *uid, uint32_t *gid)
 		long n = user_db_read("/etc/group");
 		if (sys_is_error(n))
 			return "/etc/group cannot be read (numbers need no file: UID:GID)";
-		if (!group_find(user_db_text, (size_t)n, group, gid))
+		if (!group_find(sandbox.user_db_text, (size_t)n, group, gid))
 			return "no such group in /etc/group";
 	}
 	return 0;

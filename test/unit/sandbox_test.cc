@@ -131,6 +131,11 @@ TEST_P(SandboxFilter, AllowsTheListAndKillsTheRest)
 {
 	if (!SeccompHere())
 		GTEST_SKIP() << "no seccomp here (qemu-user refuses it to its guest)";
+#ifdef __SANITIZE_ADDRESS__
+	GTEST_SKIP() << "the sanitizer runtime makes calls of its own in the child "
+			"(sigaltstack, seen with strace -f), which the filter rightly kills; the "
+			"plain build runs this";
+#endif
 	const FilterCase &c = GetParam();
 	int status = StatusOfCallUnderFilter(c.allow, c.call);
 	if (c.allowed) {
