@@ -1,13 +1,13 @@
 /* Architecture dispatch: the only place that tests the target CPU.
  *
  * Each supported CPU provides the same three files under common/arch/<cpu>/:
- *   syscall_arch.h  raw syscallN() primitives and the kernel's syscall numbers
+ *   syscall_arch.h  raw syscallN() primitives and the kernel's syscall numbers, and
+ *                   ARCH_NR_* for a call the architectures number differently (sys_table.h)
  *   arch_consts.h   per-architecture kernel facts (vDSO symbol names, ...)
  *   start.S         _start: hands the initial stack pointer to apollod_start()
  *   min_tier.S      the min tier's apollod_start, its whole program (min_tier.h)
  * An arch may also override a generic routine by defining its name as a macro, as musl's
- * arch files do: arch_epoll_wait (common/base/sys.h) where the kernel has no epoll_wait, and
- * arch_atomic_add_u64 (common/base/counters.h, in atomic_arch.h) where the compiler's atomic
+ * arch files do: arch_atomic_add_u64 (common/base/counters.h, in atomic_arch.h) where the compiler's atomic
  * builtin is not the instruction we want.
  * Generic code includes this header and never tests __x86_64__ itself. */
 #ifndef APOLLOD_COMMON_ARCH_ARCH_H

@@ -21,6 +21,10 @@ enum exit_code {
 			      * create its signal descriptor or fork */
 	EXIT_ACCESS_LOG = 15, /* --access-log: the file could not be opened, or stdout made
 			       * non-blocking */
+	EXIT_USER = 16,      /* --user: not root, an unknown name, or a refused setgroups,
+			      * setgid or setuid (BEHAVIOUR 19) */
+	EXIT_SANDBOX = 17,   /* the seccomp filter or Landlock could not be put in place on
+			      * a kernel that has them (BEHAVIOUR 19) */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 

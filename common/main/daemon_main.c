@@ -20,6 +20,7 @@
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
 #include "common/process/reload.h"
+#include "common/process/sandbox.h"
 #include "common/process/signals.h"
 #include "common/process/supervisor.h"
 #include "common/process/watch.h"
@@ -37,7 +38,7 @@ static const struct program routed = {
 	"apollod", APOLLOD_TIER_NAME,
 	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
-		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER,
+		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER | CLI_ACCEPT_SANDBOX,
 };
 
 #define MS_PER_S 1000u
@@ -152,6 +153,27 @@ static int plan_shared(const struct serve_plan *plan)
 	return plan->passed && plan->groups == 1;
 }
 
+/* BEHAVIOUR 19: the serving process's sandbox, unless --no-sandbox: Landlock (read-only
+ * beneath --root) and the SYS_SERVE rows' filter. A serving process never starts another
+ * image (the resident supervisor does, unfiltered: supervisor.h). Returns EXIT_OK, or
+ * EXIT_SANDBOX after one line. */
+static enum exit_code enter_sandbox(const struct serve_plan *plan)
+{
+	if (plan->opts.no_sandbox)
+		return EXIT_OK;
+	long r = sandbox_landlock(plan->opts.root);
+	if (sys_is_error(r)) {
+		console_fail("sandbox: landlock", 0, 0, r);
+		return EXIT_SANDBOX;
+	}
+	r = sandbox_enter(SYS_SERVE, 0);
+	if (sys_is_error(r)) {
+		console_fail("sandbox: seccomp", 0, 0, r);
+		return EXIT_SANDBOX;
+	}
+	return EXIT_OK;
+}
+
 /* Serving process `index`: its own backend, deadlines, connection table and signal
  * descriptor, then the loop on its listener. Returns the loop's exit code. */
 static enum exit_code serve(void *ctx, uint32_t index)
@@ -185,6 +207,9 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages,
 		   connection_capacity(plan->opts.max_connections));
+	enum exit_code sandboxed = enter_sandbox(plan);
+	if (sandboxed != EXIT_OK)
+		return sandboxed;
 	if (workers == 1)
 		reload_ready(); /* about to serve: the old generation may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
@@ -407,6 +432,11 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 						rows, argv, envp, file_cache_release);
 		if (supervised != SUPERVISOR_IN_GENERATION)
 			return supervised;
+	}
+	if (plan->opts.user) { /* bound and loaded: root is no longer needed */
+		r = sandbox_user(plan->opts.user);
+		if (r != EXIT_OK)
+			return r;
 	}
 	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
 	return say_stopped(code);

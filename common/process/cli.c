@@ -266,6 +266,10 @@ static const struct flag_row flag_rows[] = {
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
 	 CLI_ACCEPT_DRAIN_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(drain_timeout_s)},
+	{"--user", "USER[:GROUP]", "after binding and loading, drop root to this user and group",
+	 "stay as started", CLI_ACCEPT_SANDBOX, FLAG_PATH, 0, 0, FIELD(user)},
+	{"--no-sandbox", 0, "serve without the seccomp filter and Landlock (BEHAVIOUR 19)", 0,
+	 CLI_ACCEPT_SANDBOX, FLAG_SWITCH, 0, 0, FIELD(no_sandbox)},
 	{"--help", 0, "print this help and exit", 0, 0, FLAG_SWITCH, 0, 0, FIELD(help)},
 	{"--version", 0, "print the version and tier and exit", 0, 0, FLAG_SWITCH, 0, 0,
 	 FIELD(version)},
@@ -411,6 +415,8 @@ static void set_defaults(struct cli_options *opts)
 	opts->error_page = 0;
 	opts->fallback = 0;
 	opts->header_for_count = 0;
+	opts->user = 0;
+	opts->no_sandbox = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;

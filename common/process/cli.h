@@ -68,6 +68,8 @@ struct cli_options {
 	uint32_t header_for_count;   /* --header-for given, in order: */
 	const char *header_for_pattern[CLI_HEADER_FOR_MAX]; /* unchecked here: path_fields.h */
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */
+	const char *user;            /* --user USER[:GROUP], or NULL (sandbox.h resolves it) */
+	uint8_t no_sandbox;          /* --no-sandbox: no seccomp filter, no Landlock */
 };
 
 /* Why cli_parse refused the command line. */
@@ -86,6 +88,7 @@ struct cli_options {
 #define CLI_ACCEPT_LISTEN_MANY 0x40   /* --listen up to CLI_LISTEN_MAX times, not once */
 #define CLI_ACCEPT_ACCESS_LOG 0x80    /* --access-log */
 #define CLI_ACCEPT_HEADER 0x100       /* --header 'Name: value', repeatable */
+#define CLI_ACCEPT_SANDBOX 0x200      /* --user, --no-sandbox */
 /* --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test/unit/label_name.h"
+
 #include "common/answer/listing.h"
 
 namespace {
@@ -38,12 +40,7 @@ TEST_P(ListingEscapeTest, EscapesAndEncodes)
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ListingEscapeTest, testing::ValuesIn(kEscapeCases),
-			 [](const testing::TestParamInfo<EscapeCase> &param) {
-				 std::string name;
-				 for (const char *p = param.param.label; *p; p++)
-					 name += isalnum((unsigned char)*p) ? *p : '_';
-				 return name;
-			 });
+			 LabelName<EscapeCase>);
 
 TEST(ListingRowTest, FileAndDirectoryRows)
 {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test/unit/label_name.h"
+
 #include "common/answer/mime_types.h"
 
 namespace {
@@ -140,12 +142,7 @@ TEST_P(MimeParseTest, Parses)
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, MimeParseTest, testing::ValuesIn(kParseCases),
-			 [](const testing::TestParamInfo<ParseCase> &param) {
-				 std::string name;
-				 for (const char *p = param.param.label; *p; p++)
-					 name += isalnum((unsigned char)*p) ? *p : '_';
-				 return name;
-			 });
+			 LabelName<ParseCase>);
 
 // More extensions than MIME_ENTRIES_MAX: refused on the line that names one too many.
 TEST(MimeParseLimitsTest, TooManyExtensions)

@@ -10,4 +10,10 @@
  * 64 KiB pages (CONFIG_ARM64_{4K,16K,64K}_PAGES), and one binary must run on each. */
 #define ARCH_PAGE_MAX 65536
 
+#include <linux/audit.h> /* AUDIT_ARCH_* */
+
+/* seccomp_data.arch for this architecture's calls (<linux/audit.h>): the sandbox's
+ * filter refuses every other (common/process/sandbox.c). */
+#define ARCH_AUDIT AUDIT_ARCH_AARCH64
+
 #endif /* APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H */

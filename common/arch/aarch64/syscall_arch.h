@@ -91,8 +91,7 @@ static inline long syscall6(long n, long a1, long a2, long a3, long a4, long a5,
 
 /* The asm-generic table has no epoll_wait; epoll_pwait with a NULL signal mask is the
  * same call (fs/eventpoll.c: a NULL mask is never read, nor is its size checked).
- * common/base/sys.h uses this instead of its epoll_wait when the arch defines it. */
-#define arch_epoll_wait(epfd, events, maxevents, timeout_ms) \
-	syscall6(__NR_epoll_pwait, (epfd), (long)(events), (maxevents), (timeout_ms), 0, 0)
+ * common/base/sys_table.h numbers sys_epoll_wait with this. */
+#define ARCH_NR_EPOLL_WAIT __NR_epoll_pwait
 
 #endif /* APOLLOD_COMMON_ARCH_AARCH64_SYSCALL_ARCH_H */

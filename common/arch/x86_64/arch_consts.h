@@ -9,4 +9,10 @@
 /* The largest page the kernel may run with: x86_64 pages are 4 KiB. */
 #define ARCH_PAGE_MAX 4096
 
+#include <linux/audit.h> /* AUDIT_ARCH_* */
+
+/* seccomp_data.arch for this architecture's calls (<linux/audit.h>): the sandbox's
+ * filter refuses every other (common/process/sandbox.c). */
+#define ARCH_AUDIT AUDIT_ARCH_X86_64
+
 #endif /* APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H */

@@ -1,0 +1,283 @@
+// The sandbox (BEHAVIOUR 19): the seccomp filter built from the syscall table, loaded in a
+// forked child that then makes one call: a listed call returns, anything else kills the
+// child with SIGSYS. Landlock in a child the same way. --user's /etc/passwd and /etc/group
+// lookups, table-driven.
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/seccomp.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "test/unit/label_name.h"
+
+// sys.h brings the kernel's <linux/fcntl.h> (O_*, F_*), so not libc's <fcntl.h>.
+extern "C" {
+#include "common/base/sys.h"
+#include "common/base/sys_table.h"
+#include "common/process/sandbox.h"
+#include "common/process/user_db.h"
+}
+
+namespace {
+
+// Exit codes a child uses to report (a kill by SIGSYS is the other outcome).
+constexpr int kCallReturned = 0;
+constexpr int kNoFilter = 90;
+
+// One call made under the filter: what it is, the filter's set, and whether it is allowed.
+struct FilterCase {
+	const char *label;
+	uint32_t allow;   // SYS_SERVE, or SYS_SERVE | SYS_RELOAD
+	long (*call)(void);
+	bool allowed;
+};
+
+long CallWrite() { return sys_write(-1, "", 0); }             // EBADF, not a kill
+long CallClockGettime()
+{
+	struct k_timespec t;
+	return sys_clock_gettime(K_CLOCK_MONOTONIC, &t);
+}
+long CallAccept4() { return sys_accept4(-1, 0); }
+long CallIoUringEnter() { return sys_io_uring_enter(~0u, 0, 0, 0, 0, 0); }
+long CallSocket() { return sys_socket(K_AF_INET, K_SOCK_STREAM, 0); }
+long CallOpenat() { return sys_openat(-100 /* AT_FDCWD */, "/", O_RDONLY); }
+long CallGetpid() { return sys_getpid(); }
+long CallExecve() { return sys_execve("/nonexistent", nullptr, nullptr); } // ENOENT if let
+long CallFcntlGetfl() { return sys_fcntl(0, K_F_GETFL, 0); }
+long CallFcntlSetlk() { return sys_fcntl(-1, F_SETLK, 0); }
+long CallMmapRead()
+{
+	return sys_mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+long CallMmapExec()
+{
+	return sys_mmap(0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+long CallKillSigio() { return sys_kill(0x7fffffff, K_SIGIO); } // ESRCH
+long CallKillSigkill() { return sys_kill(0x7fffffff, SIGKILL); }
+long CallPrctlGetSeccomp() { return sys_prctl(PR_GET_SECCOMP, 0, 0); }
+long CallPrctlSetName() { return sys_prctl(PR_SET_NAME, (unsigned long)"x", 0); }
+long CallSetuid() { return sys_setuid(0); }
+long CallGetuid() { return sys_getuid(); }
+// Not in the table at all: a raw number the daemon never names.
+long CallPtrace() { return syscall4(__NR_ptrace, 0, 0, 0, 0); }
+
+void PrintTo(const FilterCase &c, std::ostream *os) { *os << c.label; }
+
+constexpr uint32_t kServe = SYS_SERVE;
+constexpr uint32_t kReload = SYS_SERVE | SYS_RELOAD;
+
+const FilterCase kFilterCases[] = {
+	{"write is served", kServe, CallWrite, true},
+	{"clock_gettime is served", kServe, CallClockGettime, true},
+	{"accept4 is served", kServe, CallAccept4, true},
+	{"io_uring_enter is served", kServe, CallIoUringEnter, true},
+	{"socket is start-up only", kServe, CallSocket, false},
+	{"socket is start-up only, reloading too", kReload, CallSocket, false},
+	{"openat is not served by a worker", kServe, CallOpenat, false},
+	{"openat is a reload's", kReload, CallOpenat, true},
+	{"getpid is a reload's only", kServe, CallGetpid, false},
+	{"execve is a reload's", kReload, CallExecve, true},
+	{"execve is not a worker's", kServe, CallExecve, false},
+	{"fcntl F_GETFL is a reload's", kReload, CallFcntlGetfl, true},
+	{"fcntl F_SETLK is no one's", kReload, CallFcntlSetlk, false},
+	{"mmap without PROT_EXEC is a reload's", kReload, CallMmapRead, true},
+	{"mmap with PROT_EXEC is no one's", kReload, CallMmapExec, false},
+	{"kill SIGIO is a reload's", kReload, CallKillSigio, true},
+	{"kill SIGKILL is no one's", kReload, CallKillSigkill, false},
+	{"prctl PR_GET_SECCOMP is a reload's", kReload, CallPrctlGetSeccomp, true},
+	{"prctl PR_SET_NAME is no one's", kReload, CallPrctlSetName, false},
+	{"setuid is start-up only", kReload, CallSetuid, false},
+	{"getuid is a reload's", kReload, CallGetuid, true},
+	{"getuid is not a worker's", kServe, CallGetuid, false},
+	{"ptrace is in no table", kReload, CallPtrace, false},
+};
+
+// Whether this process may install a filter at all (qemu-user refuses PR_GET_SECCOMP).
+bool SeccompHere() { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0; }
+
+// Forks a child that installs the filter for `allow` (no core file for its SIGSYS) and
+// makes call() once, then exits through exit_group (which every filter allows). Returns
+// the child's wait status.
+int StatusOfCallUnderFilter(uint32_t allow, long (*call)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit no_core = {0, 0};
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (sandbox_enter(allow, 0) != SANDBOX_ON)
+			sys_exit_group(kNoFilter);
+		call();
+		sys_exit_group(kCallReturned);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+class SandboxFilter : public testing::TestWithParam<FilterCase> {};
+
+TEST_P(SandboxFilter, AllowsTheListAndKillsTheRest)
+{
+	if (!SeccompHere())
+		GTEST_SKIP() << "no seccomp here (qemu-user refuses it to its guest)";
+#ifdef __SANITIZE_ADDRESS__
+	GTEST_SKIP() << "the sanitizer runtime makes calls of its own in the child "
+			"(sigaltstack, seen with strace -f), which the filter rightly kills; the "
+			"plain build runs this";
+#endif
+	const FilterCase &c = GetParam();
+	int status = StatusOfCallUnderFilter(c.allow, c.call);
+	if (c.allowed) {
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kCallReturned)
+			<< c.label << ": status " << status;
+	} else {
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+			<< c.label << ": status " << status;
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, SandboxFilter, testing::ValuesIn(kFilterCases),
+			 LabelName<FilterCase>);
+
+// The program is the prologue, then for each allowed row in table order a test of its
+// number whose false branch lands on the next row's test, then the final kill.
+TEST(SandboxFilterShape, OneBlockPerAllowedRowInTableOrder)
+{
+	static struct sock_filter program[SANDBOX_FILTER_MAX];
+	for (uint32_t allow : {kServe, kReload}) {
+		uint32_t n = sandbox_filter(allow, program);
+		ASSERT_LE(n, (uint32_t)SANDBOX_FILTER_MAX);
+		EXPECT_EQ(program[1].k, (uint32_t)ARCH_AUDIT);
+		uint32_t at = SANDBOX_PROLOGUE;
+		for (uint32_t i = 0; i < SYS_TABLE_ROWS; i++) {
+			if (!(sys_rows[i].when & allow))
+				continue;
+			ASSERT_LT(at, n) << sys_rows[i].name;
+			EXPECT_EQ(program[at].code, BPF_JMP | BPF_JEQ | BPF_K) << sys_rows[i].name;
+			EXPECT_EQ(program[at].k, sys_rows[i].nr) << sys_rows[i].name;
+			at += 1u + program[at].jf;
+		}
+		EXPECT_EQ(at, n - 1);
+		EXPECT_EQ(program[n - 1].k, (uint32_t)SECCOMP_RET_KILL_PROCESS);
+	}
+}
+
+// No two rows share a number: each call has one `when` and one argument rule.
+TEST(SandboxTable, NumbersAreDistinct)
+{
+	for (uint32_t i = 0; i < SYS_TABLE_ROWS; i++)
+		for (uint32_t j = i + 1; j < SYS_TABLE_ROWS; j++)
+			EXPECT_NE(sys_rows[i].nr, sys_rows[j].nr)
+				<< sys_rows[i].name << " and " << sys_rows[j].name << " share a number";
+}
+
+// Landlock: beneath the directory files read; elsewhere nothing opens.
+TEST(SandboxLandlock, ReadsBeneathDirOnly)
+{
+	char dir[] = "/tmp/sandbox_test_XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string inside = std::string(dir) + "/f";
+	ASSERT_TRUE(std::ofstream(inside).good());
+	pid_t pid = fork();
+	if (pid == 0) {
+		long abi = sandbox_landlock(dir);
+		if (abi == 0)
+			sys_exit_group(kNoFilter);
+		if (abi < 0)
+			sys_exit_group(1);
+		long in = sys_openat(-100, inside.c_str(), O_RDONLY);
+		long out = sys_openat(-100, "/etc/hostname", O_RDONLY);
+		long write_in = sys_openat(-100, inside.c_str(), O_WRONLY);
+		sys_exit_group(in >= 0 && out == -EACCES && write_in == -EACCES ? 0 : 2);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	unlink(inside.c_str());
+	rmdir(dir);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == kNoFilter)
+		GTEST_SKIP() << "this kernel has no Landlock";
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// ---- --user's lookups ----
+
+const char kPasswd[] = "root:x:0:0:root:/root:/bin/bash\n"
+		       "broken line\n"
+		       "www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\n"
+		       "bad:x:12x:1::/:/bin/sh\n"
+		       "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin";
+const char kGroup[] = "root:x:0:\nwww-data:x:33:\nnogroup:x:65534:\n";
+
+struct PasswdCase {
+	const char *label;
+	const char *name;
+	int by_uid;
+	uint32_t uid_in;
+	bool found;
+	uint32_t uid, gid;
+};
+
+const PasswdCase kPasswdCases[] = {
+	{"a name", "www-data", 0, 0, true, 33, 33},
+	{"the last line without a newline", "nobody", 0, 0, true, 65534, 65534},
+	{"a uid", "", 1, 33, true, 33, 33},
+	{"an unknown name", "www", 0, 0, false, 0, 0},
+	{"a prefix of a name is not it", "www-dat", 0, 0, false, 0, 0},
+	{"a line with a bad uid is skipped", "bad", 0, 0, false, 0, 0},
+	{"a line with too few fields is skipped", "broken line", 0, 0, false, 0, 0},
+};
+
+TEST(UserDb, PasswdFind)
+{
+	for (const PasswdCase &c : kPasswdCases) {
+		uint32_t uid = c.uid_in, gid = 0;
+		EXPECT_EQ(passwd_find(kPasswd, sizeof(kPasswd) - 1, c.name, c.by_uid, &uid, &gid) == 1,
+			  c.found)
+			<< c.label;
+		if (c.found) {
+			EXPECT_EQ(uid, c.uid) << c.label;
+			EXPECT_EQ(gid, c.gid) << c.label;
+		}
+	}
+}
+
+TEST(UserDb, GroupFind)
+{
+	uint32_t gid = 0;
+	EXPECT_EQ(group_find(kGroup, sizeof(kGroup) - 1, "nogroup", &gid), 1);
+	EXPECT_EQ(gid, 65534u);
+	EXPECT_EQ(group_find(kGroup, sizeof(kGroup) - 1, "www", &gid), 0);
+}
+
+TEST(UserDb, SpecSplitAndNumbers)
+{
+	char user[USER_DB_NAME_MAX + 1], group[USER_DB_NAME_MAX + 1];
+	ASSERT_EQ(user_spec_split("www-data:nogroup", user, group), 1);
+	EXPECT_STREQ(user, "www-data");
+	EXPECT_STREQ(group, "nogroup");
+	ASSERT_EQ(user_spec_split("65534", user, group), 1);
+	EXPECT_STREQ(group, "");
+	EXPECT_EQ(user_spec_split(":x", user, group), 0);
+	EXPECT_EQ(user_spec_split("x:", user, group), 0);
+	EXPECT_EQ(user_spec_split(std::string(USER_DB_NAME_MAX + 1, 'a').c_str(), user, group), 0);
+	uint32_t id = 0;
+	EXPECT_EQ(user_id_number("65534", &id), 1);
+	EXPECT_EQ(id, 65534u);
+	EXPECT_EQ(user_id_number("4294967295", &id), 1);
+	EXPECT_EQ(user_id_number("4294967296", &id), 0);
+	EXPECT_EQ(user_id_number("12a", &id), 0);
+	EXPECT_EQ(user_id_number("", &id), 0);
+}
+
+} // namespace
