@@ -279,12 +279,6 @@ static inline long sys_getppid(void)
 	return syscall0(__NR_getppid);
 }
 
-/* int prctl(int option, unsigned long arg2, ...); the two-argument options only. */
-static inline long sys_prctl(int option, unsigned long arg2)
-{
-	return syscall5(__NR_prctl, option, (long)arg2, 0, 0, 0);
-}
-
 /* int socketpair(int domain, int type, int protocol, int sv[2]); */
 static inline long sys_socketpair(int domain, int type, int protocol, int fds[2])
 {

@@ -57,7 +57,7 @@ void supervisor_follow_parent(long parent_pid)
 {
 	/* prctl(2): the setting is cleared by fork, kept across execve (not set-uid); a
 	 * parent that ended before this call sends nothing, which getppid shows. */
-	sys_prctl(K_PR_SET_PDEATHSIG, SUPERVISOR_PARENT_DEATH_SIGNAL);
+	sys_prctl(K_PR_SET_PDEATHSIG, SUPERVISOR_PARENT_DEATH_SIGNAL, 0);
 	if (sys_getppid() != parent_pid)
 		sys_exit_group(KILLED_BASE + SUPERVISOR_PARENT_DEATH_SIGNAL);
 }

@@ -1464,30 +1464,6 @@ static std::string MemfdContent(int fd)
 // traverse the path to it (bazel-bin lies below /root). With a launcher (qemu), fexecve
 // runs the launcher, and the daemon binary, opened here and left open across exec, is
 // named to it as /proc/self/fd/N.
-// The daemon's children (its workers), from /proc.
-std::vector<pid_t> Children(pid_t parent)
-{
-	std::vector<pid_t> kids;
-	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
-			 "/children");
-	pid_t pid;
-	while (in >> pid)
-		kids.push_back(pid);
-	return kids;
-}
-
-// Waits until parent has exactly n children; returns them (or what there was at the end).
-std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms)
-{
-	int64_t deadline = NowMs() + timeout_ms;
-	std::vector<pid_t> kids = Children(parent);
-	while (kids.size() != n && NowMs() < deadline) {
-		SleepMs(20);
-		kids = Children(parent);
-	}
-	return kids;
-}
-
 CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms)
 {
 	CommandResult result;

@@ -541,12 +541,6 @@ constexpr uid_t kNobodyId = 65534;
 // a port below 1024) run it this way. Needs root (ran is false otherwise).
 CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeout_ms);
 
-// The children of process parent (a supervisor's workers), from /proc.
-std::vector<pid_t> Children(pid_t parent);
-
-// Waits until parent has exactly n children; returns them (or what there was at the end).
-std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000);
-
 // Raises this process's soft RLIMIT_NOFILE to at least want (up to the hard limit).
 // Returns the soft limit in effect afterwards.
 rlim_t RaiseOwnNofileLimit(rlim_t want);
