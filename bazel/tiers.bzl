@@ -56,6 +56,34 @@ def tier_label(tier):
     """The daemon binary's label."""
     return "//variants/%s:%s" % (tier["name"], tier["binary"])
 
+# The uring tier's default way out for a body by reference: "sendfile", design (a), or
+# "splice", design (b) (docs/ARCHITECTURE.md, "io_uring bodies by reference"; measured in
+# benchmarks/reports/2026-12-02-uring-splice.md). --define=uring_body=... builds the other.
+URING_BODY_DEFAULT = "sendfile"
+
+def tier_uring_body_defines(tier):
+    """APOLLOD_VARIANT_URING_SPLICE for a tier with the uring feature (common/base/config.h),
+    as a select() on --define=uring_body (//bazel:uring_body_*); [] for the others."""
+    if "uring" not in tier["features"]:
+        return []
+    default = "1" if URING_BODY_DEFAULT == "splice" else "0"
+    return select({
+        "//bazel:uring_body_splice": ["APOLLOD_VARIANT_URING_SPLICE=1"],
+        "//bazel:uring_body_sendfile": ["APOLLOD_VARIANT_URING_SPLICE=0"],
+        "//conditions:default": ["APOLLOD_VARIANT_URING_SPLICE=" + default],
+    })
+
+def tier_uring_body_copts(tier):
+    """tier_uring_body_defines as -D copts, for the tier's binary."""
+    if "uring" not in tier["features"]:
+        return []
+    default = "1" if URING_BODY_DEFAULT == "splice" else "0"
+    return select({
+        "//bazel:uring_body_splice": ["-DAPOLLOD_VARIANT_URING_SPLICE=1"],
+        "//bazel:uring_body_sendfile": ["-DAPOLLOD_VARIANT_URING_SPLICE=0"],
+        "//conditions:default": ["-DAPOLLOD_VARIANT_URING_SPLICE=" + default],
+    })
+
 def tier_variant_defines(tier):
     """The APOLLOD_VARIANT_* macros common/base/config.h reads, as NAME=VALUE strings, for
     a routed tier's serve layer and entry."""
