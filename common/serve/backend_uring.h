@@ -433,10 +433,50 @@ static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
 	return total;
 }
 
+#if !APOLLOD_HAVE_URING_SPLICE
+/* Design (a)'s direct calls beside the ring (io_send with more, io_send_file) on the
+ * non-blocking socket: one that finds the socket full waits for POLLOUT with a one-shot
+ * POLL_ADD through io->result, whose completion, whatever its mask, lets the call be tried
+ * again (an error then comes from the call itself). Returns 1 while that poll waits, else
+ * 0 (call now). */
+static inline int io_poll_waiting(struct conn_io *io)
+{
+	long r;
+	return io_take_result(io, &r) && r == IO_PENDING;
+}
+
+/* A direct call's result n: as it is, or for -EAGAIN (the socket is full, counted in
+ * write_eagains) the poll prepared. Returns n, IO_PENDING or -ENOMEM without an SQE. */
+static inline long io_direct_result(struct conn_io *io, long n)
+{
+	if (n != -EAGAIN)
+		return n;
+	counter_add(C_write_eagains, 1);
+	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_POLL_ADD);
+	if (!sqe)
+		return -ENOMEM;
+	sqe->poll32_events = K_POLLOUT;
+	return IO_PENDING;
+}
+#endif
+
 static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
 			   int more)
 {
 	long r;
+#if !APOLLOD_HAVE_URING_SPLICE
+	/* Design (a): the bytes before a body by reference go directly too, so that they and
+	 * the sendfile leave in the same turn, 2 calls when the socket takes them, instead of
+	 * waiting for a ring send's completion before the sendfile can start. */
+	if (more) {
+		if (io_poll_waiting(io))
+			return IO_PENDING;
+		struct k_msghdr m = {.msg_iov = iov, .msg_iovlen = count};
+		counter_add(C_response_syscalls, 1);
+		return io_direct_result(
+			io, COUNTED(sys_sendmsg(io->fd, &m, K_MSG_NOSIGNAL | K_MSG_MORE)));
+	}
+#endif
 	if (io_take_result(io, &r)) {
 		/* A short send: the socket's buffer filled before everything fitted. */
 		if (r > 0 && (uint64_t)r < iov_bytes(iov, count))
@@ -537,20 +577,12 @@ static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, 
  * tried again (an error then comes from the sendfile itself). */
 static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len)
 {
-	long r;
-	if (io_take_result(io, &r) && r == IO_PENDING)
-		return IO_PENDING; /* the poll is still waiting */
+	if (io_poll_waiting(io))
+		return IO_PENDING;
 	counter_add(C_response_syscalls, 1);
-	long n = COUNTED(sys_sendfile(io->fd, in_fd, offset,
-				      len < IO_SEND_FILE_MAX ? len : IO_SEND_FILE_MAX));
-	if (n != -EAGAIN)
-		return n;
-	counter_add(C_write_eagains, 1); /* the socket is full */
-	struct io_uring_sqe *sqe = io_sqe(io, IORING_OP_POLL_ADD);
-	if (!sqe)
-		return -ENOMEM;
-	sqe->poll32_events = K_POLLOUT;
-	return IO_PENDING;
+	return io_direct_result(io, COUNTED(sys_sendfile(io->fd, in_fd, offset,
+						       len < IO_SEND_FILE_MAX ? len
+									      : IO_SEND_FILE_MAX)));
 }
 #define BACKEND_SENDS_HEAD_WITH_FILE 0
 #endif /* APOLLOD_HAVE_URING_SPLICE */
