@@ -66,6 +66,15 @@ FOR_EACH_FILE_ENCODING(ENCODING_CHECK)
 #define BODY_SEALS (K_F_SEAL_WRITE | K_F_SEAL_SHRINK | K_F_SEAL_GROW | K_F_SEAL_SEAL)
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
+/* One sealed arena: a memfd (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+ * holding bodies back to back, and its read-only shared mapping. */
+struct file_arena {
+	const char *base; /* the mapping: a body at base + k is the memfd's byte k */
+	uint64_t size;    /* the memfd's bytes */
+	int32_t fd;       /* the memfd, close-on-exec */
+	uint32_t reserved;
+};
+
 /* The cache: the table file_cache_find reads, and what the two walks that fill it keep
  * (the first counts, the second loads; file_cache_load). */
 struct file_cache_state {
@@ -78,7 +87,7 @@ struct file_cache_state {
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
 	char *body_arena;          /* FILE_CACHE_BYTES_MAX reserved: the bodies, packed, in
-				    * the memfd body_fd (file_arenas[0] once sealed) */
+				    * the memfd body_fd (arenas[0] once sealed) */
 	int body_fd;               /* the memfd being filled; -1 when none */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
@@ -109,12 +118,10 @@ struct file_cache_state {
 	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
 	struct cached_file not_found_page; /* --error-page 404: its file, its 404 head */
+	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
 };
 static struct file_cache_state cache;
 
-struct file_arena file_arenas[FILE_ARENAS_MAX] = {
-	[0 ... FILE_ARENAS_MAX - 1] = {.fd = -1},
-};
 
 /* What copy_file learnt of one file. */
 struct loaded_file {
@@ -180,6 +187,15 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 		if (f->name_len == len && span_eq(f->name, name, len))
 			return f;
 	}
+}
+
+int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
+{
+	if (f->arena == FILE_ARENA_NONE)
+		return -1;
+	const struct file_arena *a = &cache.arenas[f->arena];
+	*fd = a->fd;
+	return (int64_t)(f->body - a->base) + (int64_t)at;
 }
 
 uint32_t file_cache_count(void)
@@ -846,7 +862,7 @@ static int above_slots(int fd)
 	return (int)high;
 }
 
-/* After the loading walk: the body arena becomes the sealed arena file_arenas[0]. The
+/* After the loading walk: the body arena becomes the sealed arena arenas[0]. The
  * writable mapping goes first: F_ADD_SEALS refuses F_SEAL_WRITE (EBUSY) while any shared
  * mapping that may write exists, and a read-only MAP_SHARED one of a descriptor open for
  * writing may (VM_MAYWRITE; mm/memfd.c, memfd_add_seals). Then the memfd is cut to the
@@ -875,7 +891,7 @@ static enum exit_code seal_body_arena(void)
 		     cache.body_fd, 0);
 	if (sys_is_error(r) || (char *)r != cache.body_arena)
 		return fail_because(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
-	file_arenas[0] = (struct file_arena){cache.body_arena, bytes, above_slots(cache.body_fd), 0};
+	cache.arenas[0] = (struct file_arena){cache.body_arena, bytes, above_slots(cache.body_fd), 0};
 	cache.body_fd = -1;
 	return EXIT_OK;
 }

@@ -39,7 +39,11 @@ APOLLOD_EXTERN_C_BEGIN
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
  * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
  * crossover measured by bench/crossover.py (benchmarks/reports/2026-12-02-crossover.md). */
-#define FILE_BY_REFERENCE_MIN (64u * 1024u)
+#ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
+#define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
+#else
+#define FILE_BY_REFERENCE_MIN ((uint64_t)4u << 20)
+#endif
 /* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
 #define FILE_ARENAS_MAX 8
 #define FILE_ARENA_NONE 0xff /* cached_file.arena of a body in no arena: a listing's */
@@ -90,30 +94,15 @@ struct cached_file {
 	uint8_t encoding;     /* enum file_encoding: identity, or a representation's */
 	uint16_t fields_len;  /* its --header-for lines: the last of the 200 head's fields,
 			       * before its Connection line (path_fields.h) */
-	uint8_t arena;        /* file_arenas[arena] holds body; FILE_ARENA_NONE: no arena */
+	uint8_t arena;        /* the arena (file_cache.c) that holds body; FILE_ARENA_NONE: no arena */
 	uint8_t reserved[3];
 };
 
-/* One sealed arena: a memfd (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
- * holding bodies back to back, and its read-only shared mapping. */
-struct file_arena {
-	const char *base; /* the mapping: a body at base + k is the memfd's byte k */
-	uint64_t size;    /* the memfd's bytes */
-	int32_t fd;       /* the memfd, close-on-exec; -1: no arena */
-	uint32_t reserved;
-};
-extern struct file_arena file_arenas[FILE_ARENAS_MAX];
-
-/* Where f's bytes from `at` on lie for sendfile: *fd and the offset returned. Returns -1
- * (nothing set) when f's body is in no arena (a listing), so it must leave by copy. */
-static inline int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
-{
-	if (f->arena == FILE_ARENA_NONE)
-		return -1;
-	const struct file_arena *a = &file_arenas[f->arena];
-	*fd = a->fd;
-	return (int64_t)(f->body - a->base) + (int64_t)at;
-}
+/* Where f's bytes from `at` on lie for sendfile: sets *fd to its arena's memfd and
+ * returns the offset there. Returns -1 (nothing set) when f's body is in no arena (a
+ * listing), so it must leave by copy. Pure: no syscalls. Out of line: it runs once per
+ * response by reference, which costs far more. */
+int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd);
 
 /* Returns 1 when f has a precompressed representation beside it. */
 static inline int file_has_variants(const struct cached_file *f)

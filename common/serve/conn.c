@@ -257,7 +257,7 @@ static inline int conn_reference_room(const struct conn *c)
  * sent by sendfile once the entries before it have left (those with MSG_MORE, so the
  * head and the body's first bytes share segments); owned: the connection closes body_fd
  * once sent, or when it ends first. The caller checked there is room (conn_reference_room
- * and a queue entry). The disk-served files of BEHAVIOUR 10.18 use it with owned = 1. */
+ * and a queue entry). The disk-served files (issue 23) use it with owned = 1. */
 static void conn_push_reference(int fd, struct conn *c, int body_fd, int64_t offset,
 				uint64_t len, int owned)
 {

@@ -31,7 +31,8 @@ constexpr int kTimeoutMs = 20000;
 constexpr size_t kBigFile = 4u << 20; // large enough that a response is still in flight
 constexpr size_t kFirstRead = 64u << 10; // read this much, change the file, read the rest
 constexpr size_t kSmallFile = 1000;      // below FILE_BY_REFERENCE_MIN: leaves by copy
-constexpr size_t kLargeFile = 256u << 10; // above it: leaves by reference
+constexpr size_t kLargeFile = 4u << 20;   // FILE_BY_REFERENCE_MIN: leaves by reference
+constexpr size_t kRangeFile = 12u << 20;  // room for slices of kLargeFile and more
 constexpr int kHits = 20;                 // requests per way out in the syscall count
 constexpr int kSealsAll = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
@@ -344,9 +345,12 @@ std::map<std::string, uint64_t> CountHits(int port, const std::string &target, s
 }
 
 // Syscalls per hit, from the counters (BEHAVIOUR 10.17): a small body leaves in exactly
-// one call (head, Date and body gathered); a large one in two (head with MSG_MORE, then
-// sendfile), and only a full socket adds calls: each EAGAIN at most one more beside it.
-TEST(SyscallsPerHitTest, OneForASmallFileAtMostTwoForALargeOne)
+// one call (head, Date and body gathered); a large one in at least two (head with
+// MSG_MORE, then sendfile), every one of its bytes by reference. Whether the socket takes
+// 4 MiB whole (then exactly two) depends on how far loopback's windows and send buffer
+// have grown, so the upper figure is measured, not tested: bench/crossover.py
+// --connections 1 --syscalls (benchmarks/reports/2026-12-02-crossover.md).
+TEST(SyscallsPerHitTest, OneForASmallFileTwoOrMoreByReferenceForALargeOne)
 {
 	REQUIRE_FEATURE("files");
 	ScratchDir dir;
@@ -365,9 +369,8 @@ TEST(SyscallsPerHitTest, OneForASmallFileAtMostTwoForALargeOne)
 	EXPECT_EQ(large["cache_hits"], static_cast<uint64_t>(kHits));
 	EXPECT_EQ(large["responses_by_reference"], static_cast<uint64_t>(kHits));
 	EXPECT_EQ(large["bytes_by_reference"], static_cast<uint64_t>(kHits) * kLargeFile);
-	EXPECT_GE(large["response_syscalls"], 2u * kHits);
-	EXPECT_LE(large["response_syscalls"], 2u * kHits + 2u * large["write_eagains"])
-		<< "write_eagains " << large["write_eagains"];
+	EXPECT_GE(large["response_syscalls"], 2u * kHits + large["write_eagains"])
+		<< "each EAGAIN is one more call";
 }
 
 // Ranges by reference (BEHAVIOUR 10.9, 10.17): slices of a large file, at its start, in
@@ -378,7 +381,7 @@ TEST(RangeByReferenceTest, SlicesAreByteExact)
 	REQUIRE_FEATURE("files");
 	ScratchDir dir;
 	ASSERT_FALSE(dir.path().empty());
-	const std::string original = Random(kBigFile, 41);
+	const std::string original = Random(kRangeFile, 41);
 	ASSERT_TRUE(WriteWhole(dir.path() + "/f.bin", original));
 	Daemon daemon;
 	DaemonOptions options;
@@ -389,10 +392,11 @@ TEST(RangeByReferenceTest, SlicesAreByteExact)
 		bool by_reference;
 	};
 	const Slice slices[] = {
-		{0, (1u << 20) - 1, true},
-		{123457, 123457 + 300000, true},
-		{kBigFile - 200001, kBigFile - 1, true},
+		{0, kLargeFile - 1, true},
+		{123457, 123457 + kLargeFile + 999, true},
+		{kRangeFile - kLargeFile - 1, kRangeFile - 1, true},
 		{1000, 1999, false},
+		{5, 5 + kLargeFile - 2, false}, // one byte short of FILE_BY_REFERENCE_MIN
 	};
 	Client c(daemon.port());
 	ASSERT_TRUE(c.connected());

@@ -1,0 +1,91 @@
+"""Where a body should stop leaving by copy and start leaving by reference (BEHAVIOUR
+10.17): server CPU per response, keep-alive, for bodies of several sizes, each served by
+builds that differ only in FILE_BY_REFERENCE_MIN. Bench-only: the figures go to a dated
+report in benchmarks/reports/, never into a test.
+
+Build the two ways of one tier first (the define only moves the threshold):
+  bazel build -c opt --copt=-DAPOLLOD_BY_REFERENCE_MIN=0xffffffffffffffff \
+      //variants/full:apollod && cp bazel-bin/variants/full/apollod /tmp/apollod-copy
+  bazel build -c opt --copt=-DAPOLLOD_BY_REFERENCE_MIN=1 \
+      //variants/full:apollod && cp bazel-bin/variants/full/apollod /tmp/apollod-reference
+
+Usage:
+  python3 -m bench.crossover NAME=BINARY... [--nginx PATH] [--sizes 4,16,...(KiB)]
+          [--connections C] [--rounds N] [--duration S] [--syscalls]
+Each size is one scenario; within it the servers run one after another, the order
+rotating by round; each figure is the median over the rounds. --syscalls adds, for each
+apollod server, Δresponse_syscalls, Δwrite_eagains and Δresponses_by_reference per
+response over the same run (from /metrics).
+"""
+
+import argparse
+import statistics
+
+from bench import load
+from bench import servers
+
+DEFAULT_SIZES_KIB = [4, 16, 32, 64, 128, 256]
+KIB = 1024
+
+
+def per_response(result, name):
+    """The counter name's delta over the run, per request answered (None without
+    counters)."""
+    before, after = result["counters_before"], result["counters_after"]
+    if not before or not after or name not in after:
+        return None
+    answered = after["requests_total"] - before["requests_total"]
+    return (after[name] - before[name]) / answered if answered else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tiers", nargs="+", help="NAME=BINARY of an apollod build")
+    parser.add_argument("--nginx", help="nginx binary (sendfile on), run beside them")
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES_KIB)),
+                        help="body sizes in KiB, comma-separated")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=3)
+    parser.add_argument("--syscalls", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) * KIB for s in args.sizes.split(",")]
+    with servers.ServingTree(sizes=sizes, prefix="apollod-crossover-") as tree:
+        running = []
+        for spec in args.tiers:
+            name, binary = spec.split("=", 1)
+            running.append(servers.start_tier(name, binary, extra_args=["--root", tree.root]))
+        if args.nginx:
+            running.append(servers.start_peer("nginx", args.nginx, tree.workdir, tree.root))
+        try:
+            print("| body | server | CPU us/response | requests/s | response syscalls/response"
+                  " | EAGAINs/response | by reference/response |")
+            print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+            for size in sizes:
+                scenario = {"name": "%d KiB" % (size // KIB), "family": "files",
+                            "connections": args.connections, "headers": [], "file": size}
+                runs = {s.name: [] for s in running}
+                for r in range(args.rounds):
+                    order = running[r % len(running):] + running[:r % len(running)]
+                    for s in order:
+                        runs[s.name].append(load.run_wrk(s, scenario, args.duration))
+                for s in running:
+                    rs = runs[s.name]
+                    cpu = statistics.median(
+                        (x["cpu_user_s"] + x["cpu_system_s"]) / x["requests"] * 1e6 for x in rs)
+                    rps = statistics.median(x["rps"] for x in rs)
+                    extra = ["", "", ""]
+                    if args.syscalls and rs[0]["counters_before"]:
+                        values = [[per_response(x, c) for x in rs]
+                                  for c in ("response_syscalls", "write_eagains",
+                                            "responses_by_reference")]
+                        extra = ["-" if None in v else "%.3f" % statistics.median(v)
+                                 for v in values]
+                    print("| %d KiB | %s | %.1f | %.0f | %s |" % (
+                        size // KIB, s.name, cpu, rps, " | ".join(extra)), flush=True)
+        finally:
+            servers.stop_all(running)
+
+
+if __name__ == "__main__":
+    main()
