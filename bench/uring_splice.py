@@ -15,7 +15,7 @@ rounds). The run stops starting rounds once --budget seconds have passed.
 
 Usage (from the repository root):
   python3 -m bench.uring_splice a=BINARY b=BINARY [--rounds N] [--duration S]
-          [--budget S] [--pin] [--json OUT]
+          [--budget S] [--pin] [--json OUT] [--scenario NAME]... [--daemon-arg ARG]...
 """
 
 import argparse
@@ -52,19 +52,22 @@ def counter_deltas(result):
             for name in COUNTERS}
 
 
-def run(designs, rounds, duration_s, budget_s, pin, log):
-    """Runs every scenario for every design (NAME, BINARY) in interleaved rounds. Returns
-    {scenario: {design: combine_rounds' dict plus "per_response": median counters}}."""
+def run(designs, rounds, duration_s, budget_s, pin, log, scenarios=SCENARIOS,
+        daemon_args=()):
+    """Runs every scenario for every design (NAME, BINARY, started with --root and
+    daemon_args) in interleaved rounds. Returns {scenario: {design: combine_rounds' dict
+    plus "per_response": median counters}}."""
     raw = {}
     started = time.monotonic()
     prefix = load.PIN_LOAD if pin else ()
-    with servers.ServingTree(sizes=[s["file"] for s in SCENARIOS],
+    with servers.ServingTree(sizes=[s["file"] for s in scenarios],
                              prefix="apollod-splice-") as tree:
         running = []
         try:
             for name, binary in designs:
                 server = servers.start_tier(name, binary, load.PIN_SERVER if pin else (),
-                                            extra_args=["--root", tree.root])
+                                            extra_args=["--root", tree.root] +
+                                            list(daemon_args))
                 server.serves_files = True
                 running.append(server)
             for round_no in range(rounds):
@@ -72,7 +75,7 @@ def run(designs, rounds, duration_s, budget_s, pin, log):
                     log("budget of %d s spent: %d rounds" % (budget_s, round_no))
                     break
                 order = running if round_no % 2 == 0 else running[::-1]
-                for scenario in SCENARIOS:
+                for scenario in scenarios:
                     for server in order:
                         log("round %d/%d, %s, %s" % (round_no + 1, rounds,
                                                      scenario["name"], server.name))
@@ -126,10 +129,17 @@ def main():
     ap.add_argument("--pin", action="store_true",
                     help="the daemons on CPU 0, wrk on CPU 1 (bench/load.py's --pin)")
     ap.add_argument("--json", help="write the results here too")
+    ap.add_argument("--scenario", action="append", choices=[s["name"] for s in SCENARIOS],
+                    help="only this scenario (repeatable; default: all)")
+    ap.add_argument("--daemon-arg", action="append", default=[],
+                    help="one more argument for every daemon, e.g. --daemon-arg=--workers "
+                         "--daemon-arg=2")
     args = ap.parse_args()
     designs = load.parse_tier_args(args.designs)
+    scenarios = [s for s in SCENARIOS if not args.scenario or s["name"] in args.scenario]
     results = run(designs, args.rounds, args.duration, args.budget, args.pin,
-                  lambda line: print("uring_splice: " + line, file=sys.stderr))
+                  lambda line: print("uring_splice: " + line, file=sys.stderr),
+                  scenarios, args.daemon_arg)
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:
