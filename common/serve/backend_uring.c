@@ -421,20 +421,9 @@ long uring_chain(struct conn_io *io, const struct k_iovec *iov, uint32_t count, 
 		chunk = len;
 	p->head = (uint32_t)iov_bytes(iov, count); /* a queue of heads: far below 4 GiB */
 	p->chunk = (uint32_t)chunk;
-	if (count) {
-		struct io_uring_sqe *sqe = uring_chain_sqe(
-			count == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG, io->fd, i, URING_XFER_HEAD, 0);
-		sqe->msg_flags = K_MSG_NOSIGNAL | K_MSG_WAITALL | K_MSG_MORE;
-		if (count == 1) {
-			sqe->addr = (uint64_t)(uintptr_t)iov->iov_base;
-			sqe->len = p->head;
-		} else {
-			struct k_msghdr *m = &uring.msghdr[sqe - uring.sqes];
-			*m = (struct k_msghdr){.msg_iov = iov, .msg_iovlen = count};
-			sqe->addr = (uint64_t)(uintptr_t)m;
-			sqe->len = 1;
-		}
-	}
+	if (count) /* whole or failed (MSG_WAITALL): never a body after a cut head */
+		uring_prep_send(uring_chain_sqe(URING_SEND_OP(count), io->fd, i, URING_XFER_HEAD, 0),
+				iov, count, K_MSG_NOSIGNAL | K_MSG_WAITALL | K_MSG_MORE);
 	struct io_uring_sqe *fill = uring_chain_sqe(IORING_OP_SPLICE, p->wr, i, URING_XFER_FILL, 0);
 	fill->splice_fd_in = in_fd;
 	fill->splice_off_in = (uint64_t)offset;

@@ -433,6 +433,26 @@ static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
 	return total;
 }
 
+/* One send (Linux 5.6) for one buffer, one sendmsg (5.3) for several. */
+#define URING_SEND_OP(count) ((count) == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG)
+
+/* Fills sqe, of URING_SEND_OP(count), with the count buffers of iov and flags: one buffer
+ * directly, several through the SQE's own msghdr, which stays put until submitted. */
+static inline void uring_prep_send(struct io_uring_sqe *sqe, const struct k_iovec *iov,
+				   uint32_t count, uint32_t flags)
+{
+	sqe->msg_flags = flags;
+	if (count == 1) {
+		sqe->addr = (uint64_t)(uintptr_t)iov->iov_base;
+		sqe->len = (uint32_t)iov->iov_len; /* a response is far below 4 GiB */
+	} else {
+		struct k_msghdr *m = &uring.msghdr[sqe - uring.sqes];
+		*m = (struct k_msghdr){.msg_iov = iov, .msg_iovlen = count};
+		sqe->addr = (uint64_t)(uintptr_t)m;
+		sqe->len = 1;
+	}
+}
+
 #if !APOLLOD_HAVE_URING_SPLICE
 /* Design (a)'s direct calls beside the ring (io_send with more, io_send_file) on the
  * non-blocking socket: one that finds the socket full waits for POLLOUT with a one-shot
@@ -483,20 +503,10 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 			counter_add(C_write_eagains, 1);
 		return r;
 	}
-	/* One send (Linux 5.6) for one buffer, one sendmsg (5.3) for several. */
-	struct io_uring_sqe *sqe = io_sqe(io, count == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG);
+	struct io_uring_sqe *sqe = io_sqe(io, URING_SEND_OP(count));
 	if (!sqe)
 		return -ENOMEM;
-	sqe->msg_flags = K_MSG_NOSIGNAL | (more ? K_MSG_MORE : 0);
-	if (count == 1) {
-		sqe->addr = (uint64_t)(uintptr_t)iov->iov_base;
-		sqe->len = (uint32_t)iov->iov_len; /* a response is far below 4 GiB */
-	} else {
-		struct k_msghdr *m = &uring.msghdr[sqe - uring.sqes];
-		*m = (struct k_msghdr){.msg_iov = iov, .msg_iovlen = count};
-		sqe->addr = (uint64_t)(uintptr_t)m;
-		sqe->len = 1;
-	}
+	uring_prep_send(sqe, iov, count, K_MSG_NOSIGNAL | (more ? K_MSG_MORE : 0));
 	counter_add(C_response_syscalls, 1);
 	return IO_PENDING;
 }
