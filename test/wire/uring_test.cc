@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/wire/wire_harness.h"
@@ -336,6 +337,170 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 	EXPECT_TRUE(r.eof) << r.bytes.size() << " bytes, no close within " << kFreshMs << " ms";
 	EXPECT_EQ(resp.status, 200);
 	EXPECT_EQ(resp.body, kHogSmallBody);
+}
+
+// ---- Bodies by reference (BEHAVIOUR 10.17) through the ring ----
+// Whichever way out the tier is built with (bazel/tiers.bzl, --define=uring_body): design
+// (a), the direct sendfile beside the ring, or (b), the linked splice chain through a pipe
+// of URING_PIPE_BYTES (1 MiB) from a pool of URING_PIPES (16).
+constexpr size_t kPipeBytes = 1u << 20;     // URING_PIPE_BYTES in backend_uring.h
+constexpr int kPipes = 16;                  // URING_PIPES
+constexpr size_t kByReferenceMin = 4u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
+constexpr size_t kBigBytes = 6 * kPipeBytes + 123; // rounds beyond the pipe, a ragged end
+constexpr size_t kMidBytes = 256 * 1024;          // by copy, between them
+constexpr size_t kOddBytes = 5000001;
+constexpr int kBigMs = 30000; // a correctness bound on a loaded machine, not a speed target
+
+// Bytes that differ at every offset and between files, so a slice from the wrong place
+// (a pipe's leftovers, a round sent twice) cannot pass for the right one.
+std::string PatternBytes(size_t n, unsigned seed)
+{
+	std::string s(n, '\0');
+	uint32_t x = seed * 2654435761u + 1;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1664525u + 1013904223u;
+		s[i] = static_cast<char>(x >> 24);
+	}
+	return s;
+}
+
+struct BigFiles {
+	std::string big = PatternBytes(kBigBytes, 1);
+	std::string mid = PatternBytes(kMidBytes, 2);
+	std::string odd = PatternBytes(kOddBytes, 3);
+};
+
+// The responses in bytes, one after another from the start, or fewer when one is cut.
+std::vector<HttpResponse> SplitResponses(const std::string &bytes)
+{
+	std::vector<HttpResponse> out;
+	for (size_t at = 0; at < bytes.size();) {
+		size_t end = ResponseEnd(bytes, at, false);
+		if (end == std::string::npos)
+			break;
+		out.push_back(ParseResponse(bytes.substr(at, end - at)));
+		at = end;
+	}
+	return out;
+}
+
+// Large bodies, whole and sliced, pipelined on one connection with one sent by copy
+// among them: each arrives byte-exact and in order, and so do the requests after them.
+// The 206 starts inside a page and spans the pipe four times (design (b) moves a round
+// of whole pages at a time); the 6 MiB body takes several rounds, the last one ragged.
+TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
+{
+	REQUIRE_FEATURE("uring");
+	REQUIRE_FEATURE("files");
+	BigFiles f;
+	FileRoot root({{"big.bin", f.big}, {"mid.bin", f.mid}, {"odd.bin", f.odd}});
+	ASSERT_FALSE(root.dir().empty());
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", root.dir()}});
+	constexpr size_t kFirst = 100, kLast = kFirst + kByReferenceMin + 4000 - 1;
+	std::string batch = Get("/big.bin") + Get("/mid.bin") +
+			    "GET /big.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=" +
+			    std::to_string(kFirst) + "-" + std::to_string(kLast) + "\r\n\r\n" +
+			    Get("/odd.bin") + GetClose("/health");
+	Received r = Roundtrip(daemon.port(), batch, false, kBigMs);
+	ASSERT_TRUE(r.eof) << r.bytes.size() << " bytes, no close";
+	std::vector<HttpResponse> got = SplitResponses(r.bytes);
+	ASSERT_EQ(got.size(), 5u) << r.bytes.size() << " bytes";
+	EXPECT_EQ(got[0].status, 200);
+	EXPECT_TRUE(got[0].body == f.big) << "the 6 MiB body differs";
+	EXPECT_EQ(got[1].status, 200);
+	EXPECT_TRUE(got[1].body == f.mid) << "the 256 KiB body differs";
+	EXPECT_EQ(got[2].status, 206);
+	EXPECT_TRUE(got[2].body == f.big.substr(kFirst, kLast - kFirst + 1)) << "the slice differs";
+	EXPECT_EQ(got[3].status, 200);
+	EXPECT_TRUE(got[3].body == f.odd) << "the odd-sized body differs";
+	EXPECT_EQ(got[4].status, 200);
+	EXPECT_EQ(ParseResponse(r.bytes).parsed, true);
+	std::map<std::string, uint64_t> m = FetchMetrics(daemon.port());
+	EXPECT_EQ(m["responses_by_reference"], 3u); // all but the 256 KiB body
+	EXPECT_EQ(m["bytes_by_reference"], kBigBytes + (kLast - kFirst + 1) + kOddBytes);
+}
+
+// More large transfers at once (6 MiB each) than design (b) has pipes: the ones beyond the pool wait
+// for a pipe in turn and every body still arrives whole (design (a) has no pool: the same
+// holds trivially).
+TEST(UringTest, MoreLargeTransfersThanPipesAllArriveWhole)
+{
+	REQUIRE_FEATURE("uring");
+	REQUIRE_FEATURE("files");
+	constexpr int kClients = kPipes + 8;
+	BigFiles f;
+	FileRoot root({{"big.bin", f.big}});
+	ASSERT_FALSE(root.dir().empty());
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", root.dir()}});
+	std::vector<Received> got(kClients);
+	std::vector<std::thread> clients;
+	for (int i = 0; i < kClients; i++)
+		clients.emplace_back([&, i] {
+			got[i] = Roundtrip(daemon.port(), GetClose("/big.bin"), false, kBigMs);
+		});
+	for (std::thread &t : clients)
+		t.join();
+	for (int i = 0; i < kClients; i++) {
+		HttpResponse resp = ParseResponse(got[i].bytes);
+		EXPECT_TRUE(got[i].eof) << "client " << i << ": " << got[i].bytes.size() << " bytes";
+		EXPECT_EQ(resp.status, 200) << "client " << i;
+		EXPECT_TRUE(resp.body == f.big) << "client " << i << ": the body differs ("
+						 << resp.body.size() << " bytes)";
+	}
+}
+
+// Clients that close in the middle of a large body (with bytes unread: the kernel resets
+// the connection) leave nothing behind: every one of their sockets is closed soon after
+// (design (b): when its chain has ended, which the close's shutdown hastens), the daemon
+// goes on serving the same body byte-exactly, and (b)'s pipes stay within the pool.
+TEST(UringTest, ClientsClosingMidBodyLeaveNothingBehind)
+{
+	REQUIRE_FEATURE("uring");
+	REQUIRE_FEATURE("files");
+	constexpr int kClients = kPipes + 4;
+	constexpr size_t kReadFirst = 64 * 1024; // of the 6 MiB body, then close
+	constexpr int kSettleMs = 5000;
+	BigFiles f;
+	FileRoot root({{"big.bin", f.big}});
+	ASSERT_FALSE(root.dir().empty());
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--root", root.dir()}});
+	std::vector<int> fds = ConnectMany(daemon.port(), kClients);
+	ASSERT_EQ(fds.size(), static_cast<size_t>(kClients));
+	for (int fd : fds)
+		ASSERT_TRUE(SendAll(fd, Get("/big.bin")));
+	for (int fd : fds) {
+		size_t have = 0;
+		char buf[16384];
+		while (have < kReadFirst) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			have += static_cast<size_t>(n);
+		}
+		EXPECT_GE(have, kReadFirst);
+		close(fd);
+	}
+	int sockets = -1;
+	for (int64_t end = NowMs() + kSettleMs; NowMs() < end; SleepMs(50)) {
+		std::vector<std::string> targets = DescriptorTargets(daemon.pid());
+		sockets = 0;
+		for (const std::string &t : targets)
+			sockets += t.rfind("socket:", 0) == 0;
+		if (sockets == 1)
+			break;
+	}
+	EXPECT_EQ(sockets, 1) << "the listener alone should be left within " << kSettleMs << " ms";
+	int pipes = 0;
+	for (const std::string &t : DescriptorTargets(daemon.pid()))
+		pipes += t.rfind("pipe:", 0) == 0;
+	EXPECT_LE(pipes, 2 * kPipes + 2) << "a pool's pipes (two ends each) and the daemon's own";
+	Received r = Roundtrip(daemon.port(), GetClose("/big.bin"), false, kBigMs);
+	HttpResponse resp = ParseResponse(r.bytes);
+	EXPECT_EQ(resp.status, 200);
+	EXPECT_TRUE(resp.body == f.big) << "the body after the closes differs";
 }
 
 struct RefusedCase {
