@@ -46,6 +46,7 @@ WRK_SLACK_S = 10      # on top of the duration before wrk itself is killed
 CLOSE = ["Connection: close"]
 PIPELINE_DEPTH = 16
 KIB = 1024
+MIB = 1024 * KIB
 
 # name: row label; family: the chart panel (close, keep-alive, pipelined, files);
 # connections: wrk -c; headers: wrk -H each; file: the served tree's file of that many
@@ -70,6 +71,12 @@ SCENARIOS = [
      "headers": [], "file": 256 * KIB},
     {"name": "4 KiB file, close c=8", "family": "files", "connections": 8,
      "headers": CLOSE, "file": 4 * KIB},
+    # Issue 23: a body the tiers send by reference (sendfile from the sealed snapshot),
+    # and one they serve from disk (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
+    {"name": "4 MiB file, keep-alive c=8", "family": "files", "connections": 8,
+     "headers": [], "file": 4 * MIB},
+    {"name": "16 MiB file from disk, keep-alive c=4", "family": "files", "connections": 4,
+     "headers": [], "file": servers.DISK_FILE_SIZE},
 ]
 FAMILIES = ["close", "keep-alive", "pipelined", "files"]
 

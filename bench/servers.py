@@ -30,7 +30,16 @@ ANSWER = "apollo says hello"  # every server's answer at /: 17 bytes
 # one), and the benchmark files under files/ (FILE_SIZES: label -> bytes). The apollod
 # tiers get the whole tree with --root; their built-in / wins over index.html.
 FILES_DIR = "files"
-FILE_SIZES = {"4 KiB": 4 * 1024, "256 KiB": 256 * 1024}
+FILE_SIZES = {"4 KiB": 4 * 1024, "256 KiB": 256 * 1024, "4 MiB": 4 << 20,
+              "16 MiB": 16 << 20}
+# The apollod tiers' snapshot budget in every benchmark (--cache-bytes): the 4 KiB, 256 KiB
+# and 4 MiB files (and index.html) fit it whatever order the walk meets them in, the
+# 16 MiB one never does, so the tiers serve it from disk (BEHAVIOUR 10.18) as the peers
+# serve every file.
+TIER_CACHE_BYTES = 8 << 20
+DISK_FILE_SIZE = 16 << 20
+assert sum(v for v in FILE_SIZES.values() if v != DISK_FILE_SIZE) + 1024 < TIER_CACHE_BYTES
+assert DISK_FILE_SIZE > TIER_CACHE_BYTES
 
 
 def file_url(size):
@@ -563,7 +572,8 @@ def start_all(tiers, peers, tree, wrapper=(), access_logs=False, log_dir=None):
     servers = []
     try:
         for name, binary, serves_files in tiers:
-            extra = ["--root", tree.root] if serves_files else []
+            extra = (["--root", tree.root, "--cache-bytes", str(TIER_CACHE_BYTES)]
+                     if serves_files else [])
             if access_logs:
                 extra += ["--access-log",
                           os.path.join(log_dir or tree.workdir, name + ".access.log")]
