@@ -10,21 +10,27 @@ Build the two ways of one tier first (the define only moves the threshold):
       //variants/full:apollod && cp bazel-bin/variants/full/apollod /tmp/apollod-reference
 
 Usage:
-  python3 -m bench.crossover NAME=BINARY... [--nginx PATH] [--sizes 4,16,...(KiB)]
+  python3 -m bench.crossover NAME=BINARY... [--nginx PATH [--nginx-tmpfs]] [--sizes 4,16,...(KiB)]
           [--connections C] [--rounds N] [--duration S] [--syscalls]
 Each size is one scenario; within it the servers run one after another, the order
-rotating by round; each figure is the median over the rounds. --syscalls adds, for each
+rotating by round; each figure is the median over the rounds. Server CPU is given
+twice: from the scheduler's run time (schedstat, exact) and from /proc/PID/stat's
+ticks (sampled once per tick on a tick-accounting kernel, and so noisy in short runs). --syscalls adds, for each
 apollod server, Δresponse_syscalls, Δwrite_eagains and Δresponses_by_reference per
 response over the same run (from /metrics).
 """
 
 import argparse
+import os
+import shutil
 import statistics
+import tempfile
 
 from bench import load
 from bench import servers
 
 DEFAULT_SIZES_KIB = [4, 16, 32, 64, 128, 256]
+TMPFS = "/dev/shm"  # --nginx-tmpfs: where the tree's shmem copy goes
 KIB = 1024
 
 
@@ -42,6 +48,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tiers", nargs="+", help="NAME=BINARY of an apollod build")
     parser.add_argument("--nginx", help="nginx binary (sendfile on), run beside them")
+    parser.add_argument("--nginx-tmpfs", action="store_true",
+                        help="with --nginx, a second nginx serving a copy of the tree on "
+                        "tmpfs (/dev/shm): sendfile from shmem, as the memfd arena is")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES_KIB)),
                         help="body sizes in KiB, comma-separated")
     parser.add_argument("--connections", type=int, default=8)
@@ -57,10 +66,19 @@ def main():
             running.append(servers.start_tier(name, binary, extra_args=["--root", tree.root]))
         if args.nginx:
             running.append(servers.start_peer("nginx", args.nginx, tree.workdir, tree.root))
+        shm = None
+        if args.nginx and args.nginx_tmpfs:
+            shm = tempfile.mkdtemp(prefix="apollod-crossover-", dir=TMPFS)
+            os.chmod(shm, 0o755)
+            shutil.copytree(tree.root, os.path.join(shm, "www"))
+            running.append(servers.start_peer("nginx", args.nginx, shm,
+                                              os.path.join(shm, "www")))
+            running[-1].name = "nginx-tmpfs"
         try:
-            print("| body | server | CPU us/response | requests/s | response syscalls/response"
-                  " | EAGAINs/response | by reference/response |")
-            print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+            print("| body | server | CPU us/response (run time) | CPU us/response (ticks)"
+                  " | requests/s | response syscalls/response | EAGAINs/response"
+                  " | by reference/response |")
+            print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
             for size in sizes:
                 scenario = {"name": "%d KiB" % (size // KIB), "family": "files",
                             "connections": args.connections, "headers": [], "file": size}
@@ -71,8 +89,11 @@ def main():
                         runs[s.name].append(load.run_wrk(s, scenario, args.duration))
                 for s in running:
                     rs = runs[s.name]
-                    cpu = statistics.median(
+                    ticks = statistics.median(
                         (x["cpu_user_s"] + x["cpu_system_s"]) / x["requests"] * 1e6 for x in rs)
+                    run = ("%.1f" % statistics.median(
+                        x["cpu_run_s"] / x["requests"] * 1e6 for x in rs)
+                        if None not in (x["cpu_run_s"] for x in rs) else "-")
                     rps = statistics.median(x["rps"] for x in rs)
                     extra = ["", "", ""]
                     if args.syscalls and rs[0]["counters_before"]:
@@ -81,10 +102,12 @@ def main():
                                             "responses_by_reference")]
                         extra = ["-" if None in v else "%.3f" % statistics.median(v)
                                  for v in values]
-                    print("| %d KiB | %s | %.1f | %.0f | %s |" % (
-                        size // KIB, s.name, cpu, rps, " | ".join(extra)), flush=True)
+                    print("| %d KiB | %s | %s | %.1f | %.0f | %s |" % (
+                        size // KIB, s.name, run, ticks, rps, " | ".join(extra)), flush=True)
         finally:
             servers.stop_all(running)
+            if shm:
+                shutil.rmtree(shm, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -162,21 +162,25 @@ def run_wrk(server, scenario, duration_s, wrk_prefix=()):
     """Runs one bounded wrk against server (a servers.Server) and returns parse_wrk's dict
     plus the raw text and the server's CPU seconds over the run (cpu_user_s,
     cpu_system_s: its whole process tree, from /proc/PID/stat right before and right
-    after wrk). For a daemon with counters, also syscalls_per_request:
+    after wrk; cpu_run_s: the same tree's run time from schedstat, None without it). For a daemon with counters, also syscalls_per_request:
     Δsyscalls_total / Δrequests_total over the run, from /metrics read before and after
     (the /metrics request read before is in the delta; over thousands of requests it
     weighs nothing)."""
     before = daemon_counters(server.port)
     cpu_before = servers.cpu_seconds(server.pid)
+    run_before = servers.run_seconds(server.pid)
     out = subprocess.run(wrk_argv(server.port, scenario, duration_s, wrk_prefix),
                          capture_output=True, text=True, timeout=duration_s + WRK_SLACK_S,
                          check=True).stdout
     cpu_after = servers.cpu_seconds(server.pid)
+    run_after = servers.run_seconds(server.pid)
     after = daemon_counters(server.port)
     result = parse_wrk(out)
     result["wrk_output"] = out
     result["cpu_user_s"] = cpu_after[0] - cpu_before[0]
     result["cpu_system_s"] = cpu_after[1] - cpu_before[1]
+    result["cpu_run_s"] = (run_after - run_before
+                           if run_before is not None and run_after is not None else None)
     result["counters_before"], result["counters_after"] = before, after
     result["syscalls_per_request"] = None
     if before and after and after["requests_total"] > before["requests_total"]:

@@ -356,6 +356,29 @@ def cpu_seconds(pid):
     return user / CLOCK_TICKS, system / CLOCK_TICKS
 
 
+def run_seconds(pid):
+    """CPU seconds pid and every process under it have run so far, from the scheduler's
+    own clock (/proc/PID/task/TID/schedstat's first field, sum_exec_runtime in ns), or
+    None where the kernel has no schedstat. Unlike /proc/PID/stat's utime and stime,
+    which a kernel with tick accounting (CONFIG_TICK_CPU_ACCOUNTING) samples once per
+    tick, this is exact: short runs on a busy machine vary far less."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (p, tid)) as f:
+                    total += int(f.read().split()[0])
+            except FileNotFoundError:
+                return None
+            except OSError:
+                continue
+    return total / 1e9
+
+
 class Server:
     """A running server: name, its process (proc, perhaps a wrapper such as valgrind, or
     taskset, which execs its command and keeps the pid) and the loopback port it answers

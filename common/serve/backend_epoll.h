@@ -32,6 +32,9 @@ struct conn_io {
 			       * empty until the next readable edge */
 #define IO_F_HUP 0x02         /* the peer hung up (or an error is pending): read until 0
 			       * or EAGAIN, a short read proves nothing */
+#define IO_F_OUTPUT_FULL 0x04 /* the last send came up short: the socket buffer is full
+			       * until the next writable edge (a short TCP send set
+			       * SOCK_NOSPACE, so freed space brings that edge) */
 
 /* Every syscall of the serving path is counted, so syscalls per request can be read from
  * /metrics alone. Evaluates to the call's result. */
@@ -67,6 +70,8 @@ static inline void io_event(struct conn_io *io, const backend_event *e)
 {
 	if (e->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		io->flags &= (uint8_t)~IO_F_INPUT_EMPTY; /* a new edge: input may be there */
+	if (e->events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		io->flags &= (uint8_t)~IO_F_OUTPUT_FULL; /* room, or an error a send reports */
 	/* Hang-up is reported once, edge-triggered: no later edge announces the end of
 	 * input, so from now on only a read of 0 or EAGAIN proves the socket empty. */
 	if (e->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -97,17 +102,33 @@ static inline long io_send_more(struct conn_io *io, const struct k_iovec *iov, u
 	return COUNTED(sys_sendmsg(io->fd, &m, K_MSG_MORE | K_MSG_NOSIGNAL));
 }
 
-static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
-			   int more)
+/* What a send of asked bytes returned, n: a short count marks the socket full, so the
+ * next send waits for the writable edge instead of spending a call (and, for sendfile,
+ * a pipe of page lookups) on a certain EAGAIN, as nginx does after a partial send; it
+ * counts in write_eagains as that EAGAIN would have. EAGAIN counts and waits. Returns
+ * n, or IO_PENDING. */
+static inline long io_sent(struct conn_io *io, long n, uint64_t asked)
 {
-	counter_add(C_response_syscalls, 1);
-	long n = more         ? io_send_more(io, iov, count)
-		 : count == 1 ? COUNTED(sys_write(io->fd, iov->iov_base, iov->iov_len))
-			      : COUNTED(sys_writev(io->fd, iov, (int)count));
+	if (n > 0 && (uint64_t)n < asked) {
+		io->flags |= IO_F_OUTPUT_FULL;
+		counter_add(C_write_eagains, 1);
+	}
 	if (n != -EAGAIN)
 		return n;
 	counter_add(C_write_eagains, 1); /* the socket is full */
 	return backend_epoll_wait_edge(io);
+}
+
+static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
+			   int more)
+{
+	if (io->flags & IO_F_OUTPUT_FULL)
+		return backend_epoll_wait_edge(io);
+	counter_add(C_response_syscalls, 1);
+	long n = more         ? io_send_more(io, iov, count)
+		 : count == 1 ? COUNTED(sys_write(io->fd, iov->iov_base, iov->iov_len))
+			      : COUNTED(sys_writev(io->fd, iov, (int)count));
+	return io_sent(io, n, iov_bytes(iov, count));
 }
 
 /* sendfile's count is at most this per call (Linux caps a transfer at MAX_RW_COUNT). */
@@ -115,13 +136,11 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 
 static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len)
 {
+	if (io->flags & IO_F_OUTPUT_FULL)
+		return backend_epoll_wait_edge(io);
+	uint64_t asked = len < IO_SEND_FILE_MAX ? len : IO_SEND_FILE_MAX;
 	counter_add(C_response_syscalls, 1);
-	long n = COUNTED(sys_sendfile(io->fd, in_fd, offset,
-				      len < IO_SEND_FILE_MAX ? len : IO_SEND_FILE_MAX));
-	if (n != -EAGAIN)
-		return n;
-	counter_add(C_write_eagains, 1); /* the socket is full */
-	return backend_epoll_wait_edge(io);
+	return io_sent(io, COUNTED(sys_sendfile(io->fd, in_fd, offset, asked)), asked);
 }
 
 static inline long io_shutdown_write(struct conn_io *io)

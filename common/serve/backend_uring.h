@@ -426,15 +426,6 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 	return uring_rx_arm(io->fd, io->token);
 }
 
-/* The bytes the count buffers of iov hold. */
-static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
-{
-	uint64_t total = 0;
-	for (uint32_t i = 0; i < count; i++)
-		total += iov[i].iov_len;
-	return total;
-}
-
 /* One send (Linux 5.6) for one buffer, one sendmsg (5.3) for several. */
 #define URING_SEND_OP(count) ((count) == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG)
 

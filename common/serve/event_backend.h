@@ -58,6 +58,15 @@ static inline int listener_of_token(uint64_t token)
 /* An operation will finish later: stop, and call it again after the next report. */
 #define IO_PENDING (-EAGAIN)
 
+/* The bytes the count buffers of iov hold (a send that took fewer came up short). */
+static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < count; i++)
+		total += iov[i].iov_len;
+	return total;
+}
+
 /* The backend's half: backend_event (one report), struct conn_io (a connection's
  * transport handle, CONN_IO_SIZE bytes), BACKEND_LISTENER_FLAGS and the inline calls. */
 #if APOLLOD_HAVE_URING
