@@ -161,7 +161,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
 							   * hold the others' listeners */
 	/* A single process reloads itself; a worker leaves that to its supervisor, which
-	 * passes on reload_handed_over's SIGIO. */
+	 * passes on reload_accepts_released's SIGIO. */
 	long signal_fd = signals_watch(
 		SIGNALS_STOP | (workers > 1 ? K_SIGBIT(K_SIGIO) : RELOAD_SIGNALS), 1);
 	if (sys_is_error(signal_fd)) {
@@ -345,6 +345,8 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 	return EXIT_USAGE;
 }
 
+STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
@@ -373,6 +375,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		if (watching != EXIT_OK)
 			return watching;
 		file_cache_set_budget(plan->opts.cache_bytes);
+		const int *handed;
+		uint32_t handed_count = reload_handed_over(&handed);
+		file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
 		enum exit_code loaded = file_cache_load(
 			plan->opts.root,
 			(plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0u) |
@@ -383,6 +388,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 						  &plan->pages);
 		if (loaded != EXIT_OK)
 			return loaded;
+		int hand[FILE_CACHE_HANDOVER_MAX];
+		reload_hand_over(hand, file_cache_hand_over(hand));
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
 	}
@@ -396,6 +403,6 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
 	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
-	reload_handed_over();
+	reload_accepts_released();
 	return say_stopped(code);
 }

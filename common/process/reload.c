@@ -9,7 +9,7 @@
 #include "common/base/text_out.h"
 
 #define RELOAD_ENV_MAX 256  /* environment words passed on, ours included */
-#define RELOAD_ENV_OURS 5   /* LISTEN_PID, LISTEN_FDS, and the three RELOAD_ENV_* */
+#define RELOAD_ENV_OURS 6   /* LISTEN_PID, LISTEN_FDS, and the four RELOAD_ENV_* */
 #define RELOAD_WORD_MAX 48  /* one of ours: a name and a decimal number */
 #define RELOAD_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
 #define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
@@ -28,10 +28,15 @@ struct reload_unit {
 	int reaped_status; /* the child's wait status, once a wait4(-1) took it, else -1 */
 	int handed_to;     /* the new image that took over, once ready */
 	uint64_t reloads;  /* started by a reload: `reloads` once ready (RELOAD_ENV_RELOADS) */
+	uint32_t hand_count;   /* descriptors registered with reload_hand_over */
+	uint32_t handed_count; /* descriptors the previous image handed over */
+	int hand[RELOAD_HANDOVER_MAX];   /* registered: the next image gets them */
+	int handed[RELOAD_HANDOVER_MAX]; /* handed over to this image (reload_handed_over) */
 	/* Built for the child (static: 6 KiB together, kept off the stack): */
 	int passed[RELOAD_FDS_MAX];     /* the listeners it gets (reload_begin) */
-	int moved[RELOAD_FDS_MAX + 1];  /* them and the pipe's write end, copied above the
-					 * targets (child_exec) */
+	int moved[RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX]; /* them, the pipe's write end and
+					 * the registered ones, copied above the targets
+					 * (child_exec) */
 	char *env[RELOAD_ENV_MAX + 1];  /* its environment (child_env) */
 	char words[RELOAD_ENV_OURS][RELOAD_WORD_MAX]; /* the words of ours in it */
 };
@@ -49,6 +54,32 @@ void reload_setup(char **argv, char **envp)
 	reload.reloads = reloads > 0 ? (uint64_t)reloads : 1; /* 1: from an older binary */
 	reload.pending_read = -1;
 	reload.reaped_status = -1;
+	const char *handed = env_value(envp, LITERAL(RELOAD_ENV_HANDED));
+	long h = handed && reload.ready_fd >= 0 ? env_decimal(handed) : 0;
+	if (h < 0 || h > RELOAD_HANDOVER_MAX)
+		h = 0; /* not ours to trust: the descriptors after READY_FD are left alone */
+	for (long i = 0; i < h; i++) { /* close-on-exec from here on, like every other one */
+		int at = reload.ready_fd + 1 + (int)i;
+		if (sys_is_error(sys_fcntl(at, K_F_SETFD, K_FD_CLOEXEC))) {
+			while (reload.handed_count) /* a gap: the order is lost, take none */
+				sys_close(reload.handed[--reload.handed_count]);
+			return;
+		}
+		reload.handed[reload.handed_count++] = at;
+	}
+}
+
+void reload_hand_over(const int *fds, uint32_t n)
+{
+	reload.hand_count = n < RELOAD_HANDOVER_MAX ? n : RELOAD_HANDOVER_MAX;
+	for (uint32_t i = 0; i < reload.hand_count; i++)
+		reload.hand[i] = fds[i];
+}
+
+uint32_t reload_handed_over(const int **fds)
+{
+	*fds = reload.handed;
+	return reload.handed_count;
 }
 
 int reload_listen_groups(uint32_t max)
@@ -75,7 +106,7 @@ static int env_is_ours(const char *word)
 {
 	static const char *const ours[] = {"LISTEN_PID=", "LISTEN_FDS=", "LISTEN_FDNAMES=",
 					   RELOAD_ENV_READY_FD, RELOAD_ENV_GROUPS,
-					   RELOAD_ENV_RELOADS};
+					   RELOAD_ENV_RELOADS, RELOAD_ENV_HANDED};
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (span_eq(word, ours[i], cstr_len(ours[i])) &&
 		    cstr_len(word) >= cstr_len(ours[i]))
@@ -113,24 +144,28 @@ static char **child_env(uint32_t fds, uint32_t groups)
 	env[n++] = env_word(words[2], RELOAD_ENV_GROUPS, groups);
 	env[n++] = env_word(words[3], RELOAD_ENV_READY_FD, (uint64_t)ACTIVATION_FIRST_FD + fds);
 	env[n++] = env_word(words[4], RELOAD_ENV_RELOADS, counter_read(C_reloads) + 1);
+	env[n++] = env_word(words[5], RELOAD_ENV_HANDED, reload.hand_count);
 	env[n] = 0;
 	return env;
 }
 
-/* In the forked child: the n sockets to 3..3+n-1, ready_write to 3+n, everything else
- * left close-on-exec, then execve. First every source is copied above the targets
- * (F_DUPFD_CLOEXEC), so no dup3 overwrites a source not yet moved. Never returns. */
+/* In the forked child: the n sockets to 3..3+n-1, ready_write to 3+n, the registered
+ * descriptors (reload_hand_over) after it, everything else left close-on-exec, then
+ * execve. First every source is copied above the targets (F_DUPFD_CLOEXEC), so no dup3
+ * overwrites a source not yet moved. Never returns. */
 static void child_exec(const int *fds, uint32_t n, uint32_t groups, int ready_write)
 {
 	int *moved = reload.moved;
-	int above = ACTIVATION_FIRST_FD + (int)n + 1;
-	for (uint32_t i = 0; i <= n; i++) {
-		long m = sys_fcntl(i < n ? fds[i] : ready_write, K_F_DUPFD_CLOEXEC, above);
+	uint32_t last = n + reload.hand_count; /* moved[0..last] */
+	int above = ACTIVATION_FIRST_FD + (int)last + 1;
+	for (uint32_t i = 0; i <= last; i++) {
+		int from = i < n ? fds[i] : i == n ? ready_write : reload.hand[i - n - 1];
+		long m = sys_fcntl(from, K_F_DUPFD_CLOEXEC, above);
 		if (sys_is_error(m))
 			sys_exit_group(RELOAD_EXIT_SETUP);
 		moved[i] = (int)m;
 	}
-	for (uint32_t i = 0; i <= n; i++) /* dup3 with flags 0: open across the exec */
+	for (uint32_t i = 0; i <= last; i++) /* dup3 with flags 0: open across the exec */
 		if (sys_is_error(sys_dup3(moved[i], ACTIVATION_FIRST_FD + (int)i, 0)))
 			sys_exit_group(RELOAD_EXIT_SETUP);
 	char **env = child_env(n, groups);
@@ -201,7 +236,7 @@ void reload_abandon(void)
 	reload.pending_pid = 0;
 }
 
-void reload_handed_over(void)
+void reload_accepts_released(void)
 {
 	if (reload.handed_to)
 		sys_kill(reload.handed_to, K_SIGIO);

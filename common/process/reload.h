@@ -9,10 +9,12 @@
  *        byte, or the end of input when the new one exits, arrives as SIGIO on the
  *        signalfd the loop already watches: no backend change); fork.
  *   child: moves the listeners to 3..3+N-1 and the pipe's write end to 3+N (dup3: the
- *        only descriptors without close-on-exec), builds the environment (LISTEN_PID =
- *        its own pid, LISTEN_FDS = N, RELOAD_ENV_GROUPS, RELOAD_ENV_READY_FD), execs
- *        /proc/self/exe.
- *   new: takes the sockets (activation.h), loads --root, writes one byte (reload_ready),
+ *        only descriptors without close-on-exec), then the descriptors registered with
+ *        reload_hand_over to 3+N+1.., builds the environment (LISTEN_PID = its own
+ *        pid, LISTEN_FDS = N, RELOAD_ENV_GROUPS, RELOAD_ENV_READY_FD,
+ *        RELOAD_ENV_HANDED), execs /proc/self/exe.
+ *   new: takes the sockets (activation.h) and the handed-over descriptors
+ *        (reload_handed_over), loads --root, writes one byte (reload_ready),
  *        serves. A failure before that exits, which closes the pipe unwritten. */
 #ifndef APOLLOD_COMMON_RELOAD_H
 #define APOLLOD_COMMON_RELOAD_H
@@ -34,8 +36,10 @@ APOLLOD_EXTERN_C_BEGIN
 #define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness pipe's write end */
 #define RELOAD_ENV_GROUPS "APOLLOD_LISTEN_GROUPS=" /* LISTEN_FDS is this many equal groups */
 #define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter the new image starts at */
+#define RELOAD_ENV_HANDED "APOLLOD_HANDED_FDS=" /* descriptors handed over, after READY_FD */
 
-#define RELOAD_FDS_MAX 512 /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
+#define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
+#define RELOAD_HANDOVER_MAX 8 /* descriptors one image hands the next */
 
 /* Exit statuses of the forked child when it fails before the new image runs. */
 #define RELOAD_EXIT_SETUP 125 /* moving a descriptor, or the environment did not fit */
@@ -51,6 +55,15 @@ enum reload_state {
 /* Remembers argv and envp (apollod_main's) for reload_begin, and whether this process is
  * itself a reload's new image (RELOAD_ENV_READY_FD). Call once at start-up. */
 void reload_setup(char **argv, char **envp);
+
+/* Registers fds[0..n) (n <= RELOAD_HANDOVER_MAX; more are ignored) as what the image a
+ * reload starts must receive (the snapshot's memfds and manifest); call after loading.
+ * The descriptors stay this process's; the new image gets copies, in this order. */
+void reload_hand_over(const int *fds, uint32_t n);
+
+/* In an image started by a reload: the descriptors the previous image handed over
+ * (close-on-exec), in the order given; returns their count (0 when none) and sets *fds. */
+uint32_t reload_handed_over(const int **fds);
 
 /* How many groups LISTEN_FDS comes in (RELOAD_ENV_GROUPS, 1..max), 1 without the
  * variable, -1 when it is present but not a number in 1..max. */
@@ -85,7 +98,7 @@ void reload_abandon(void);
  * accept polls a listener with an exclusive wait: the old process's accept, cancelled
  * when it stopped, may have taken the wakeup for a connection still queued, which the
  * new image's accept would then never hear of. Nothing without a ready reload. */
-void reload_handed_over(void);
+void reload_accepts_released(void);
 
 /* For a supervisor's wait4(-1): pid has exited with wstatus. Returns 1 when it was the
  * reload's child (its status is kept for reload_poll), else 0. */

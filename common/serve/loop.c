@@ -67,7 +67,7 @@ static void loop_begin_stop(void)
 }
 
 /* SIGIO with no reload of ours under way: the image we replaced has exited
- * (reload_handed_over). Watching every listener anew makes the backend look at its queue
+ * (reload_accepts_released). Watching every listener anew makes the backend look at its queue
  * again. A failure leaves them parked: the park retry watches them again. */
 static void loop_rearm_listeners(void)
 {
