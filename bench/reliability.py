@@ -22,6 +22,7 @@ import json
 import os
 import resource
 import select
+import signal
 import shutil
 import socket
 import subprocess
@@ -53,11 +54,15 @@ FLOOD_SETTLE_S = 5     # the flood opens before the first fresh client
 FLOOD_RUN_MAX_S = 120  # the flood thread ends by then whatever happens
 FLOOD_IDLE_S = 60      # the second flood's idle timeout (apollod --idle-timeout, keepalive_timeout)
 DEFAULT_IDLE_S = 10    # apollod's and this file's nginx default idle timeout
+RELOADS = 5            # the reload row: SIGHUPs ...
+RELOAD_GAP_S = 1.0     # ... this far apart
+RELOAD_KEEPALIVE = 2   # keep-alive clients beside the close-per-request one
+RELOAD_FILE = "a.txt"
 
 NGINX_CONF = """\
 daemon off;
-master_process off;
-worker_processes 1;
+master_process {master};
+worker_processes {workers};
 error_log {dir}/error.log crit;
 pid {dir}/nginx.pid;
 events {{ worker_connections {conns}; }}
@@ -97,7 +102,7 @@ class Server:
     """One server process (apollod or nginx) on a loopback port; stopped on exit."""
 
     def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S,
-                 defaults=False):
+                 defaults=False, workers=1):
         self.kind, self.port = kind, free_port()
         self.dir = tempfile.mkdtemp(prefix="reliability_")
         if kind == "apollod" and defaults:  # the floods: default flags but an idle timeout
@@ -109,12 +114,16 @@ class Server:
                     "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(idle)]
             if conns:
                 argv += ["--max-connections", str(conns)]
+            if workers > 1:
+                argv += ["--workers", str(workers)]
         else:
             conf = os.path.join(self.dir, "nginx.conf")
             with open(conf, "w") as f:
                 f.write(NGINX_CONF.format(dir=self.dir, conns=(conns or 4096) + 1,
                                           t=idle if defaults else TIMEOUT_S,
-                                          idle=idle, host=HOST, port=self.port, root=root))
+                                          idle=idle, host=HOST, port=self.port, root=root,
+                                          master="on" if workers > 1 else "off",
+                                          workers=workers))
             argv = [binary, "-c", conf, "-p", self.dir]
         self.proc = subprocess.Popen(
             argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -394,6 +403,103 @@ def steady_reader(server):
             "seconds": round(time.monotonic() - start, 1)}
 
 
+def read_response(sock):
+    """One whole response on sock: (status, head), or None at end of input, a reset or a
+    timeout before it was complete."""
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        head, body = data.split(b"\r\n\r\n", 1)
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(body) < length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            body += chunk
+    except OSError:
+        return None
+    return status_of(data), head
+
+
+def reload_load(server):
+    """RELOADS reloads (SIGHUP to the pid started: apollod's resident supervisor, nginx's
+    master), RELOAD_GAP_S apart, under RELOAD_KEEPALIVE keep-alive clients that never
+    retry (a response saying Connection: close ends their connection; anything short of a
+    whole 200 where one was due is a failure) and one client with a new connection per
+    request. Counts requests and failures."""
+    stop = threading.Event()
+    counts = {"ok": 0, "failed": 0}
+    lock = threading.Lock()
+    request = f"GET /{RELOAD_FILE} HTTP/1.1\r\nHost: a\r\n".encode()
+
+    def note(ok):
+        with lock:
+            counts["ok" if ok else "failed"] += 1
+
+    def keepalive():
+        sock = None
+        while not stop.is_set():
+            try:
+                if sock is None:
+                    sock = socket.create_connection((HOST, server.port), timeout=5)
+                sock.sendall(request + b"\r\n")
+            except OSError:
+                note(False)
+                sock = None
+                continue
+            got = read_response(sock)
+            note(got is not None and got[0] == 200)
+            if got is None or b"\r\nconnection: close" in got[1].lower():
+                sock.close()
+                sock = None
+        if sock:
+            sock.close()
+
+    def closing():
+        while not stop.is_set():
+            try:
+                with socket.create_connection((HOST, server.port), timeout=5) as sock:
+                    sock.sendall(request + b"Connection: close\r\n\r\n")
+                    got = read_response(sock)
+            except OSError:
+                got = None
+            note(got is not None and got[0] == 200)
+
+    threads = [threading.Thread(target=keepalive) for _ in range(RELOAD_KEEPALIVE)]
+    threads.append(threading.Thread(target=closing))
+    for t in threads:
+        t.start()
+    time.sleep(RELOAD_GAP_S / 2)
+    for _ in range(RELOADS):
+        os.kill(server.proc.pid, signal.SIGHUP)
+        time.sleep(RELOAD_GAP_S)
+    stop.set()
+    for t in threads:
+        t.join()
+    return {"reloads": RELOADS, "requests": counts["ok"] + counts["failed"],
+            "failed": counts["failed"], "pid_kept": server.proc.poll() is None}
+
+
+def reloads(kind, binary, root):
+    """The reload row: one process and two (apollod --workers 2; nginx's master with 2
+    workers, the only way nginx reloads)."""
+    result = {}
+    for workers in (1, 2):
+        if kind == "nginx" and workers == 1:
+            continue  # master_process off cannot reload
+        with Server(kind, binary, root, conns=None, workers=workers) as server:
+            result[f"workers{workers}"] = reload_load(server)
+    return result
+
+
 def in_parallel(*calls):
     """Runs each zero-argument call in its own thread; returns their results in order."""
     results = [None] * len(calls)
@@ -426,6 +532,10 @@ def describe(attack, r):
     if attack == "fds":
         return f"{r['answered']} of {r['of']} answered within 10 s, {r['open_at_once']} of " \
                f"those kept open (its soft limit: {r['soft_limit']})"
+    if attack == "reload":
+        return "; ".join(f"{'--workers 2' if k == 'workers2' else 'one process'}: "
+                         f"{v['failed']} of {v['requests']} failed"
+                         for k, v in sorted(r.items()))
     return f"{r['body_bytes']} of {r['of']} body bytes in {r['seconds']} s"
 
 
@@ -436,6 +546,8 @@ ROWS = [
     ("evict", f"Table full of {TABLE} idle keep-alive connections; {FRESH} fresh clients"),
     ("fds", f"Soft descriptor limit {FD_SOFT}; {FD_CLIENTS} keep-alive clients at once"),
     ("reader", f"Steady reader: 4 MiB at {READ_RATE // 1000} KB/s"),
+    ("reload", f"{RELOADS} reloads (SIGHUP, {RELOAD_GAP_S} s apart) under {RELOAD_KEEPALIVE} "
+               "keep-alive clients without retries and a close-per-request client"),
 ]
 
 
@@ -447,13 +559,19 @@ def main():
     p.add_argument("--floods", action="store_true",
                    help="only the two idle floods of issue 24 (full, --uring, nginx)")
     p.add_argument("--uring", help="the uring tier's binary, for --floods")
+    p.add_argument("--rows", default=",".join(a for a, _ in ROWS),
+                   help="comma-separated attacks to run (default: all)")
     args = p.parse_args()
+    rows = set(args.rows.split(","))
     want = 2 * FLOOD + 1024 if args.floods else 8192
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(want, resource.getrlimit(
         resource.RLIMIT_NOFILE)[1])))
     root = tempfile.mkdtemp(prefix="reliability_root_")
+    os.chmod(root, 0o755)  # nginx's workers run as nobody when started as root
     with open(os.path.join(root, "big.bin"), "wb") as f:
         f.write(b"b" * FILE_SIZE)
+    with open(os.path.join(root, RELOAD_FILE), "wb") as f:
+        f.write(b"a\n")
     if args.floods:
         binaries = {"full": args.apollod}
         if args.uring:
@@ -482,22 +600,31 @@ def main():
     binaries = {"apollod": args.apollod, "nginx": args.nginx}
     try:
         for kind in ("apollod", "nginx"):
-            with Server(kind, binaries[kind], root) as server:
-                results[kind]["head"], results[kind]["body"] = in_parallel(
-                    lambda: head_trickle(server), lambda: body_trickle(server))
-            for attack, run in (("dos", dos), ("evict", evict)):
+            if rows & {"head", "body"}:
                 with Server(kind, binaries[kind], root) as server:
-                    results[kind][attack] = run(server)
-            results[kind]["fds"] = descriptors(kind, binaries[kind], root)
+                    results[kind]["head"], results[kind]["body"] = in_parallel(
+                        lambda: head_trickle(server), lambda: body_trickle(server))
+            for attack, run in (("dos", dos), ("evict", evict)):
+                if attack in rows:
+                    with Server(kind, binaries[kind], root) as server:
+                        results[kind][attack] = run(server)
+            if "fds" in rows:
+                results[kind]["fds"] = descriptors(kind, binaries[kind], root)
+            if "reload" in rows:
+                results[kind]["reload"] = reloads(kind, binaries[kind], root)
             print(f"{kind}: {json.dumps(results[kind])}", file=sys.stderr)
-        with Server("apollod", args.apollod, root) as a, Server("nginx", args.nginx, root) as n:
-            results["apollod"]["reader"], results["nginx"]["reader"] = in_parallel(
-                lambda: steady_reader(a), lambda: steady_reader(n))
+        if "reader" in rows:
+            with Server("apollod", args.apollod, root) as a, \
+                    Server("nginx", args.nginx, root) as n:
+                results["apollod"]["reader"], results["nginx"]["reader"] = in_parallel(
+                    lambda: steady_reader(a), lambda: steady_reader(n))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print("| attack | apollod | nginx |")
     print("| --- | --- | --- |")
     for attack, label in ROWS:
+        if attack not in rows:
+            continue
         print(f"| {label} | {describe(attack, results['apollod'][attack])} | "
               f"{describe(attack, results['nginx'][attack])} |")
     if args.json:

@@ -9,6 +9,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp "$service" "$socket" "$dir/"
 grep -q '^ExecStart=/usr/local/bin/apollod ' "$dir/apollod.service"
+grep -q '^ExecReload=/bin/kill -HUP $MAINPID$' "$dir/apollod.service" # BEHAVIOUR 17
 sed -i "s|^ExecStart=/usr/local/bin/apollod |ExecStart=$daemon |" "$dir/apollod.service"
 (cd "$dir" && SYSTEMD_LOG_LEVEL=notice systemd-analyze verify apollod.socket apollod.service)
 echo "units verify clean"

@@ -216,6 +216,19 @@ int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
 	return (int64_t)(f->body - a->base) + (int64_t)at;
 }
 
+void file_cache_release(void)
+{
+	for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
+		struct file_arena *a = &cache.arenas[i];
+		if (!a->base)
+			continue;
+		sys_munmap((void *)a->base, a->size);
+		if (cache.manifest_fd < 0) /* else registered: reload_release_hand_over closes it */
+			sys_close(a->fd); /* the generation holds its own */
+		*a = (struct file_arena){0, 0, -1, 0};
+	}
+}
+
 uint32_t file_cache_count(void)
 {
 	return cache.file_count;

@@ -281,6 +281,13 @@ uint32_t file_cache_reuse(const int *fds, uint32_t n);
  * 0 when there is no arena (or no manifest could be made). */
 uint32_t file_cache_hand_over(int *fds);
 
+/* In the resident supervisor, which loaded the first snapshot and then forked the first
+ * serving generation (supervisor.h): unmaps the snapshot's arenas, whose pages it would
+ * otherwise keep after that generation is replaced, and closes their memfds unless they
+ * were handed over (file_cache_hand_over: reload_release_hand_over closes those). Nothing
+ * may read the cache afterwards. */
+void file_cache_release(void);
+
 /* Number of regular files held in memory (directories and files on disk not included)
  * and of body bytes loaded; and of files left on disk by the budget. */
 uint32_t file_cache_count(void);

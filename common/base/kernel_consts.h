@@ -22,6 +22,7 @@
 #define K_SIGPIPE 13
 #define K_SIGTERM 15
 #define K_SIGCHLD 17
+#define K_SIGUSR2 12 /* asm-generic/signal.h: the same on x86_64 and aarch64 */
 #define K_CLONE_VFORK 0x4000 /* clone: the caller waits for the child's execve or exit */
 #define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
 #define K_SIGURG 23 /* raised only for a descriptor whose owner asked for it (F_SETSIG) */
@@ -197,6 +198,25 @@ STATIC_ASSERT(__builtin_offsetof(struct k_dirent64, d_name) == K_DIRENT64_NAME_O
 #define K_DT_UNKNOWN 0
 #define K_DT_DIR 4
 #define K_DT_REG 8
+
+/* Passing descriptors over a unix socket (include/linux/socket.h, kept out of UAPI; unix(7)). */
+#define K_AF_UNIX 1
+#define K_SOCK_SEQPACKET 5
+#define K_SCM_RIGHTS 1
+#define K_MSG_CMSG_CLOEXEC 0x40000000 /* recvmsg: the descriptors received are close-on-exec */
+/* struct cmsghdr: the length (header included), level and type, then the data, aligned to 8. */
+struct k_cmsghdr {
+	uint64_t cmsg_len;
+	int32_t cmsg_level;
+	int32_t cmsg_type;
+};
+#define K_CMSGHDR_SIZE 16
+STATIC_ASSERT(sizeof(struct k_cmsghdr) == K_CMSGHDR_SIZE, "cmsghdr is 16 bytes");
+/* CMSG_SPACE(bytes): a header and its data, rounded up to 8 bytes. */
+#define K_CMSG_SPACE(bytes) (K_CMSGHDR_SIZE + (((bytes) + 7u) & ~7ull))
+
+/* prctl(2) (include/uapi/linux/prctl.h). */
+#define K_PR_SET_PDEATHSIG 1 /* the signal this process gets when its parent thread ends */
 
 /* struct rlimit64 for prlimit64(2). */
 struct k_rlimit {

@@ -275,6 +275,30 @@ static inline long sys_setpgid(int pid, int pgid)
 	return syscall2(__NR_setpgid, pid, pgid);
 }
 
+/* pid_t getppid(void); cannot fail. */
+static inline long sys_getppid(void)
+{
+	return syscall0(__NR_getppid);
+}
+
+/* int prctl(int option, unsigned long arg2, ...); the two-argument options only. */
+static inline long sys_prctl(int option, unsigned long arg2)
+{
+	return syscall5(__NR_prctl, option, (long)arg2, 0, 0, 0);
+}
+
+/* int socketpair(int domain, int type, int protocol, int sv[2]); */
+static inline long sys_socketpair(int domain, int type, int protocol, int fds[2])
+{
+	return syscall4(__NR_socketpair, domain, type, protocol, (long)fds);
+}
+
+/* ssize_t recvmsg(int sockfd, struct msghdr *msg, int flags); */
+static inline long sys_recvmsg(int fd, struct k_msghdr *msg, int flags)
+{
+	return syscall3(__NR_recvmsg, fd, (long)msg, flags);
+}
+
 /* pid_t getpid(void); cannot fail. */
 static inline long sys_getpid(void)
 {

@@ -1,6 +1,8 @@
 /* apollod_main for the routed tiers (full, nodeadline, asm-hotpath, uring): command line,
- * start-up in BEHAVIOUR 3 order, then one serving loop, or N workers under a supervisor
- * (--workers). */
+ * start-up in BEHAVIOUR 3 order, then the process started becomes the resident supervisor
+ * (supervisor.h) and its first serving generation, forked, runs one serving loop, or N
+ * workers under a supervisor of their own (--workers). A generation started by a reload
+ * runs the same start-up with the sockets passed. */
 #include "common/serve/access_log.h"
 #include "common/process/activation.h"
 #include "common/process/cli.h"
@@ -19,6 +21,7 @@
 #include "common/serve/loop.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
+#include "common/process/supervisor.h"
 #include "common/process/watch.h"
 #include "common/base/span.h"
 #include "common/base/start.h"
@@ -160,10 +163,13 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		for (uint32_t a = 0; a < addresses && i != index && !plan_shared(plan); a++)
 			sys_close(plan->listen_fd[i][a]); /* only their worker and the parent
 							   * hold the others' listeners */
-	/* A single process reloads itself; a worker leaves that to its supervisor, which
-	 * passes on reload_accepts_released's SIGIO. */
+	/* A single generation hears the resident supervisor itself; a worker hears its
+	 * generation's supervisor, which passes on SIGIO and the retire signal. */
 	long signal_fd = signals_watch(
-		SIGNALS_STOP | (workers > 1 ? K_SIGBIT(K_SIGIO) : RELOAD_SIGNALS), 1);
+		SIGNALS_STOP |
+			(workers > 1 ? K_SIGBIT(K_SIGIO) | K_SIGBIT(RELOAD_RETIRE_SIGNAL)
+				     : RELOAD_SIGNALS),
+		1);
 	if (sys_is_error(signal_fd)) {
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_EPOLL_CREATE;
@@ -180,7 +186,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages,
 		   connection_capacity(plan->opts.max_connections));
 	if (workers == 1)
-		reload_ready(); /* about to serve: the old image may stop accepting */
+		reload_ready(); /* about to serve: the old generation may stop accepting */
 	enum exit_code r = loop_run(plan->listen_fd[index], addresses, (int)signal_fd,
 				    (uint64_t)plan->opts.drain_timeout_s * MS_PER_S);
 	access_log_flush(); /* the last iteration's lines */
@@ -253,17 +259,17 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 		console_fail("mmap shared counters", 0, 0, r);
 		return EXIT_WORKERS;
 	}
-	long signal_fd = signals_watch(SIGNALS_STOP | RELOAD_SIGNALS, 0);
+	long signal_fd = signals_watch(SIGNALS_STOP | RELOAD_SIGNALS | K_SIGBIT(K_SIGCHLD), 0);
 	if (sys_is_error(signal_fd)) {
 		console_fail("signalfd", 0, 0, signal_fd);
 		return EXIT_WORKERS;
 	}
-	reload_ready(); /* the workers start at once: the old group may stop accepting */
+	reload_ready(); /* the workers start at once: the old generation may stop accepting */
 	/* Sockets a service manager passed are one set for all: the supervisor holds them
 	 * once. Otherwise row i is worker i's, and a reload passes row after row. */
 	uint32_t rows = plan_shared(plan) ? 1 : n;
 	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
-			   rows, serve, plan);
+			   serve, plan);
 }
 
 /* Reads LISTEN_FDS (and a reload's RELOAD_ENV_GROUPS) into plan->passed and
@@ -357,7 +363,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	if (setup_extra_fields(&plan->opts) != EXIT_OK ||
 	    setup_site_flags(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
-	reload_setup(argv, envp);
+	reload_setup(envp);
 	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
@@ -402,7 +408,13 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return r;
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
+	if (!reload_is_generation()) { /* the process started: the resident supervisor */
+		uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
+		int supervised = supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
+						rows, argv, envp, file_cache_release);
+		if (supervised != SUPERVISOR_IN_GENERATION)
+			return supervised;
+	}
 	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
-	reload_accepts_released();
 	return say_stopped(code);
 }

@@ -1,21 +1,21 @@
-/* SIGHUP reload (BEHAVIOUR 17): a new process image of the same binary, with the same
- * argv, takes over the very listening sockets (passed as in socket activation) and loads
- * a new snapshot of --root; the old one keeps accepting until the new one says it is
- * ready, then drains as on SIGTERM. If the new one fails to start, the old one says why
- * on stderr and goes on serving.
+/* A serving generation's side of a reload (BEHAVIOUR 17; the resident supervisor that
+ * starts generations is supervisor.h). A generation is today's daemon: it loads --root,
+ * serves (or runs --workers), and never starts another image itself:
+ *   - SIGHUP (or --watch's burst) sent to it is passed to the supervisor (reload_request);
+ *   - once loaded and about to serve it answers on the readiness channel (reload_ready):
+ *     one byte on a unix SOCK_SEQPACKET socket, carrying with SCM_RIGHTS the descriptors
+ *     it registered with reload_hand_over, which the supervisor keeps for the next
+ *     generation;
+ *   - RELOAD_RETIRE_SIGNAL from the supervisor, once the next generation is ready, is a
+ *     drain that keeps idle keep-alive connections for one more request (loop.c);
+ *   - SIGIO from the supervisor, once a retired generation has stopped accepting
+ *     (reload_accepts_released) and again when it has exited, re-arms the listeners (a
+ *     completion backend's exclusive accept wait, loop.c).
  *
- * The handshake:
- *   old: pipe2(O_CLOEXEC), the read end O_ASYNC|O_NONBLOCK owned by the old process (so a
- *        byte, or the end of input when the new one exits, arrives as SIGIO on the
- *        signalfd the loop already watches: no backend change); fork.
- *   child: moves the listeners to 3..3+N-1 and the pipe's write end to 3+N (dup3: the
- *        only descriptors without close-on-exec), then the descriptors registered with
- *        reload_hand_over to 3+N+1.., builds the environment (LISTEN_PID = its own
- *        pid, LISTEN_FDS = N, RELOAD_ENV_GROUPS, RELOAD_ENV_READY_FD,
- *        RELOAD_ENV_HANDED), execs /proc/self/exe.
- *   new: takes the sockets (activation.h) and the handed-over descriptors
- *        (reload_handed_over), loads --root, writes one byte (reload_ready),
- *        serves. A failure before that exits, which closes the pipe unwritten. */
+ * A generation started by exec finds, from descriptor 3: the LISTEN_FDS listeners, the
+ * readiness socket (RELOAD_ENV_READY_FD = 3 + LISTEN_FDS), then RELOAD_ENV_HANDED
+ * descriptors the previous generation handed over. The first generation is forked from
+ * the supervisor instead (supervisor.h) and set up by reload_become_generation. */
 #ifndef APOLLOD_COMMON_RELOAD_H
 #define APOLLOD_COMMON_RELOAD_H
 
@@ -27,82 +27,87 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-/* The signals a reloading process watches besides the stop signals: the request, the
- * readiness pipe's SIGIO, SIGCHLD (a new image that died), and --watch's change signal. */
-#define RELOAD_SIGNALS                                                                   \
-	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(WATCH_SIGNAL))
+/* The signal a supervisor sends a generation it has replaced: drain, answering one more
+ * request on each keep-alive connection (BEHAVIOUR 17). */
+#define RELOAD_RETIRE_SIGNAL K_SIGUSR2
 
-/* Our own environment variables for the new image. */
-#define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness pipe's write end */
+/* The signals a generation watches besides the stop signals: a reload request to pass
+ * on, the supervisor's SIGIO (re-arm), its retire signal, and --watch's change signal. */
+#define RELOAD_SIGNALS                                                                   \
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(RELOAD_RETIRE_SIGNAL) |       \
+	 K_SIGBIT(WATCH_SIGNAL))
+
+/* Our own environment variables for a generation started by exec. */
+#define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness socket */
 #define RELOAD_ENV_GROUPS "APOLLOD_LISTEN_GROUPS=" /* LISTEN_FDS is this many equal groups */
-#define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter the new image starts at */
+#define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter it starts at */
 #define RELOAD_ENV_HANDED "APOLLOD_HANDED_FDS=" /* descriptors handed over, after READY_FD */
 
 #define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
-#define RELOAD_HANDOVER_MAX 8 /* descriptors one image hands the next */
+#define RELOAD_HANDOVER_MAX 8 /* descriptors one generation hands the next */
+#define RELOAD_READY_BYTE 'R' /* the readiness message's one byte of data */
 
-/* Exit statuses of the forked child when it fails before the new image runs. */
-#define RELOAD_EXIT_SETUP 125 /* moving a descriptor, or the environment did not fit */
-#define RELOAD_EXIT_EXEC 126  /* execve(2) failed */
+/* Remembers envp, and whether this process is a generation started by exec
+ * (RELOAD_ENV_READY_FD): its readiness socket, its `reloads` start and the descriptors
+ * handed over. Call once at start-up. */
+void reload_setup(char **envp);
 
-enum reload_state {
-	RELOAD_IDLE,    /* none under way */
-	RELOAD_PENDING, /* the new image has not answered yet */
-	RELOAD_READY,   /* the new image serves: this process should drain and exit */
-	RELOAD_FAILED,  /* the new image exited first (reported on stderr) */
-};
+/* Whether this process is a serving generation (started by exec, or forked as the first
+ * one: reload_become_generation), not the supervisor. */
+int reload_is_generation(void);
 
-/* Remembers argv and envp (apollod_main's) for reload_begin, and whether this process is
- * itself a reload's new image (RELOAD_ENV_READY_FD). Call once at start-up. */
-void reload_setup(char **argv, char **envp);
-
-/* Registers fds[0..n) (n <= RELOAD_HANDOVER_MAX; more are ignored) as what the image a
- * reload starts must receive (the snapshot's memfds and manifest); call after loading.
- * The descriptors stay this process's; the new image gets copies, in this order. */
-void reload_hand_over(const int *fds, uint32_t n);
-
-/* In an image started by a reload: the descriptors the previous image handed over
- * (close-on-exec), in the order given; returns their count (0 when none) and sets *fds. */
-uint32_t reload_handed_over(const int **fds);
+/* In the first generation, just forked: answer readiness on ready_fd; `reloads` starts
+ * at 0. */
+void reload_become_generation(int ready_fd);
 
 /* How many groups LISTEN_FDS comes in (RELOAD_ENV_GROUPS, 1..max), 1 without the
  * variable, -1 when it is present but not a number in 1..max. */
 int reload_listen_groups(uint32_t max);
 
-/* The new image is ready: counts the reloads (RELOAD_ENV_RELOADS: the old image's count
- * and this one) in `reloads`, writes the byte to the readiness pipe and closes it. Nothing
- * when this process was not started by a reload. With --workers, call it after
- * counters_share, so the count is in the shared page. Errors are ignored: the old process then
- * reads the end of input and keeps serving, and this one serves too (both on the same
- * sockets, no connection lost). */
+/* Registers fds[0..n) (n <= RELOAD_HANDOVER_MAX; more are ignored) as what the
+ * generation a reload starts must receive (the snapshot's memfds and manifest); call
+ * after loading. The descriptors stay this process's; the readiness message carries
+ * copies. */
+void reload_hand_over(const int *fds, uint32_t n);
+
+/* In the supervisor, once the first generation is forked: closes the descriptors
+ * registered here (loaded before the fork; the generation hands its copies back with its
+ * readiness message) and forgets them. */
+void reload_release_hand_over(void);
+
+/* In a generation started by exec: the descriptors the previous generation handed over,
+ * in the order given; returns their count (0 when none) and sets *fds. */
+uint32_t reload_handed_over(const int **fds);
+
+/* The generation is ready: counts `reloads` (RELOAD_ENV_RELOADS), sends the readiness
+ * byte with the registered descriptors and closes the socket. Nothing when this process
+ * is not a generation, or answered already. With --workers, call it after
+ * counters_share, so the count is in the shared page. Errors are ignored: the supervisor
+ * then reads the socket's end and reports the generation as failed once it exits. */
 void reload_ready(void);
 
-/* SIGHUP: starts a new image that is passed fds[0..count), skipping negative entries
- * (groups equal groups of them, see RELOAD_ENV_GROUPS). With a reload already under way
- * does nothing. On failure (pipe2, fcntl, fork) writes one line and stays RELOAD_IDLE.
- * Returns the state afterwards. */
-enum reload_state reload_begin(const int *fds, uint32_t count, uint32_t groups);
+/* SIGHUP reached a generation (or --watch asks): passes it to the resident supervisor
+ * (the generation's parent at start: PR_SET_PDEATHSIG ends a generation whose supervisor
+ * is gone). */
+void reload_request(void);
 
-/* On SIGIO or SIGCHLD: whether the new image answered. RELOAD_READY and RELOAD_FAILED are
- * reported once (one stderr line each) and the state returns to RELOAD_IDLE. READY
- * counts in `reloads` here too, so the draining image agrees with the new one. */
-enum reload_state reload_poll(void);
-
-/* A stop signal came first: a reload under way is called off, its new image (whatever
- * it has reached) sent SIGTERM, which it reads as a graceful stop (inherited blocked, the
- * signal waits for its signalfd). */
-void reload_abandon(void);
-
-/* This process, drained after a reload, is about to exit: sends the new image SIGIO, on
- * which it re-arms its listeners (loop.c, workers.c). A completion backend's multishot
- * accept polls a listener with an exclusive wait: the old process's accept, cancelled
- * when it stopped, may have taken the wakeup for a connection still queued, which the
- * new image's accept would then never hear of. Nothing without a ready reload. */
+/* A stopping generation (or one of its workers) whose backend has settled its accepts
+ * (backend_accepts_settled): sends the resident supervisor SIGIO, which it passes to the
+ * serving generation, whose listeners are then watched anew. A completion backend's
+ * accept waits exclusively: the accept this process cancelled may have taken the wake-up
+ * for a connection still queued, which the serving one would otherwise not hear of until
+ * another connection came to the same socket. Nothing outside a generation. */
 void reload_accepts_released(void);
 
-/* For a supervisor's wait4(-1): pid has exited with wstatus. Returns 1 when it was the
- * reload's child (its status is kept for reload_poll), else 0. */
-int reload_reaped(long pid, int wstatus);
+/* Sends the readiness message on fd: RELOAD_READY_BYTE and fds[0..n) as SCM_RIGHTS.
+ * Returns the bytes sent (1) or -errno. */
+long reload_send_ready(int fd, const int *fds, uint32_t n);
+
+/* Receives a readiness message on fd (blocking unless fd is not): the descriptors it
+ * carried (close-on-exec) go to fds[0..RELOAD_HANDOVER_MAX), their count to *n.
+ * Returns 1 for a readiness byte, 0 at the end of input (the generation exited or
+ * closed it unanswered), or -errno. */
+long reload_receive_ready(int fd, int *fds, uint32_t *n);
 
 APOLLOD_EXTERN_C_END
 

@@ -89,6 +89,11 @@ enum exit_code watch_directory(int dirfd, const char *path)
 	return EXIT_OK;
 }
 
+long watch_own(void)
+{
+	return watch.on ? sys_fcntl(watch.fd, K_F_SETOWN, sys_getpid()) : 0;
+}
+
 void watch_close(void)
 {
 	if (!watch.on)

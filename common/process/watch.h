@@ -45,7 +45,13 @@ enum exit_code watch_open(void);
  * fs.inotify.max_user_watches: ENOSPC); either after one stderr line. */
 enum exit_code watch_directory(int dirfd, const char *path);
 
-/* A worker of --workers N: its supervisor watches. Closes this process's copy; from then
+/* The first serving generation, forked from the supervisor after watch_open (the two
+ * share the descriptor's open file): WATCH_SIGNAL goes to this process from now on.
+ * Returns 0 or -errno (the watch then stays silent). Nothing without --watch. */
+long watch_own(void);
+
+/* A worker of --workers N, whose generation watches, or the resident supervisor, whose
+ * first generation does: closes this process's copy; from then
  * on watch_filter passes every signal through. */
 void watch_close(void);
 

@@ -8,6 +8,7 @@
 #include "common/base/counters.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
+#include "common/process/supervisor.h"
 #include "common/process/watch.h"
 #include "common/base/sys.h"
 
@@ -48,10 +49,12 @@ long counters_share(void)
 /* Starts worker i. Returns its pid, or -errno; never returns in the child. */
 static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 {
+	long parent = sys_getpid();
 	long pid = sys_fork();
 	if (pid == 0) {
 		sys_close(signal_fd); /* the worker reads its own signals */
 		sys_setpgid(0, 0);
+		supervisor_follow_parent(parent); /* it ends with its generation */
 		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP sent to a worker directly
 		 * is ignored. Ignoring cannot fail for SIGHUP with a valid struct. */
 		struct k_sigaction ignore = {.handler = K_SIG_IGN};
@@ -81,8 +84,6 @@ static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn ser
 	int wstatus;
 	long pid;
 	while ((pid = sys_wait4(-1, &wstatus, K_WNOHANG)) > 0) {
-		if (reload_reaped(pid, wstatus))
-			continue; /* the reload's child: reload_poll reports it */
 		for (uint32_t i = 0; i < n; i++) {
 			if (worker_pid[i] != pid)
 				continue;
@@ -111,22 +112,16 @@ static void close_listeners(const int *listen_fd, uint32_t listen_fds)
 			sys_close(listen_fd[i]);
 }
 
-/* What sig asks of the supervisor: 1 for a graceful stop (SIGTERM, SIGINT, or a reload
- * whose new group is ready), 0 for nothing more. A HUP starts a reload with the
- * listeners; SIGIO and SIGCHLD may finish one. */
-static int supervisor_signal(long sig, uint32_t n, const int *listen_fd, uint32_t listen_fds,
-			     uint32_t groups)
+/* What sig asks of the generation's supervisor: 1 for a graceful stop (SIGTERM, SIGINT,
+ * or the resident supervisor's RELOAD_RETIRE_SIGNAL), 0 for nothing more. A HUP is
+ * passed to the resident supervisor; its SIGIO to every worker, to re-arm (reload.h). */
+static int supervisor_signal(long sig, uint32_t n)
 {
 	if (sig == K_SIGHUP)
-		reload_begin(listen_fd, listen_fds, groups);
-	enum reload_state reload = RELOAD_PENDING;
-	if (sig == K_SIGIO || sig == K_SIGCHLD)
-		reload = reload_poll();
-	if (sig == K_SIGIO && reload == RELOAD_IDLE)
-		signal_all(n, K_SIGIO); /* from the group we replaced: re-arm (reload.h) */
-	if (reload == RELOAD_READY)
-		return 1;
-	return sig == K_SIGTERM || sig == K_SIGINT;
+		reload_request();
+	if (sig == K_SIGIO)
+		signal_all(n, K_SIGIO);
+	return sig == K_SIGTERM || sig == K_SIGINT || sig == RELOAD_RETIRE_SIGNAL;
 }
 
 #define NS_PER_MS 1000000
@@ -148,7 +143,7 @@ static long supervisor_next(int signal_fd)
 }
 
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
-			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx)
+			   uint32_t listen_fds, worker_main_fn serve, void *ctx)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		long pid = spawn((int)i, signal_fd, serve, ctx);
@@ -163,15 +158,15 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 	watch_filter(WATCH_SIGNAL); /* changes before the signal was blocked (loop.c) */
 	for (;;) {
 		long sig = supervisor_next(signal_fd);
-		if (sig == K_SIGHUP && stops)
-			sig = 0; /* stopping: no reload any more */
-		if (supervisor_signal(sig, n, listen_fd, listen_fds, groups)) {
+		if ((sig == K_SIGHUP || sig == RELOAD_RETIRE_SIGNAL) && stops)
+			sig = 0; /* stopping: no reload, and no drain of another kind */
+		if (supervisor_signal(sig, n)) {
 			if (!stops)
 				close_listeners(listen_fd, listen_fds);
-			reload_abandon(); /* after a ready one: nothing under way */
 			stops++;
-			/* a second one stops the workers at once too */
-			signal_all(n, sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
+			/* the same to every worker: after a retire, a stop is a stop's first
+			 * signal there; a second one stops the workers at once too */
+			signal_all(n, sig == K_SIGTERM ? K_SIGTERM : (int)sig);
 		}
 		uint32_t live = reap(n, stops > 0, signal_fd, serve, ctx, &status);
 		if (live == 0)

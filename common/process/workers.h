@@ -19,21 +19,19 @@ uint32_t workers_auto(void);
 long counters_share(void);
 
 /* Forks n workers, each running serve(ctx) in a process group of its own (a terminal's
- * Ctrl-C reaches the parent only, which passes it on once), and supervises them:
- * a worker that dies is replaced and counted in workers_restarted; SIGTERM and SIGINT
- * are passed to every worker (a graceful stop; a second one stops them at once). SIGHUP
- * reloads the group (reload.h, BEHAVIOUR 17): a new supervisor image is passed every
- * listener, in `groups` groups (one per worker, or one for all); once it is ready this
- * group stops as on SIGTERM; if it fails this group serves on. A worker ignores a SIGHUP
- * sent to it directly. With --watch the supervisor watches (watch.h): a burst of changes
- * that has gone quiet is a SIGHUP.
- * signal_fd reports SIGTERM, SIGINT and RELOAD_SIGNALS (signals.h, blocking).
- * listen_fd[0..listen_fds) are the workers' listeners, -1 for an unused entry: the parent
- * keeps them for replacements and a reload, and closes them at the first stop, so that
- * no connection waits on a listener nobody accepts from.
+ * Ctrl-C reaches the resident supervisor only) and ending with this process
+ * (PR_SET_PDEATHSIG), and supervises them: a worker that dies is replaced and counted in
+ * workers_restarted; SIGTERM, SIGINT and RELOAD_RETIRE_SIGNAL are passed to every worker
+ * (a graceful stop, or a reload's drain; a second stop signal stops them at once).
+ * SIGHUP is passed to the resident supervisor (reload.h, BEHAVIOUR 17), its SIGIO to every
+ * worker. A worker ignores a SIGHUP sent to it directly. With --watch this process
+ * watches (watch.h): a burst of changes that has gone quiet is a SIGHUP.
+ * signal_fd reports SIGTERM, SIGINT, SIGCHLD and RELOAD_SIGNALS (signals.h, blocking).
+ * listen_fd[0..listen_fds) are the workers' listeners, -1 for an unused entry: this
+ * process keeps them for replacements, and closes them at the first stop.
  * Returns, once every worker has exited after a stop, EXIT_OK if all exited 0, else the
  * first other status; EXIT_WORKERS when a worker cannot be forked at start. */
 enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
-			   uint32_t listen_fds, uint32_t groups, worker_main_fn serve, void *ctx);
+			   uint32_t listen_fds, worker_main_fn serve, void *ctx);
 
 #endif /* APOLLOD_COMMON_WORKERS_H */

@@ -374,7 +374,7 @@ static long uring_arm_accept(uint32_t i)
 	if (!sqe)
 		return -ENOMEM;
 	uring.accept_armed |= (uint8_t)(1u << i);
-	uring.accept_live |= (uint8_t)(1u << i);
+	uring.accept_live[i]++;
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
 	sqe->accept_flags = K_SOCK_CLOEXEC | K_SOCK_NONBLOCK; /* for io_send_file */
 	return 0;
@@ -419,7 +419,10 @@ static long uring_arm_signals(void)
 
 int backend_accepts_settled(void)
 {
-	return !uring.accept_live && uring.accept_head == uring.accept_tail;
+	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
+		if (uring.accept_live[i])
+			return 0;
+	return uring.accept_head == uring.accept_tail;
 }
 
 long backend_watch_signals(int fd)
@@ -444,8 +447,14 @@ static int uring_take_accept(const struct io_uring_cqe *cqe)
 	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
 		return -1;
 	if (!(cqe->flags & IORING_CQE_F_MORE)) { /* ended: re-armed when the queue is drained */
-		uring.accept_armed &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
-		uring.accept_live &= (uint8_t)~(1u << listener_of_token(cqe->user_data));
+		int i = listener_of_token(cqe->user_data);
+		/* A cancelled one is not the armed one: backend_watch_listener cleared its bit
+		 * at the cancel, and a re-arm may have set it for a newer accept since (the
+		 * two share the token). Clearing it here would arm a second accept later. */
+		if (cqe->res != -ECANCELED)
+			uring.accept_armed &= (uint8_t)~(1u << i);
+		if (uring.accept_live[i])
+			uring.accept_live[i]--;
 	}
 	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
 		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;

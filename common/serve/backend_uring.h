@@ -83,8 +83,10 @@ struct uring_state {
 	uint8_t signals_watched;     /* backend_watch_signals was called */
 	uint8_t listener_nudge;      /* report the listener at the next wait: descriptors
 				      * accepted while it was parked wait in the queue */
-	uint8_t accept_live;         /* bit i: listener i's multishot accept has not posted
-				      * its final CQE (one without IORING_CQE_F_MORE) */
+	uint8_t accept_live[LISTENERS_MAX]; /* listener i's multishot accepts that have not
+					     * posted their final CQE (one without
+					     * IORING_CQE_F_MORE): the armed one, and one being
+					     * cancelled by a re-arm */
 	int32_t signal_fd;           /* the signal descriptor the loop watches */
 	uint32_t accept_head;        /* accept queue: taken */
 	uint32_t accept_tail;        /* accept queue: delivered */

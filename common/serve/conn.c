@@ -147,7 +147,9 @@ struct conn_pool {
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
 	uint8_t no_openat2;       /* openat2 said ENOSYS: disk_open walks components */
-	int stopping;             /* conn_stop() was called */
+	int stopping;             /* conn_stop() or conn_retire() was called */
+	int retiring;             /* conn_retire() and no conn_stop() since: answered
+				   * connections wait for one more request */
 };
 static struct conn_pool pool;
 
@@ -649,7 +651,8 @@ static void conn_service(int fd, struct conn *c)
 		/* Everything answered: nothing more will come, or nothing more is wanted (a
 		 * stop ends a connection between requests; a fresh one still reads the request
 		 * its client sent and gets its answer, the last: conn_stop, BEHAVIOUR 11). */
-		if ((c->flags & CONN_F_PEER_EOF) || (pool.stopping && (c->flags & CONN_F_ANSWERED))) {
+		if ((c->flags & CONN_F_PEER_EOF) ||
+		    (pool.stopping && !pool.retiring && (c->flags & CONN_F_ANSWERED))) {
 			conn_close(fd, c);
 			return;
 		}
@@ -708,9 +711,16 @@ void conn_open(int fd)
 	conn_service(fd, c);
 }
 
+void conn_retire(void)
+{
+	pool.stopping = 1;
+	pool.retiring = 1;
+}
+
 void conn_stop(void)
 {
 	pool.stopping = 1;
+	pool.retiring = 0;
 	for (int fd = 0; fd < CONN_SLOTS; fd++) {
 		struct conn *c = &conn_table[fd];
 		/* Nothing in flight: waiting, or mid-head. A fresh connection keeps its

@@ -60,6 +60,12 @@ void conn_expire(int fd);
  * its queue is sent. */
 void conn_stop(void);
 
+/* The daemon drains after a reload (BEHAVIOUR 17): as conn_stop, but a connection
+ * between requests is not closed, since its client may be sending the next one: that
+ * request is answered with Connection: close. conn_stop ends this mode (the drain is
+ * over, or a real stop came). */
+void conn_retire(void);
+
 /* Open connections (lingering ones included). */
 int conn_open_count(void);
 

@@ -30,6 +30,8 @@ struct loop_state {
 	int signal_fd;       /* the signalfd the loop reads its signals from (signals.h) */
 	uint64_t drain_ms;   /* how long a graceful stop may take */
 	uint64_t stop_by_ms; /* with a stop under way: when it must be done, else 0 */
+	int retiring;        /* the stop is a reload's drain (loop_begin_stop) */
+	int released;        /* stopping, the backend's accepts settled: told the supervisor */
 };
 static struct loop_state loop;
 
@@ -45,12 +47,14 @@ static uint64_t stop_clock_ms(void)
 
 static enum exit_code accept_taken(void);
 
-/* The first stop signal: no new connections (the listeners are closed; with --workers
- * the others' copies keep them open), and connections without a response in flight
- * close. */
-static void loop_begin_stop(void)
+/* The first stop signal, or (retiring) the supervisor's word that a new generation
+ * serves: no new connections (the listeners are closed; the supervisor's copies and with
+ * --workers the others' keep them open), and connections without a response in flight
+ * close, at once on a stop, after one more request or at the drain's end when retiring. */
+static void loop_begin_stop(int retiring)
 {
 	loop.stop_by_ms = stop_clock_ms() + loop.drain_ms;
+	loop.retiring = retiring;
 	for (uint32_t i = 0; i < loop.listener_count; i++) {
 		/* Unwatch first: with --workers other processes hold the same socket, and
 		 * epoll forgets a descriptor only when its last copy closes. */
@@ -61,14 +65,16 @@ static void loop_begin_stop(void)
 		loop.listener_fd[i] = -1;
 	}
 	loop.listener_parked = 0;    /* nothing to unpark any more */
-	reload_abandon();       /* a stop is a stop: a new image half-started goes too */
-	conn_stop();
+	if (retiring)
+		conn_retire();
+	else
+		conn_stop();
 	accept_taken();
 }
 
-/* SIGIO with no reload of ours under way: the image we replaced has exited
- * (reload_accepts_released). Watching every listener anew makes the backend look at its queue
- * again. A failure leaves them parked: the park retry watches them again. */
+/* SIGIO from the supervisor: a generation we replaced has exited. Watching every
+ * listener anew makes the backend look at its queue again (reload.h). A failure leaves
+ * them parked: the park retry watches them again. */
 static void loop_rearm_listeners(void)
 {
 	for (uint32_t i = 0; i < loop.listener_count; i++)
@@ -82,19 +88,22 @@ static void loop_rearm_listeners(void)
  * watch_filter). Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
 static enum exit_code loop_signal(long sig)
 {
-	if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17 */
-		reload_begin(loop.listener_fd, loop.listener_count, 1);
-	enum reload_state reload = sig == K_SIGIO || sig == K_SIGCHLD ? reload_poll()
-									: RELOAD_PENDING;
-	if (reload == RELOAD_READY && !loop.stop_by_ms)
-		loop_begin_stop(); /* the new image accepts now: drain as on SIGTERM */
-	if (sig == K_SIGIO && reload == RELOAD_IDLE && !loop.stop_by_ms && !loop.listener_parked)
+	if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17: the supervisor reloads */
+		reload_request();
+	if (sig == K_SIGIO && !loop.stop_by_ms && !loop.listener_parked)
 		loop_rearm_listeners();
+	if (sig == RELOAD_RETIRE_SIGNAL && !loop.stop_by_ms)
+		loop_begin_stop(1);
 	if (sig != K_SIGTERM && sig != K_SIGINT)
 		return EXIT_OK;
+	if (loop.retiring) { /* a stop during a reload's drain: its first signal */
+		loop.retiring = 0;
+		conn_stop();
+		return EXIT_OK;
+	}
 	if (loop.stop_by_ms)
 		return EXIT_STOP_AGAIN;
-	loop_begin_stop();
+	loop_begin_stop(0);
 	return EXIT_OK;
 }
 
@@ -117,9 +126,21 @@ static enum exit_code loop_signals(void)
  * when time is up, else -1 with *timeout_ms capped by the time left. */
 static int loop_stop_status(int *timeout_ms)
 {
+	if (!loop.released && backend_accepts_settled()) {
+		loop.released = 1;
+		reload_accepts_released(); /* the serving generation re-arms (reload.h) */
+	}
 	if (conn_open_count() == 0 && backend_accepts_settled())
 		return EXIT_OK;
 	uint64_t now = stop_clock_ms();
+	if (now >= loop.stop_by_ms && loop.retiring) {
+		/* A reload's drain is over: what is left between requests has stayed silent
+		 * for all of it, and closes now (conn_close releases the slot at once). */
+		loop.retiring = 0;
+		conn_stop();
+		if (conn_open_count() == 0 && backend_accepts_settled())
+			return EXIT_OK;
+	}
 	if (now >= loop.stop_by_ms)
 		return EXIT_DRAIN_TIMEOUT;
 	uint64_t left = loop.stop_by_ms - now;

@@ -4,6 +4,7 @@
 
 #include "common/process/activation.h"
 #include "gtest/gtest.h"
+#include "test/unit/environment.h"
 
 namespace {
 
@@ -36,12 +37,8 @@ TEST(ActivationTest, Count)
 	};
 	for (const auto &c : cases) {
 		SCOPED_TRACE(c.label);
-		std::vector<std::string> env = c.env;
-		std::vector<char *> envp;
-		for (std::string &e : env)
-			envp.push_back(e.data());
-		envp.push_back(nullptr);
-		EXPECT_EQ(activation_count(envp.data(), kPid, kMax), c.count);
+		Environment env(c.env);
+		EXPECT_EQ(activation_count(env.envp(), kPid, kMax), c.count);
 	}
 	EXPECT_EQ(activation_count(nullptr, kPid, kMax), 0) << "no environment at all";
 }

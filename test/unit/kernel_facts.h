@@ -23,6 +23,14 @@
 	X(K_SIGCHLD, SIGCHLD)                                                           \
 	X(K_CLONE_VFORK, CLONE_VFORK)                                                   \
 	X(K_SIGIO, SIGIO)                                                               \
+	X(K_SIGUSR2, SIGUSR2)                                                           \
+	X(K_AF_UNIX, AF_UNIX)                                                           \
+	X(K_SOCK_SEQPACKET, SOCK_SEQPACKET)                                             \
+	X(K_SCM_RIGHTS, SCM_RIGHTS)                                                     \
+	X(K_MSG_CMSG_CLOEXEC, MSG_CMSG_CLOEXEC)                                         \
+	X(K_CMSGHDR_SIZE, sizeof(struct cmsghdr))                                       \
+	X(K_CMSG_SPACE(sizeof(int) * 8), CMSG_SPACE(sizeof(int) * 8))                   \
+	X(K_PR_SET_PDEATHSIG, PR_SET_PDEATHSIG)                                         \
 	X(K_SIGURG, SIGURG)                                                             \
 	X(K_SIG_BLOCK, SIG_BLOCK)                                                       \
 	X(K_SIG_UNBLOCK, SIG_UNBLOCK)                                                   \

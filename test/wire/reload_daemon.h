@@ -4,6 +4,7 @@
 #ifndef APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
 #define APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,7 +14,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -41,13 +44,40 @@ inline void WriteFile(const std::string &path, const std::string &text)
 	out << text;
 }
 
+// The snapshot's arenas (the `memfd:apollod-snapshot` links, BEHAVIOUR 10.17) pid holds,
+// by inode (several descriptors may name one), with each one's size.
+inline std::map<ino_t, off_t> Arenas(pid_t pid)
+{
+	std::map<ino_t, off_t> found;
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (d == nullptr)
+		return found;
+	while (struct dirent *e = readdir(d)) {
+		std::string path = dir + "/" + e->d_name;
+		char link[256];
+		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		struct stat st;
+		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
+			found[st.st_ino] = st.st_size;
+	}
+	closedir(d);
+	return found;
+}
+
 // A daemon started with stdout and stderr in files of a fresh directory, --root in it.
 class ReloadDaemon {
 public:
 	~ReloadDaemon()
 	{
-		for (pid_t p : {pid_, new_pid_})
-			if (p > 0 && kill(p, SIGKILL) == 0)
+		std::vector<pid_t> left = Descendants(pid_);
+		if (pid_ > 0 && kill(pid_, SIGKILL) == 0)
+			waitpid(pid_, nullptr, 0);
+		for (pid_t p : left) // reparented to us (the subreaper), if still there
+			if (kill(p, SIGKILL) == 0)
 				waitpid(p, nullptr, 0);
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 		if (!dir_.empty())
@@ -55,8 +85,9 @@ public:
 	}
 
 	// Makes the directory with root/a.txt, starts the daemon with extra_args on a fixed
-	// port and waits until it accepts. Returns "" or what went wrong.
-	std::string Start(const std::vector<std::string> &extra_args)
+	// port (`port`, or a recently free one when 0) and waits until it accepts. Returns ""
+	// or what went wrong.
+	std::string Start(const std::vector<std::string> &extra_args, int port = 0)
 	{
 		char name[] = "/tmp/apollod-reload-XXXXXX";
 		if (mkdtemp(name) == nullptr)
@@ -67,7 +98,7 @@ public:
 		WriteFile(root() + "/a.txt", "a\n");
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 			return "PR_SET_CHILD_SUBREAPER failed";
-		port_ = RecentlyFreePort();
+		port_ = port ? port : RecentlyFreePort();
 		std::vector<std::string> argv = DaemonCommand();
 		for (const char *w : {"--listen"})
 			argv.push_back(w);
@@ -93,6 +124,7 @@ public:
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
 	pid_t new_pid() const { return new_pid_; }
+	pid_t generation() const { return ServingGeneration(pid_); } // the one serving now
 
 	// Waits until stderr holds a line matching re (its first match). Returns the match, or
 	// an empty result after kLineWaitMs.
@@ -110,13 +142,36 @@ public:
 		return std::smatch();
 	}
 
-	// Waits for the "reloaded" line and notes the new image's pid. Returns it, or -1.
-	pid_t WaitForReloaded()
+	// Waits for the n-th "reloaded" line (the resident supervisor's, BEHAVIOUR 17) and
+	// notes the new generation's pid. Returns it, or -1 after kLineWaitMs.
+	pid_t WaitForReloaded(int n = 1)
 	{
-		std::smatch m = WaitForLine(std::regex(
-			"apollod: reloaded: process ([0-9]+) serves the new snapshot; this one drains\n"));
-		new_pid_ = m.empty() ? -1 : (pid_t)std::stoi(m[1].str());
-		return new_pid_;
+		std::regex re("apollod: reloaded: process ([0-9]+) serves the new snapshot; "
+			      "process [0-9]+ drains\n");
+		int64_t deadline = NowMs() + kLineWaitMs;
+		do {
+			std::string text = Err();
+			int seen = 0;
+			for (std::sregex_iterator i(text.begin(), text.end(), re), end; i != end; ++i)
+				if (++seen == n)
+					return new_pid_ = (pid_t)std::stoi((*i)[1].str());
+			SleepMs(10);
+		} while (NowMs() < deadline);
+		return -1;
+	}
+
+	// SIGTERM to the daemon (its resident supervisor); waits for it and reaps whatever
+	// was reparented to us. Returns its wait status, or -1.
+	int Stop()
+	{
+		if (kill(pid_, SIGTERM) != 0)
+			return -1;
+		int status = WaitExit(pid_);
+		while (waitpid(-1, nullptr, WNOHANG) > 0) {
+		}
+		if (status >= 0)
+			pid_ = -1;
+		return status;
 	}
 
 	// Waits for pid (ours, or reparented to us) to exit. Returns its wait status, or -1.

@@ -5,10 +5,9 @@
 // with more dead bytes than live ones in the reused arenas) the reload compacts.
 //
 // What is compared is read from /proc/PID/fd: the `memfd:apollod-snapshot` links (each an
-// arena: its inode, its size) of the process that reloads (the single process, or the
-// supervisor of --workers, which holds the snapshot the workers share). Under an emulator
-// the reload is not tested (the new image would be the emulator: reload_test.cc).
-#include <dirent.h>
+// arena: its inode, its size) of the serving generation (the single process, or the
+// supervisor of its --workers, which holds the snapshot the workers share). Under an
+// emulator the reload is not tested (the new image would be the emulator: reload_test.cc).
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,35 +38,6 @@ constexpr size_t kSmallFile = 64 * 1024;
 constexpr int kArenasKept = 7;               // file_cache.c ARENAS_KEPT
 constexpr int kShmemSampleMs = 5;
 
-// One arena as /proc/PID/fd shows it.
-struct Arena {
-	ino_t inode;
-	off_t size;
-};
-
-// The snapshot's arenas held by pid, by inode (several descriptors may name one).
-std::map<ino_t, off_t> Arenas(pid_t pid)
-{
-	std::map<ino_t, off_t> found;
-	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-	DIR *d = opendir(dir.c_str());
-	if (d == nullptr)
-		return found;
-	while (struct dirent *e = readdir(d)) {
-		std::string path = dir + "/" + e->d_name;
-		char link[256];
-		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		struct stat st;
-		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
-			found[st.st_ino] = st.st_size;
-	}
-	closedir(d);
-	return found;
-}
-
 // /proc/meminfo's Shmem, in bytes (-1 when unreadable).
 long long ShmemBytes()
 {
@@ -91,31 +61,17 @@ std::string Body(int port, const std::string &target)
 	return h.parsed && h.status == 200 ? h.body : std::string();
 }
 
-// The pid the n-th "reloaded" line names (1-based), once stderr has it; -1 after
-// kLineWaitMs.
-pid_t WaitForReload(ReloadDaemon &d, int n)
-{
-	std::regex re("apollod: reloaded: process ([0-9]+) serves the new snapshot");
-	for (int64_t end = NowMs() + kLineWaitMs; NowMs() < end; SleepMs(20)) {
-		std::string text = d.Err();
-		int seen = 0;
-		for (auto it = std::sregex_iterator(text.begin(), text.end(), re);
-		     it != std::sregex_iterator(); ++it)
-			if (++seen == n)
-				return (pid_t)std::stoi((*it)[1].str());
-	}
-	return -1;
-}
-
-// Sends the serving process `from` SIGHUP and waits until the n-th reload's new image
-// serves and `from` has exited. Returns the new image's pid, or -1.
+// Sends the daemon (its resident supervisor) SIGHUP and waits until the n-th reload's new
+// generation serves and `from`, the generation it replaces, has exited. Returns the new
+// generation's pid, or -1.
 pid_t Reload(ReloadDaemon &d, pid_t from, int n)
 {
-	if (kill(from, SIGHUP) != 0)
+	if (kill(d.pid(), SIGHUP) != 0)
 		return -1;
-	pid_t to = WaitForReload(d, n);
-	if (to > 0 && ReloadDaemon::WaitExit(from) < 0)
-		return -1;
+	pid_t to = d.WaitForReloaded(n);
+	for (int64_t end = NowMs() + kExitWaitMs; to > 0 && ProcessRuns(from); SleepMs(5))
+		if (NowMs() > end)
+			return -1;
 	return to;
 }
 
@@ -158,7 +114,7 @@ TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(Args()), ""); // the tree comes after the start: a HUP loads it
 	WriteTree(d, kBigFiles, kBigFile);
-	pid_t first = Reload(d, d.pid(), 1);
+	pid_t first = Reload(d, d.generation(), 1);
 	ASSERT_GT(first, 0) << d.Err();
 	// a.txt's arena from the start, reused, and the tree's
 	std::map<ino_t, off_t> before = Arenas(first);
@@ -186,8 +142,7 @@ TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 		<< "shared memory rose by " << (peak - base) << " bytes during the reload";
 	for (size_t i = 0; i < kBigFiles; i += 3)
 		EXPECT_EQ(Body(d.port(), "/f" + std::to_string(i) + ".bin"), Random(kBigFile, i));
-	ASSERT_EQ(kill(second, SIGTERM), 0);
-	EXPECT_EQ(ReloadDaemon::WaitExit(second), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // A changed file (rewritten: new size, new mtime) gets new bytes in a new arena, of its
@@ -197,7 +152,7 @@ TEST_P(ReloadReuseTest, ChangedFileGetsANewArena)
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(Args()), "");
 	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t first = Reload(d, d.pid(), 1);
+	pid_t first = Reload(d, d.generation(), 1);
 	ASSERT_GT(first, 0) << d.Err();
 	std::map<ino_t, off_t> before = Arenas(first);
 	ASSERT_FALSE(before.empty());
@@ -210,14 +165,14 @@ TEST_P(ReloadReuseTest, ChangedFileGetsANewArena)
 	ASSERT_EQ(after.size(), before.size() + 1) << "the old arenas and one new one";
 	for (const auto &a : before)
 		EXPECT_EQ(after.count(a.first), 1u) << "an old arena was not kept";
-	for (const auto &a : after)
+	for (const auto &a : after) {
 		if (!before.count(a.first))
 			EXPECT_EQ(a.second, (off_t)changed.size()) << "the new arena holds f2 alone";
+	}
 	EXPECT_EQ(Body(d.port(), "/f2.bin"), changed);
 	EXPECT_EQ(Body(d.port(), "/f1.bin"), Random(kSmallFile, 1));
 	EXPECT_EQ(Body(d.port(), "/a.txt"), kBodyA);
-	ASSERT_EQ(kill(second, SIGTERM), 0);
-	EXPECT_EQ(ReloadDaemon::WaitExit(second), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // Deleted files' bytes are dropped at compaction: when the reused arena holds more bytes
@@ -228,7 +183,7 @@ TEST_P(ReloadReuseTest, DeletedFilesAreDroppedAtCompaction)
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(Args()), "");
 	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t first = Reload(d, d.pid(), 1);
+	pid_t first = Reload(d, d.generation(), 1);
 	ASSERT_GT(first, 0) << d.Err();
 	std::map<ino_t, off_t> before = Arenas(first);
 	ASSERT_FALSE(before.empty());
@@ -245,8 +200,7 @@ TEST_P(ReloadReuseTest, DeletedFilesAreDroppedAtCompaction)
 		<< "the new arena holds only the live bytes";
 	EXPECT_EQ(Body(d.port(), "/f0.bin"), Random(kSmallFile, 0));
 	EXPECT_EQ(StatusOf(d.port(), "/f1.bin"), 404);
-	ASSERT_EQ(kill(second, SIGTERM), 0);
-	EXPECT_EQ(ReloadDaemon::WaitExit(second), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // Each reload that changes one file adds one arena; the arenas stay within the bound:
@@ -258,7 +212,7 @@ TEST_P(ReloadReuseTest, ArenasStayWithinTheBound)
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(Args()), "");
 	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t serving = Reload(d, d.pid(), 1);
+	pid_t serving = Reload(d, d.generation(), 1);
 	ASSERT_GT(serving, 0) << d.Err();
 	size_t most = 0, fewest_after_most = SIZE_MAX;
 	for (int round = 0; round < kArenasKept + 1; round++) {
@@ -279,8 +233,7 @@ TEST_P(ReloadReuseTest, ArenasStayWithinTheBound)
 		EXPECT_EQ(Body(d.port(), "/f" + std::to_string(i) + ".bin"),
 			  Random(kSmallFile, 100 + i));
 	EXPECT_EQ(Body(d.port(), "/f9.bin"), Random(kSmallFile, 9));
-	ASSERT_EQ(kill(serving, SIGTERM), 0);
-	EXPECT_EQ(ReloadDaemon::WaitExit(serving), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 } // namespace

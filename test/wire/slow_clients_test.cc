@@ -261,7 +261,7 @@ protected:
 		if (!daemon.Start(options, &error))
 			return "start failed: " + error;
 		EXPECT_EQ(LivenessProblem(daemon.port()), "");
-		return SoftNofile(daemon.pid());
+		return SoftNofile(daemon.ServingPid());
 	}
 };
 

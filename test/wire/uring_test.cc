@@ -61,7 +61,7 @@ TEST(UringTest, ServesThroughARingNotEpoll)
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{});
 	ASSERT_EQ(LivenessProblem(daemon.port()), "");
-	std::vector<std::string> targets = DescriptorTargets(daemon.pid());
+	std::vector<std::string> targets = DescriptorTargets(daemon.ServingPid());
 	EXPECT_EQ(CountOf(targets, "anon_inode:[io_uring]"), 1);
 	EXPECT_EQ(CountOf(targets, "anon_inode:[eventpoll]"), 0);
 }
@@ -236,8 +236,8 @@ TEST(UringTest, RingExhaustionPipelinedWhileStoppedAllServed)
 	for (int i = 0; i < kConnections; i++)
 		ASSERT_EQ(clients[i]->TakeResponse(), keep_alive) << "connection " << i;
 	{
-		ASSERT_EQ(kill(daemon.pid(), SIGSTOP), 0);
-		ResumeOnExit resume{daemon.pid()};
+		ASSERT_EQ(kill(daemon.ServingPid(), SIGSTOP), 0);
+		ResumeOnExit resume{daemon.ServingPid()};
 		for (auto &c : clients)
 			ASSERT_TRUE(c->Send(pipeline)); // the socket buffers hold it all
 	}

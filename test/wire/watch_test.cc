@@ -61,48 +61,6 @@ size_t ReloadedLines(const std::string &err)
 	return n;
 }
 
-// The pid in the last "reloaded" line, or -1.
-pid_t LastImage(const std::string &err)
-{
-	std::regex re("apollod: reloaded: process ([0-9]+) serves");
-	pid_t pid = -1;
-	for (std::sregex_iterator i(err.begin(), err.end(), re), end; i != end; ++i)
-		pid = (pid_t)std::stoi((*i)[1].str());
-	return pid;
-}
-
-// The parent of pid (/proc/PID/stat, field 4), or -1.
-pid_t ParentOf(pid_t pid)
-{
-	std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-	std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
-	if (name_end == std::string::npos)
-		return -1;
-	std::istringstream rest(stat.substr(name_end + 1));
-	std::string state;
-	pid_t parent = -1;
-	rest >> state >> parent;
-	return parent;
-}
-
-// Stops the image serving now (the last one reloaded into, else the first) and reaps
-// every image that has exited (this process is their subreaper). Returns its status.
-int StopServingImage(ReloadDaemon &d)
-{
-	pid_t last = LastImage(d.Err());
-	pid_t serving = last > 0 ? last : d.pid();
-	// A new image becomes our child only once the one before it has drained and exited
-	// (this process is the subreaper): wait for that before waiting for it.
-	for (int64_t end = NowMs() + kSeenWithinMs; ParentOf(serving) != getpid() && NowMs() < end;)
-		SleepMs(10);
-	kill(serving, SIGTERM);
-	int status = ReloadDaemon::WaitExit(serving);
-	while (waitpid(-1, nullptr, WNOHANG) > 0) {
-	}
-	return status;
-}
-
 // A client asking for /a.txt on new connections (CloseLoad) until Stop, or kLoadCapMs.
 class ClientLoop {
 public:
@@ -177,7 +135,7 @@ TEST_P(WatchTest, AddChangeRemoveWithoutFailedRequests)
 	const LoadResult &seen = load.Stop();
 	EXPECT_EQ(seen.failed, 0) << seen.first_failure << "\n" << d.Err();
 	EXPECT_GT(seen.ok, 0);
-	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // What curl sees of a deploy (the ecosystem replay's --watch rows, BEHAVIOUR 10.16): a
@@ -227,7 +185,7 @@ TEST_P(WatchTest, CurlFetchesADeploy)
 			    "<p>docs</p>\n\n200 text/html; charset=utf-8 /docs/?v=2"),
 		  "<p>docs</p>\n\n200 text/html; charset=utf-8 /docs/?v=2")
 		<< d.Err();
-	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // 20 files written at once are one burst: one reload serves them all.
@@ -253,7 +211,7 @@ TEST_P(WatchTest, BurstOfChangesIsOneReload)
 	SleepMs(3 * kQuietMs);
 	EXPECT_EQ(ReloadedLines(d.Err()), 1u) << d.Err();
 	EXPECT_EQ(Reloads(d.port()), 1u) << d.Err();
-	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // A change that makes the tree break a limit (more than 8 levels, as reload_test) leaves
@@ -263,6 +221,8 @@ TEST_P(WatchTest, BrokenTreeLeavesTheOldOneServing)
 {
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(Args()), "");
+	pid_t serving = d.generation();
+	ASSERT_GT(serving, 0);
 	std::string deep = d.root();
 	for (int level = 1; level <= 9; level++) {
 		deep += "/" + std::to_string(level);
@@ -276,7 +236,8 @@ TEST_P(WatchTest, BrokenTreeLeavesTheOldOneServing)
 	EXPECT_NE(d.Err().find("more than 8 directory levels: 1/2/3/4/5/6/7/8/9\n"),
 		  std::string::npos)
 		<< d.Err();
-	EXPECT_EQ(waitpid(d.pid(), nullptr, WNOHANG), 0) << "the old image exited";
+	EXPECT_EQ(waitpid(d.pid(), nullptr, WNOHANG), 0) << "the daemon exited";
+	EXPECT_EQ(d.generation(), serving) << "the serving generation changed";
 	EXPECT_EQ(Answer(d.port(), "/a.txt"), "200 a\n");
 	EXPECT_EQ(Answer(d.port(), "/b.txt").substr(0, 3), "404") << "the old snapshot changed";
 	EXPECT_EQ(Reloads(d.port()), 0u);
@@ -285,7 +246,7 @@ TEST_P(WatchTest, BrokenTreeLeavesTheOldOneServing)
 	std::string last;
 	EXPECT_GE(WaitForAnswer(d.port(), "/b.txt", "200 b\n", &last), 0) << last << d.Err();
 	EXPECT_EQ(Reloads(d.port()), 1u);
-	EXPECT_EQ(StopServingImage(d), 0) << d.Err();
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
 // --watch starts on every routed tier, also under an emulator (qemu-user passes

@@ -426,9 +426,15 @@ bool Daemon::IsAlive()
 	return false;
 }
 
+pid_t Daemon::ServingPid() const
+{
+	std::vector<pid_t> kids = Children(pid_);
+	return kids.size() == 1 ? kids[0] : pid_;
+}
+
 int Daemon::OpenDescriptorCount(int below) const
 {
-	std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
+	std::string dir = "/proc/" + std::to_string(ServingPid()) + "/fd";
 	DIR *d = opendir(dir.c_str());
 	if (!d)
 		return -1;
@@ -1544,6 +1550,52 @@ rlim_t RaiseOwnNofileLimit(rlim_t want)
 		getrlimit(RLIMIT_NOFILE, &lim);
 	}
 	return lim.rlim_cur;
+}
+
+std::vector<pid_t> Children(pid_t parent)
+{
+	std::vector<pid_t> kids;
+	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+			 "/children");
+	pid_t pid;
+	while (in >> pid)
+		kids.push_back(pid);
+	return kids;
+}
+
+std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms)
+{
+	int64_t deadline = NowMs() + timeout_ms;
+	std::vector<pid_t> kids = Children(parent);
+	while (kids.size() != n && NowMs() < deadline) {
+		SleepMs(20);
+		kids = Children(parent);
+	}
+	return kids;
+}
+
+pid_t ServingGeneration(pid_t supervisor)
+{
+	std::vector<pid_t> kids = WaitForChildren(supervisor, 1);
+	return kids.size() == 1 ? kids[0] : -1;
+}
+
+std::vector<pid_t> Descendants(pid_t pid)
+{
+	std::vector<pid_t> all = Children(pid);
+	for (size_t i = 0; i < all.size(); i++)
+		for (pid_t kid : Children(all[i]))
+			all.push_back(kid);
+	return all;
+}
+
+bool ProcessRuns(pid_t pid)
+{
+	std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+	std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
+	return name_end != std::string::npos && name_end + 2 < stat.size() &&
+	       stat[name_end + 2] != 'Z';
 }
 
 } // namespace wire

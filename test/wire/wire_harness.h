@@ -111,6 +111,10 @@ public:
 
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
+	// The process that serves: on the routed tiers the resident supervisor's one child
+	// (its serving generation, BEHAVIOUR 17; with --workers the workers' parent), for
+	// min the daemon itself.
+	pid_t ServingPid() const;
 	// The "... listening on ADDR:PORT" lines read at start, without their newline.
 	const std::vector<std::string> &announced() const { return announced_; }
 
@@ -540,6 +544,22 @@ CommandResult RunDaemonAsNobody(const std::vector<std::string> &args, int timeou
 // Raises this process's soft RLIMIT_NOFILE to at least want (up to the hard limit).
 // Returns the soft limit in effect afterwards.
 rlim_t RaiseOwnNofileLimit(rlim_t want);
+
+// The children of parent, from /proc/PID/task/PID/children (empty once it is gone).
+std::vector<pid_t> Children(pid_t parent);
+
+// Waits until parent has exactly n children; returns them (or what there was at the end).
+std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000);
+
+// The serving generation of a routed daemon whose resident supervisor is pid (its one
+// child, BEHAVIOUR 17), waited for up to 5 s; -1 when there is not exactly one.
+pid_t ServingGeneration(pid_t supervisor);
+
+// pid's children, their children and so on, from /proc.
+std::vector<pid_t> Descendants(pid_t pid);
+
+// Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
+bool ProcessRuns(pid_t pid);
 
 } // namespace wire
 

@@ -32,30 +32,6 @@ namespace {
 constexpr int kSettleStepMs = 20;
 constexpr int kSettleTries = 150;
 
-// The daemon's children (its workers), from /proc.
-std::vector<pid_t> Children(pid_t parent)
-{
-	std::vector<pid_t> kids;
-	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
-			 "/children");
-	pid_t pid;
-	while (in >> pid)
-		kids.push_back(pid);
-	return kids;
-}
-
-// Waits until parent has exactly n children; returns them (or what there was at the end).
-std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000)
-{
-	int64_t deadline = NowMs() + timeout_ms;
-	std::vector<pid_t> kids = Children(parent);
-	while (kids.size() != n && NowMs() < deadline) {
-		SleepMs(20);
-		kids = Children(parent);
-	}
-	return kids;
-}
-
 // The inode of the daemon's end of the connection whose client end is fd: the /proc/net/tcp
 // row whose local port is the daemon's and whose remote port is the client's.
 unsigned long ServerSocketInode(int fd, int daemon_port)
@@ -111,7 +87,7 @@ pid_t OwnerOf(unsigned long inode, const std::vector<pid_t> &candidates)
 #define START_TWO_WORKERS(daemon, workers)                                       \
 	do {                                                                     \
 		START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});         \
-		workers = WaitForChildren((daemon).pid(), 2);                    \
+		workers = WaitForChildren(ServingGeneration((daemon).pid()), 2); \
 		ASSERT_EQ((workers).size(), 2u);                                 \
 	} while (0)
 
@@ -196,7 +172,7 @@ TEST(WorkersTest, KilledWorkerIsReplaced)
 		answered += r.parsed && r.status == 200;
 	}
 	EXPECT_EQ(answered, 100) << "connections made after the kill";
-	std::vector<pid_t> after = WaitForChildren(daemon.pid(), 2);
+	std::vector<pid_t> after = WaitForChildren(ServingGeneration(daemon.pid()), 2);
 	ASSERT_EQ(after.size(), 2u) << "the worker came back";
 	EXPECT_EQ(std::set<pid_t>(after.begin(), after.end()).count(before[0]), 0u);
 	EXPECT_EQ(FetchMetrics(daemon.port())["workers_restarted"], 1u);

@@ -1,0 +1,435 @@
+/* The resident supervisor (see supervisor.h). */
+#include "common/process/supervisor.h"
+
+#include <linux/prctl.h> /* PR_SET_PDEATHSIG */
+
+#include "common/base/console.h"
+#include "common/base/counters.h"
+#include "common/base/exit_codes.h"
+#include "common/base/span.h"
+#include "common/base/sys.h"
+#include "common/base/text_out.h"
+#include "common/process/activation.h"
+#include "common/process/reload.h"
+#include "common/process/signals.h"
+#include "common/process/watch.h"
+
+#define SUPERVISOR_ENV_MAX 256 /* environment words passed on, ours included */
+#define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, and the four RELOAD_ENV_* */
+#define SUPERVISOR_WORD_MAX 48 /* one of ours: a name and a decimal number */
+#define SUPERVISOR_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
+#define RETIRED_MAX 16 /* generations draining at once; a HUP beyond waits for one to end */
+#define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX) /* listeners, readiness, handed */
+#define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
+#define WAIT_CODE_SHIFT 8
+#define WAIT_CODE_MASK 0xff
+#define KILLED_BASE 128 /* a shell's status for a process a signal killed: 128 + N */
+STATIC_ASSERT(SUPERVISOR_ENV_OURS < SUPERVISOR_ENV_MAX, "room for the inherited words");
+STATIC_ASSERT(K_PR_SET_PDEATHSIG == PR_SET_PDEATHSIG, "prctl option from the UAPI header");
+
+/* Everything the supervisor keeps: in .bss (zero) until supervisor_run fills it. */
+struct supervisor_state {
+	char **argv; /* the program's own, passed to every generation */
+	char **envp;
+	int listeners[RELOAD_FDS_MAX]; /* held for the service's life (-1 after a stop) */
+	uint32_t listener_count;
+	uint32_t groups;     /* LISTEN_FDS comes in this many equal groups */
+	int signal_fd;       /* SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGIO */
+	int serving;         /* the generation that serves, 0 when none */
+	int pending;         /* the generation starting, 0 when none */
+	int pending_ready;   /* its readiness socket, -1 once read or when none */
+	int pending_first;   /* it is the first: if it fails, the supervisor ends */
+	int retired[RETIRED_MAX]; /* replaced generations still draining */
+	uint32_t retired_count;
+	int handed[RELOAD_HANDOVER_MAX]; /* what the serving generation handed over */
+	uint32_t handed_count;
+	int stops;  /* stop signals received */
+	int status; /* the exit code to end with */
+	/* Built for a child (static: kept off the stack): */
+	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
+	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
+	char *env[SUPERVISOR_ENV_MAX + 1];
+	char words[SUPERVISOR_ENV_OURS][SUPERVISOR_WORD_MAX];
+};
+static struct supervisor_state sup;
+
+void supervisor_follow_parent(long parent_pid)
+{
+	/* prctl(2): the setting is cleared by fork, kept across execve (not set-uid); a
+	 * parent that ended before this call sends nothing, which getppid shows. */
+	sys_prctl(K_PR_SET_PDEATHSIG, SUPERVISOR_PARENT_DEATH_SIGNAL);
+	if (sys_getppid() != parent_pid)
+		sys_exit_group(KILLED_BASE + SUPERVISOR_PARENT_DEATH_SIGNAL);
+}
+
+/* Writes "apollod: <a><number><b>[<number2><c>]" on stderr, one write; the second number
+ * only when c is not NULL. */
+static void say(const char *a, uint64_t number, const char *b, uint64_t number2, const char *c)
+{
+	char line[CONSOLE_LINE_MAX];
+	struct text_out o = {line, line + sizeof(line)};
+	char digits[U64_DEC_MAX];
+	put_cstr(&o, "apollod: ");
+	put_cstr(&o, a);
+	put(&o, digits, u64_to_dec(number, digits));
+	put_cstr(&o, b);
+	if (c) {
+		put(&o, digits, u64_to_dec(number2, digits));
+		put_cstr(&o, c);
+	}
+	write_stderr(line, (size_t)(o.p - line));
+}
+
+/* A wait status as an exit code: the code, or KILLED_BASE + the signal. */
+static int exit_code_of(int wstatus)
+{
+	if (wstatus & WAIT_SIGNAL_MASK)
+		return KILLED_BASE + (wstatus & WAIT_SIGNAL_MASK);
+	return (wstatus >> WAIT_CODE_SHIFT) & WAIT_CODE_MASK;
+}
+
+/* "exited with status N" or "was killed by signal N", after `what` and before `rest`. */
+static void say_ended(const char *what, int wstatus, const char *rest)
+{
+	char text[CONSOLE_LINE_MAX];
+	struct text_out o = {text, text + sizeof(text) - 1};
+	put_cstr(&o, what);
+	put_cstr(&o, wstatus & WAIT_SIGNAL_MASK ? "was killed by signal " : "exited with status ");
+	*o.p = 0;
+	int n = wstatus & WAIT_SIGNAL_MASK ? wstatus & WAIT_SIGNAL_MASK
+					    : (wstatus >> WAIT_CODE_SHIFT) & WAIT_CODE_MASK;
+	say(text, (uint64_t)n, rest, 0, 0);
+}
+
+/* Whether word (of the inherited environment) is one the child sets itself. */
+static int env_is_ours(const char *word)
+{
+	static const char *const ours[] = {"LISTEN_PID=",       "LISTEN_FDS=",
+					   "LISTEN_FDNAMES=",   RELOAD_ENV_READY_FD,
+					   RELOAD_ENV_GROUPS,   RELOAD_ENV_RELOADS,
+					   RELOAD_ENV_HANDED};
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (span_eq(word, ours[i], cstr_len(ours[i])) &&
+		    cstr_len(word) >= cstr_len(ours[i]))
+			return 1;
+	return 0;
+}
+
+/* Writes "<name><value>" into word (SUPERVISOR_WORD_MAX bytes, NUL-terminated). */
+static char *env_word(char *word, const char *name, uint64_t value)
+{
+	struct text_out o = {word, word + SUPERVISOR_WORD_MAX - 1};
+	put_cstr(&o, name);
+	char digits[U64_DEC_MAX];
+	put(&o, digits, u64_to_dec(value, digits));
+	*o.p = 0;
+	return word;
+}
+
+/* The child's environment: the inherited words but ours, then ours, for `fds` listeners
+ * and `handed` descriptors after the readiness socket. Returns it, or NULL when it does
+ * not fit SUPERVISOR_ENV_MAX. */
+static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
+{
+	char **env = sup.env;
+	char(*words)[SUPERVISOR_WORD_MAX] = sup.words;
+	uint32_t n = 0;
+	for (char **e = sup.envp; e && *e; e++) {
+		if (env_is_ours(*e))
+			continue;
+		if (n == SUPERVISOR_ENV_MAX - SUPERVISOR_ENV_OURS)
+			return 0;
+		env[n++] = *e;
+	}
+	env[n++] = env_word(words[0], "LISTEN_PID=", (uint64_t)sys_getpid());
+	env[n++] = env_word(words[1], "LISTEN_FDS=", fds);
+	env[n++] = env_word(words[2], RELOAD_ENV_GROUPS, sup.groups);
+	env[n++] = env_word(words[3], RELOAD_ENV_READY_FD, (uint64_t)ACTIVATION_FIRST_FD + fds);
+	env[n++] = env_word(words[4], RELOAD_ENV_RELOADS, reloads);
+	env[n++] = env_word(words[5], RELOAD_ENV_HANDED, handed);
+	env[n] = 0;
+	return env;
+}
+
+/* In the forked child: sup.passed[0..n) to 3..3+n-1, everything else left close-on-exec,
+ * then execve. First every source is copied above the targets (F_DUPFD_CLOEXEC), so no
+ * dup3 overwrites a source not yet moved. Never returns. */
+static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
+{
+	int above = ACTIVATION_FIRST_FD + (int)n;
+	for (uint32_t i = 0; i < n; i++) {
+		long m = sys_fcntl(sup.passed[i], K_F_DUPFD_CLOEXEC, above);
+		if (sys_is_error(m))
+			sys_exit_group(SUPERVISOR_EXIT_SETUP);
+		sup.moved[i] = (int)m;
+	}
+	for (uint32_t i = 0; i < n; i++) /* dup3 with flags 0: open across the exec */
+		if (sys_is_error(sys_dup3(sup.moved[i], ACTIVATION_FIRST_FD + (int)i, 0)))
+			sys_exit_group(SUPERVISOR_EXIT_SETUP);
+	char **env = child_env(listeners, n - listeners - 1, reloads);
+	if (!env)
+		sys_exit_group(SUPERVISOR_EXIT_SETUP);
+	sys_execve(SUPERVISOR_EXE, sup.argv, env);
+	sys_exit_group(SUPERVISOR_EXIT_EXEC);
+}
+
+/* A generation's readiness socket pair (close-on-exec both). Returns 0 or -errno. */
+static long ready_pair(int pair[2])
+{
+	return sys_socketpair(K_AF_UNIX, K_SOCK_SEQPACKET | K_SOCK_CLOEXEC, 0, pair);
+}
+
+/* Starts a generation by exec, as pending: a reload (one serves) or a restart (none
+ * does). On failure writes one line and starts nothing. */
+static void start_generation(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < sup.listener_count; i++)
+		if (sup.listeners[i] >= 0)
+			sup.passed[n++] = sup.listeners[i];
+	uint32_t listeners = n;
+	int pair[2];
+	long r = ready_pair(pair);
+	if (sys_is_error(r)) {
+		console_fail("reload: socketpair", 0, 0, r);
+		return;
+	}
+	sup.passed[n++] = pair[1];
+	for (uint32_t i = 0; i < sup.handed_count; i++)
+		sup.passed[n++] = sup.handed[i];
+	/* The count it starts at: one more for a reload, the same for a restart. */
+	uint64_t reloads = counter_read(C_reloads) + (sup.serving ? 1 : 0);
+	long parent = sys_getpid();
+	/* CLONE_VFORK: the supervisor waits (microseconds) until the child has exec'd, so
+	 * no descriptor it closes meanwhile lives on in the child's copy. */
+	long pid = sys_fork_until_exec();
+	if (pid == 0) {
+		sys_setpgid(0, 0); /* a terminal's Ctrl-C reaches the supervisor only */
+		supervisor_follow_parent(parent);
+		child_exec(n, listeners, reloads);
+	}
+	sys_close(pair[1]); /* the child's copy alone: its exit ends the input */
+	if (sys_is_error(pid)) {
+		sys_close(pair[0]);
+		console_fail("reload: fork", 0, 0, pid);
+		return;
+	}
+	sup.pending = (int)pid;
+	sup.pending_ready = pair[0];
+}
+
+/* Sends sig to every generation: the serving one, those draining, and the one starting
+ * (which reads it once it runs: inherited blocked, it waits for its signalfd). */
+static void signal_generations(int sig)
+{
+	if (sup.serving)
+		sys_kill(sup.serving, sig);
+	if (sup.pending)
+		sys_kill(sup.pending, sig);
+	for (uint32_t i = 0; i < sup.retired_count; i++)
+		sys_kill(sup.retired[i], sig);
+}
+
+/* Closes the listeners (at the first stop: no connection waits on a listener nobody
+ * will accept from) and the descriptors kept for the next generation. */
+static void close_held(void)
+{
+	for (uint32_t i = 0; i < sup.listener_count; i++)
+		if (sup.listeners[i] >= 0)
+			sys_close(sup.listeners[i]);
+	for (uint32_t i = 0; i < sup.listener_count; i++)
+		sup.listeners[i] = -1;
+	for (uint32_t i = 0; i < sup.handed_count; i++)
+		sys_close(sup.handed[i]);
+	sup.handed_count = 0;
+}
+
+/* The pending generation answered on its readiness socket: if ready it serves now (and
+ * the one it replaces drains), its descriptors kept for the next; the end of input
+ * means it failed, which its reaping reports. */
+static void take_ready(void)
+{
+	int fds[RELOAD_HANDOVER_MAX];
+	uint32_t n = 0;
+	long r = reload_receive_ready(sup.pending_ready, fds, &n);
+	if (r == -EAGAIN || r == -EINTR)
+		return;
+	sys_close(sup.pending_ready);
+	sup.pending_ready = -1;
+	if (r != 1) {
+		for (uint32_t i = 0; i < n; i++)
+			sys_close(fds[i]);
+		return;
+	}
+	for (uint32_t i = 0; i < sup.handed_count; i++)
+		sys_close(sup.handed[i]);
+	for (uint32_t i = 0; i < n; i++)
+		sup.handed[i] = fds[i];
+	sup.handed_count = n;
+	int old = sup.serving;
+	sup.serving = sup.pending;
+	sup.pending = 0;
+	if (sup.pending_first) {
+		sup.pending_first = 0;
+		return;
+	}
+	if (!old) {
+		say("restarted: process ", (uint64_t)sup.serving, " serves\n", 0, 0);
+		return;
+	}
+	if (!sup.stops) /* else it has its stop signal already */
+		sys_kill(old, RELOAD_RETIRE_SIGNAL);
+	sup.retired[sup.retired_count++] = old;
+	counter_add(C_reloads, 1);
+	say("reloaded: process ", (uint64_t)sup.serving, " serves the new snapshot; process ",
+	    (uint64_t)old, " drains\n");
+}
+
+/* A stop signal: the first closes the listeners and passes a graceful stop on; a second
+ * passes on the stop at once. */
+static void stop(long sig)
+{
+	if (sup.stops++ == 0)
+		close_held();
+	signal_generations(sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
+}
+
+/* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
+ * died unless stopping; a pending one that failed is reported (the first ends the
+ * supervisor with its status, as the start-up failure it is). */
+static void generation_exited(int pid, int wstatus)
+{
+	if (pid == sup.pending) {
+		sup.pending = 0;
+		if (sup.pending_ready >= 0)
+			sys_close(sup.pending_ready);
+		sup.pending_ready = -1;
+		if (sup.serving && sup.stops)
+			return; /* called off by the stop: the serving one's status counts */
+		if (!sup.serving) { /* the first, or a restart: nothing serves, end */
+			sup.status = exit_code_of(wstatus); /* it wrote its own line */
+			if (!sup.stops)
+				stop(K_SIGTERM);
+			return;
+		}
+		say_ended("reload failed: the new process ", wstatus, "; serving on\n");
+		return;
+	}
+	if (pid == sup.serving) {
+		sup.serving = 0;
+		if (sup.stops || !(wstatus & WAIT_SIGNAL_MASK)) {
+			/* An exit is the generation's own verdict (a fatal error, BEHAVIOUR 3,
+			 * written on stderr): the daemon ends with it. */
+			sup.status = exit_code_of(wstatus);
+			if (!sup.stops)
+				stop(K_SIGTERM);
+			return;
+		}
+		say_ended("serving process ", wstatus, "; starting a new one\n");
+		if (!sup.pending)
+			start_generation(); /* a reload under way replaces it anyway */
+		if (!sup.pending) {
+			sup.status = EXIT_WORKERS;
+			stop(K_SIGTERM);
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < sup.retired_count; i++) {
+		if (sup.retired[i] != pid)
+			continue;
+		sup.retired[i] = sup.retired[--sup.retired_count];
+		/* Its accept, cancelled when it stopped, may have taken the wakeup for a
+		 * connection still queued: the serving one re-arms (reload.h). */
+		if (sup.serving)
+			sys_kill(sup.serving, K_SIGIO);
+		return;
+	}
+}
+
+/* Reaps every child that has exited. */
+static void reap(void)
+{
+	int wstatus;
+	long pid;
+	while ((pid = sys_wait4(-1, &wstatus, K_WNOHANG)) > 0)
+		generation_exited((int)pid, wstatus);
+}
+
+/* One signal read from the signalfd. */
+static void act(long sig)
+{
+	if (sig == K_SIGTERM || sig == K_SIGINT)
+		stop(sig);
+	else if (sig == K_SIGIO && sup.serving && !sup.stops)
+		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
+	else if (sig == K_SIGHUP && !sup.stops && !sup.pending && sup.serving &&
+		 sup.retired_count < RETIRED_MAX)
+		start_generation(); /* ignored during a stop or a reload under way */
+}
+
+/* Supervises until no generation is left. Returns sup.status. */
+static int supervise_generations(void)
+{
+	while (sup.serving || sup.pending || sup.retired_count) {
+		struct k_pollfd p[2] = {{sup.signal_fd, K_POLLIN, 0}, {sup.pending_ready, K_POLLIN, 0}};
+		long r = sys_ppoll(p, sup.pending_ready >= 0 ? 2 : 1, 0);
+		if (r > 0 && sup.pending_ready >= 0 && p[1].revents)
+			take_ready();
+		if (r > 0 && p[0].revents) {
+			long sig = signals_next(sup.signal_fd);
+			if (sig > 0)
+				act(sig);
+		}
+		reap();
+	}
+	close_held();
+	return sup.status;
+}
+
+int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
+		   void (*release)(void))
+{
+	sup.argv = argv;
+	sup.envp = envp;
+	sup.groups = groups;
+	sup.pending_ready = -1;
+	for (uint32_t i = 0; i < count && sup.listener_count < RELOAD_FDS_MAX; i++)
+		if (fds[i] >= 0)
+			sup.listeners[sup.listener_count++] = fds[i];
+	long signal_fd = signals_watch(
+		SIGNALS_STOP | K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO), 0);
+	int pair[2];
+	long r = sys_is_error(signal_fd) ? signal_fd : ready_pair(pair);
+	if (sys_is_error(r)) {
+		console_fail(sys_is_error(signal_fd) ? "signalfd" : "socketpair", 0, 0, r);
+		return EXIT_WORKERS;
+	}
+	sup.signal_fd = (int)signal_fd;
+	long parent = sys_getpid();
+	long pid = sys_fork();
+	if (pid == 0) { /* the first generation: start-up goes on as a server */
+		sys_close(sup.signal_fd);
+		sys_close(pair[0]);
+		sys_setpgid(0, 0);
+		supervisor_follow_parent(parent);
+		reload_become_generation(pair[1]);
+		long owned = watch_own(); /* --watch: the generation hears of changes */
+		if (sys_is_error(owned))
+			console_fail("--watch: fcntl F_SETOWN", 0, 0, owned);
+		return SUPERVISOR_IN_GENERATION;
+	}
+	sys_close(pair[1]);
+	if (sys_is_error(pid)) {
+		sys_close(pair[0]);
+		console_fail("fork", 0, 0, pid);
+		return EXIT_WORKERS;
+	}
+	reload_release_hand_over(); /* loaded here, the first generation hands them back */
+	watch_close();          /* the generations watch, and ask for reloads */
+	if (release)
+		release();
+	sup.pending = (int)pid;
+	sup.pending_ready = pair[0];
+	sup.pending_first = 1;
+	return supervise_generations();
+}

@@ -1,0 +1,56 @@
+/* The resident supervisor (BEHAVIOUR 11, 17; docs/ARCHITECTURE.md): the process the user
+ * started stays the daemon for the service's life. Once the listeners are bound (or
+ * taken from socket activation) and the first snapshot loaded, it forks the first
+ * serving generation and from then on serves nothing and loads nothing:
+ *   - SIGHUP starts the next generation: fork, then execve of /proc/self/exe with the
+ *     same argv, the listeners from descriptor 3 (as in socket activation), a readiness
+ *     socket and the descriptors the serving generation handed over (reload.h). Once the
+ *     new one is ready the old one is sent RELOAD_RETIRE_SIGNAL and drains; if the new
+ *     one exits first the old one serves on.
+ *   - A serving generation killed by a signal (a crash) is started again the same way;
+ *     one that exits by itself (a fatal error it reported) ends the daemon with its
+ *     status.
+ *   - SIGTERM and SIGINT are passed to every generation (its listeners closed first);
+ *     the supervisor exits after the last, with the serving generation's status.
+ * It keeps every listener open throughout, so no connection queued on a listener is lost
+ * while generations change. Every generation (and worker) has PR_SET_PDEATHSIG set to
+ * SIGTERM: a supervisor killed outright takes its generations with it. */
+#ifndef APOLLOD_COMMON_SUPERVISOR_H
+#define APOLLOD_COMMON_SUPERVISOR_H
+
+#include <stdint.h>
+
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* supervisor_run's return in the first generation: go on starting up as a server. */
+#define SUPERVISOR_IN_GENERATION (-1)
+
+/* The signal a generation or worker gets when its parent ends (PR_SET_PDEATHSIG): a
+ * graceful stop, so responses in flight finish while the listeners close at once. */
+#define SUPERVISOR_PARENT_DEATH_SIGNAL K_SIGTERM
+
+/* Status of a forked child that fails before its new image runs. */
+#define SUPERVISOR_EXIT_SETUP 125 /* moving a descriptor, or the environment did not fit */
+#define SUPERVISOR_EXIT_EXEC 126  /* execve(2) failed */
+
+/* In a child just forked from parent_pid: asks for SUPERVISOR_PARENT_DEATH_SIGNAL when
+ * the parent ends, and exits at once if it has ended already (getppid differs: the
+ * parent died before the request was made, so no signal would come). */
+void supervisor_follow_parent(long parent_pid);
+
+/* Becomes the supervisor of the listeners fds[0..count) (negative entries skipped;
+ * `groups` equal groups, one per worker, or 1) for the program started with argv and
+ * envp. Forks the first generation, in which it returns SUPERVISOR_IN_GENERATION at once;
+ * in the supervisor it returns, once every generation has exited after a stop, the
+ * serving generation's exit code (128 + N when a signal N killed it), or the status of
+ * a generation that could not start when none serves. release (may be NULL) runs in the
+ * supervisor once the first generation is forked: it frees what only a generation needs
+ * (the snapshot loaded before the fork). */
+int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
+		   void (*release)(void));
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_SUPERVISOR_H */
