@@ -4,7 +4,8 @@ image's readiness, and the machine's memory in use during the hand-over.
 
 For each binary given: makes (once) a tree of --files files of --file-mib MiB of random
 bytes, starts the binary with --root on it and --cache-bytes, then sends SIGHUP --rounds
-times, each once the previous old image has exited. Per reload it records:
+times, each once the generation it replaces has exited (the daemon's pid is the resident
+supervisor: the serving generation is its child). Per reload it records:
   - ready_s: from the kill(2) to the old image's "reloaded: process N" stderr line (it is
     written when the new image's readiness byte arrives), polled every 1 ms;
   - used_rise_mib: the peak of MemTotal - MemAvailable (/proc/meminfo) from the HUP until
@@ -77,8 +78,20 @@ def alive(pid):
         return f.read().split(")")[-1].split()[0] != "Z"
 
 
-def reload_once(pid, err_path, seen):
-    """SIGHUPs pid; returns (new pid, ready_s, used_rise, shmem_rise)."""
+def serving(supervisor):
+    """The serving generation: the resident supervisor's child (BEHAVIOUR 17)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (supervisor, supervisor)) as f:
+            children = [int(w) for w in f.read().split()]
+    except OSError:
+        children = []
+    return children[-1] if children else supervisor
+
+
+def reload_once(supervisor, err_path, seen):
+    """SIGHUPs the daemon; returns (new generation, ready_s, used_rise, shmem_rise). The
+    memory is sampled until the generation serving before the HUP has exited."""
+    pid = serving(supervisor)
     base_used, base_shm = meminfo()
     peak = [base_used, base_shm]
     stop = threading.Event()
@@ -93,7 +106,7 @@ def reload_once(pid, err_path, seen):
     t = threading.Thread(target=sample)
     t.start()
     t0 = time.monotonic()
-    os.kill(pid, signal.SIGHUP)
+    os.kill(supervisor, signal.SIGHUP)
     new_pid = None
     while new_pid is None:
         with open(err_path) as f:
@@ -121,18 +134,13 @@ def run(name, binary, tree, cache_bytes, rounds):
                                  "--cache-bytes", cache_bytes],
                                 stdout=subprocess.DEVNULL, stderr=err)
     wait_listening(port)
-    pid = proc.pid
     rows = []
     for r in range(rounds):
-        pid, ready_s, used, shm = reload_once(pid, err_path, r)
+        _, ready_s, used, shm = reload_once(proc.pid, err_path, r)
         rows.append((ready_s, used, shm))
         print("%s reload %d: ready %.3f s, used +%.1f MiB, Shmem +%.1f MiB" %
               (name, r + 1, ready_s, used / MIB, shm / MIB), flush=True)
-    os.kill(pid, signal.SIGTERM)
-    for _ in range(2000):
-        if not alive(pid):
-            break
-        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGTERM)
     proc.wait()
     return rows
 

@@ -91,11 +91,16 @@ protected:
 			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
 		return args;
 	}
-	// Writes n files "f<i>.bin" of `size` pseudo-random bytes (seed i) into d's root.
-	static void WriteTree(ReloadDaemon &d, size_t n, size_t size)
+	// Starts d, then writes n files "f<i>.bin" of `size` pseudo-random bytes (seed i)
+	// into its root and reloads, so that the tree is read. Returns the generation that
+	// serves it, or -1 (d.Err() says why).
+	pid_t LoadTree(ReloadDaemon &d, size_t n, size_t size)
 	{
+		if (d.Start(Args()) != "")
+			return -1;
 		for (size_t i = 0; i < n; i++)
 			WriteFile(d.root() + "/f" + std::to_string(i) + ".bin", Random(size, i));
+		return Reload(d, d.generation(), 1);
 	}
 };
 
@@ -112,9 +117,7 @@ INSTANTIATE_TEST_SUITE_P(Processes, ReloadReuseTest, testing::Values(1, 2),
 TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 {
 	ReloadDaemon d;
-	ASSERT_EQ(d.Start(Args()), ""); // the tree comes after the start: a HUP loads it
-	WriteTree(d, kBigFiles, kBigFile);
-	pid_t first = Reload(d, d.generation(), 1);
+	pid_t first = LoadTree(d, kBigFiles, kBigFile);
 	ASSERT_GT(first, 0) << d.Err();
 	// a.txt's arena from the start, reused, and the tree's
 	std::map<ino_t, off_t> before = Arenas(first);
@@ -150,9 +153,7 @@ TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 TEST_P(ReloadReuseTest, ChangedFileGetsANewArena)
 {
 	ReloadDaemon d;
-	ASSERT_EQ(d.Start(Args()), "");
-	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t first = Reload(d, d.generation(), 1);
+	pid_t first = LoadTree(d, kSmallFiles, kSmallFile);
 	ASSERT_GT(first, 0) << d.Err();
 	std::map<ino_t, off_t> before = Arenas(first);
 	ASSERT_FALSE(before.empty());
@@ -181,9 +182,7 @@ TEST_P(ReloadReuseTest, ChangedFileGetsANewArena)
 TEST_P(ReloadReuseTest, DeletedFilesAreDroppedAtCompaction)
 {
 	ReloadDaemon d;
-	ASSERT_EQ(d.Start(Args()), "");
-	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t first = Reload(d, d.generation(), 1);
+	pid_t first = LoadTree(d, kSmallFiles, kSmallFile);
 	ASSERT_GT(first, 0) << d.Err();
 	std::map<ino_t, off_t> before = Arenas(first);
 	ASSERT_FALSE(before.empty());
@@ -210,9 +209,7 @@ TEST_P(ReloadReuseTest, ArenasStayWithinTheBound)
 	if (GetParam() > 1)
 		GTEST_SKIP() << "the bound is the snapshot's, the same with workers";
 	ReloadDaemon d;
-	ASSERT_EQ(d.Start(Args()), "");
-	WriteTree(d, kSmallFiles, kSmallFile);
-	pid_t serving = Reload(d, d.generation(), 1);
+	pid_t serving = LoadTree(d, kSmallFiles, kSmallFile);
 	ASSERT_GT(serving, 0) << d.Err();
 	size_t most = 0, fewest_after_most = SIZE_MAX;
 	for (int round = 0; round < kArenasKept + 1; round++) {
