@@ -9,6 +9,7 @@
 #include "common/base/console.h"
 #include "common/base/errno_text.h"
 #include "common/base/limits.h"
+#include "common/answer/file_manifest.h"
 #include "common/answer/listing.h"
 #include "common/answer/mime_types.h"
 #include "common/answer/responses.h"
@@ -31,7 +32,7 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 #define WELL_KNOWN_NAME ".well-known"
 
 #define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
-#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
 /* Anonymous memory, touched (and so paid for) only as far as it is filled. */
 #define ARENA_PROT (PROT_READ | PROT_WRITE)
@@ -42,6 +43,16 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 #define BODY_ARENA_NAME "apollod-snapshot"
 #define BODY_FILL_FLAGS (MAP_SHARED | MAP_NORESERVE)
 #define BODY_SEALS (K_F_SEAL_WRITE | K_F_SEAL_SHRINK | K_F_SEAL_GROW | K_F_SEAL_SEAL)
+/* The manifest a reload hands on with the arenas (file_manifest.h), sealed the same way;
+ * not named like the arenas (tests count those by name). */
+#define MANIFEST_NAME "apollod-manifest"
+/* Arenas a load may keep: the reload hand-over's descriptors less the manifest's. One
+ * more may exist while a load settles (the arena being filled), never once it is sealed
+ * (settle_arenas). */
+#define ARENAS_KEPT FILE_MANIFEST_ARENAS_MAX
+STATIC_ASSERT(ARENAS_KEPT + 1 <= FILE_ARENAS_MAX, "the kept arenas and the new one fit");
+STATIC_ASSERT(FILE_CACHE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
+STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX == ARENAS_KEPT + 1, "the arenas and the manifest");
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
 /* One sealed arena: a memfd (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
@@ -51,6 +62,17 @@ struct file_arena {
 	uint64_t size;    /* the memfd's bytes */
 	int32_t fd;       /* the memfd, close-on-exec */
 	uint32_t reserved;
+};
+
+/* What a file was when its bytes were read: what a reload compares (file_manifest.h). */
+struct file_stamp {
+	uint64_t inode;
+	int64_t mtime_s;
+	int64_t ctime_s;
+	uint32_t mtime_ns;
+	uint32_t ctime_ns;
+	uint32_t dev_major;
+	uint32_t dev_minor;
 };
 
 /* The cache: the table file_cache_find reads, and what the two walks that fill it keep
@@ -64,9 +86,20 @@ struct file_cache_state {
 	char *name_arena;          /* names_max bytes: every relative path, unterminated */
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
-	char *body_arena;          /* budget bytes reserved: the bodies, packed, in the memfd
-				    * body_fd (arenas[0] once sealed) */
+	char *body_arena;          /* budget bytes reserved: the bodies read by this load,
+				    * packed, in the memfd body_fd (arenas[new_arena] once
+				    * sealed) */
+	uint64_t body_fill;        /* the bytes in it */
 	int body_fd;               /* the memfd being filled; -1 when none */
+	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
+	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
+	struct file_stamp *stamps; /* entries_max: files[i]'s stamp at stamps[i] */
+	/* A reload's reuse (file_cache_reuse): the previous image's manifest, checked: */
+	const void *old_manifest;  /* its read-only mapping; NULL when none */
+	uint64_t old_manifest_bytes;
+	uint32_t *old_slot;        /* old_slots slots: record number + 1; 0 is empty */
+	uint32_t old_slots;        /* a power of two, at least twice the records */
+	uint64_t arena_live[FILE_ARENAS_MAX]; /* bytes of each arena that files use */
 	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
 	int budget_set;            /* file_cache_set_budget was called */
 	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
@@ -88,7 +121,7 @@ struct file_cache_state {
 	uint32_t file_count;       /* regular files among the entries, in memory */
 	uint32_t disk_count;       /* regular files among the entries, left on disk */
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
-	uint64_t bytes_total;      /* body bytes copied */
+	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
@@ -107,8 +140,10 @@ static struct file_cache_state cache;
 
 /* What copy_file learnt of one file. */
 struct loaded_file {
-	const char *body;   /* in the body arena; NULL when empty or on disk */
+	const char *body;   /* in the body arena or a reused one; NULL when empty or on disk */
 	uint8_t place;      /* enum file_place */
+	uint8_t arena;      /* the arena body is in */
+	struct file_stamp stamp;
 	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
 	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
 	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
@@ -188,7 +223,8 @@ void file_cache_release(void)
 		if (!a->base)
 			continue;
 		sys_munmap((void *)a->base, a->size);
-		sys_close(a->fd); /* the generation holds its own; the hand-over its own */
+		if (cache.manifest_fd < 0) /* else registered: reload_release_hand_over closes it */
+			sys_close(a->fd); /* the generation holds its own */
 		*a = (struct file_arena){0, 0, -1, 0};
 	}
 }
@@ -223,7 +259,7 @@ int file_cache_root_fd(void)
  * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	return sys_read_full(fd, cache.body_arena + cache.bytes_total, size);
+	return sys_read_full(fd, cache.body_arena + cache.body_fill, size);
 }
 
 /* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;
@@ -251,6 +287,33 @@ static void note_times(const struct statx *st, struct loaded_file *out)
 	out->mtime = served_second(s);
 	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
 	out->inode = st->stx_ino;
+	out->stamp = (struct file_stamp){st->stx_ino, s, st->stx_ctime.tv_sec,
+					 st->stx_mtime.tv_nsec, st->stx_ctime.tv_nsec,
+					 st->stx_dev_major, st->stx_dev_minor};
+}
+
+/* The previous image's record of path[0..len) when its stamp is the file's now (device,
+ * inode, size, mtime and ctime): its bytes are the file's. NULL when there is none. */
+static const struct file_manifest_record *reusable(size_t len, const struct file_stamp *now,
+						   uint64_t size)
+{
+	if (!cache.old_manifest)
+		return 0;
+	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
+	const char *names = file_manifest_names(cache.old_manifest);
+	for (uint32_t i = name_hash(cache.path, len);; i++) {
+		uint32_t slot = cache.old_slot[i & (cache.old_slots - 1)];
+		if (slot == 0)
+			return 0;
+		const struct file_manifest_record *r = &rec[slot - 1];
+		if (r->name_len != len || !span_eq(names + r->name_at, cache.path, len))
+			continue;
+		int same = r->inode == now->inode && r->size == size &&
+			   r->mtime_s == now->mtime_s && r->mtime_ns == now->mtime_ns &&
+			   r->ctime_s == now->ctime_s && r->ctime_ns == now->ctime_ns &&
+			   r->dev_major == now->dev_major && r->dev_minor == now->dev_minor;
+		return same ? r : 0;
+	}
 }
 
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
@@ -287,13 +350,23 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		out->size = st.stx_size;
 		return EXIT_OK;
 	}
+	out->place = FILE_IN_MEMORY;
+	const struct file_manifest_record *old = reusable(len, &out->stamp, st.stx_size);
+	if (old) { /* unchanged since the previous image read it: its bytes, no copy */
+		sys_close((int)fd);
+		out->arena = old->arena;
+		out->body = cache.arenas[old->arena].base + old->offset;
+		out->size = old->size;
+		return EXIT_OK;
+	}
 	long got = copy_body((int)fd, st.stx_size);
 	sys_close((int)fd);
 	if (sys_is_error(got))
 		return fail_because(EXIT_ROOT_READ, "cannot read", got);
-	out->place = FILE_IN_MEMORY;
-	out->body = got ? cache.body_arena + cache.bytes_total : 0;
+	out->arena = cache.new_arena;
+	out->body = got ? cache.body_arena + cache.body_fill : 0;
 	out->size = (uint64_t)got;
+	cache.body_fill += (uint64_t)got;
 	return EXIT_OK;
 }
 
@@ -357,7 +430,8 @@ static void add_file(size_t len, const struct loaded_file *l)
 		return;
 	}
 	f->body = l->body;
-	f->arena = 0; /* the load's one arena (seal_body_arena) */
+	f->arena = l->arena;
+	cache.stamps[f - cache.files] = l->stamp;
 	cache.bytes_total += l->size;
 	cache.file_count++;
 	add_validators(f, l);
@@ -855,7 +929,7 @@ static int above_slots(int fd)
 	return (int)high;
 }
 
-/* After the loading walk: the body arena becomes the sealed arena arenas[0]. The
+/* After the loading walk: the body arena becomes the sealed arena arenas[new_arena]. The
  * writable mapping goes first: F_ADD_SEALS refuses F_SEAL_WRITE (EBUSY) while any shared
  * mapping that may write exists, and a read-only MAP_SHARED one of a descriptor open for
  * writing may (VM_MAYWRITE; mm/memfd.c, memfd_add_seals). Then the memfd is cut to the
@@ -867,7 +941,7 @@ static enum exit_code seal_body_arena(void)
 {
 	if (cache.body_fd < 0)
 		return EXIT_OK;
-	uint64_t bytes = cache.bytes_total;
+	uint64_t bytes = cache.body_fill;
 	long r = sys_munmap(cache.body_arena, cache.budget);
 	if (!sys_is_error(r) && !bytes) {
 		sys_close(cache.body_fd);
@@ -884,9 +958,235 @@ static enum exit_code seal_body_arena(void)
 		     cache.body_fd, 0);
 	if (sys_is_error(r) || (char *)r != cache.body_arena)
 		return fail_because(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
-	cache.arenas[0] = (struct file_arena){cache.body_arena, bytes, above_slots(cache.body_fd), 0};
+	cache.arenas[cache.new_arena] =
+		(struct file_arena){cache.body_arena, bytes, above_slots(cache.body_fd), 0};
 	cache.body_fd = -1;
 	return EXIT_OK;
+}
+
+/* Unmaps and closes arena k (a reused one no file uses any more: not handed on). */
+static void drop_arena(uint32_t k)
+{
+	struct file_arena *a = &cache.arenas[k];
+	if (!a->base)
+		return;
+	sys_munmap((void *)a->base, a->size);
+	sys_close(a->fd);
+	*a = (struct file_arena){0, 0, -1, 0};
+}
+
+/* Copies every reused body into the body arena (after the bytes read), so that the
+ * reused arenas can all be dropped: every live byte is copied once. The budget counted
+ * them already, so they fit. */
+static void compact(void)
+{
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		struct cached_file *f = &cache.files[i];
+		if (f->kind != CACHED_FILE || f->place != FILE_IN_MEMORY || !f->size ||
+		    f->arena == cache.new_arena)
+			continue;
+		char *to = cache.body_arena + cache.body_fill;
+		copy_span(to, f->body, f->size);
+		f->body = to;
+		f->arena = cache.new_arena;
+		cache.body_fill += f->size;
+	}
+}
+
+/* After the loading walk of a reload that reused arenas: the compaction rule (BEHAVIOUR
+ * 10.17). The reload compacts (compact) when keeping the reused arenas some file still
+ * uses, and the new one, would make more than ARENAS_KEPT, or when those reused arenas
+ * hold more bytes no file uses (deleted or changed files) than bytes files use; else it
+ * keeps them as they are. Either way a reused arena no file uses is dropped, not handed
+ * on. Sets arena_live. */
+static void settle_arenas(void)
+{
+	uint32_t kept = cache.body_fill != 0;
+	uint64_t live = 0, dead = 0;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		cache.arena_live[k] = 0;
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY)
+			cache.arena_live[f->arena] += f->size;
+	}
+	for (uint32_t k = 0; k < cache.new_arena; k++) {
+		if (!cache.arena_live[k]) {
+			drop_arena(k);
+			continue;
+		}
+		kept++;
+		live += cache.arena_live[k];
+		dead += cache.arenas[k].size - cache.arena_live[k];
+	}
+	if (kept <= ARENAS_KEPT && dead <= live)
+		return;
+	compact();
+	for (uint32_t k = 0; k < cache.new_arena; k++)
+		drop_arena(k);
+}
+
+/* Whether files[i] is in the manifest: a file whose bytes are in an arena. */
+static int in_manifest(const struct cached_file *f)
+{
+	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY && f->size;
+}
+
+/* Fills the manifest at m (size bytes: file_manifest_size of what in_manifest counts),
+ * arena k being handed over as handed[k]. */
+static void fill_manifest(char *m, const uint8_t *handed, uint32_t arenas, uint32_t count,
+			  uint64_t names)
+{
+	*(struct file_manifest_head *)m = (struct file_manifest_head){
+		FILE_MANIFEST_MAGIC, FILE_MANIFEST_VERSION, FILE_MANIFEST_RECORD_SIZE, count,
+		arenas, 0, names};
+	struct file_manifest_record *r = (struct file_manifest_record *)(m + FILE_MANIFEST_HEAD_SIZE);
+	char *name_base = m + file_manifest_size(count, 0), *name = name_base;
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (!in_manifest(f))
+			continue;
+		const struct file_stamp *t = &cache.stamps[i];
+		const struct file_arena *a = &cache.arenas[f->arena];
+		*r++ = (struct file_manifest_record){
+			t->inode, f->size, (uint64_t)(f->body - a->base), t->mtime_s, t->ctime_s,
+			t->mtime_ns, t->ctime_ns, t->dev_major, t->dev_minor,
+			(uint32_t)(name - name_base), f->name_len, handed[f->arena], 0};
+		name = copy_span(name, f->name, f->name_len);
+	}
+}
+
+/* After the load: the manifest for the next image (file_manifest.h), in a sealed memfd
+ * at manifest_fd. Nothing when no arena holds a byte; a failure leaves none either (the
+ * next image then reads every file, as on a first start). */
+static void write_manifest(void)
+{
+	uint8_t handed[FILE_ARENAS_MAX];
+	uint32_t arenas = 0, count = 0;
+	uint64_t names = 0;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		handed[k] = cache.arenas[k].base ? (uint8_t)arenas++ : FILE_ARENA_NONE;
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		if (in_manifest(&cache.files[i])) {
+			count++;
+			names += cache.files[i].name_len;
+		}
+	if (!arenas || arenas > ARENAS_KEPT)
+		return;
+	uint64_t size = file_manifest_size(count, names);
+	long fd = sys_memfd_create(MANIFEST_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
+	if (sys_is_error(fd))
+		return;
+	long r = sys_ftruncate((int)fd, size);
+	long m = sys_is_error(r) ? r : sys_mmap(0, size, ARENA_PROT, MAP_SHARED, (int)fd, 0);
+	if (!sys_is_error(m)) {
+		fill_manifest((char *)m, handed, arenas, count, names);
+		r = sys_munmap((void *)m, size);
+	}
+	if (!sys_is_error(m) && !sys_is_error(r))
+		r = sys_fcntl((int)fd, K_F_ADD_SEALS, BODY_SEALS);
+	if (sys_is_error(m) || sys_is_error(r)) {
+		sys_close((int)fd);
+		return;
+	}
+	cache.manifest_fd = above_slots((int)fd);
+}
+
+uint32_t file_cache_hand_over(int *fds)
+{
+	uint32_t n = 0;
+	if (cache.manifest_fd < 0)
+		return 0;
+	fds[n++] = cache.manifest_fd;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		if (cache.arenas[k].base)
+			fds[n++] = cache.arenas[k].fd;
+	return n;
+}
+
+/* Maps the memfd fd read-only into *a when it carries every seal against change and is
+ * not empty. Returns 1, or 0 with *a untouched. */
+static int map_sealed(int fd, struct file_arena *a)
+{
+	struct statx st;
+	long seals = sys_fcntl(fd, K_F_GET_SEALS, 0);
+	if (sys_is_error(seals) || (seals & BODY_SEALS) != BODY_SEALS ||
+	    sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &st)) || !st.stx_size)
+		return 0;
+	long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (sys_is_error(m))
+		return 0;
+	*a = (struct file_arena){(const char *)m, st.stx_size, fd, 0};
+	return 1;
+}
+
+/* Indexes the checked manifest's count records by name (old_slot). Returns 1, or 0
+ * when the index cannot be mapped. */
+static int index_old_manifest(uint32_t count)
+{
+	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
+	const char *names = file_manifest_names(cache.old_manifest);
+	cache.old_slots = 2;
+	while (cache.old_slots < 2 * (uint64_t)count)
+		cache.old_slots *= 2;
+	long m = sys_mmap(0, cache.old_slots * sizeof(uint32_t), ARENA_PROT, ARENA_FLAGS, -1, 0);
+	if (sys_is_error(m))
+		return 0;
+	cache.old_slot = (uint32_t *)m;
+	for (uint32_t r = 0; r < count; r++) {
+		uint32_t i = name_hash(names + rec[r].name_at, rec[r].name_len);
+		while (cache.old_slot[i & (cache.old_slots - 1)])
+			i++;
+		cache.old_slot[i & (cache.old_slots - 1)] = r + 1;
+	}
+	return 1;
+}
+
+/* Forgets the previous image's manifest (its mapping and index; the memfd is closed). */
+static void forget_old_manifest(void)
+{
+	if (cache.old_slot)
+		sys_munmap(cache.old_slot, cache.old_slots * sizeof(uint32_t));
+	if (cache.old_manifest)
+		sys_munmap((void *)cache.old_manifest, cache.old_manifest_bytes);
+	cache.old_slot = 0;
+	cache.old_manifest = 0;
+}
+
+uint32_t file_cache_reuse(const int *fds, uint32_t n)
+{
+	uint32_t arenas = n > 1 ? n - 1 : 0;
+	uint64_t sizes[ARENAS_KEPT];
+	struct file_arena m = {0, 0, -1, 0};
+	int ok = arenas && arenas <= ARENAS_KEPT && map_sealed(fds[0], &m);
+	for (uint32_t k = 0; ok && k < arenas; k++) {
+		ok = map_sealed(fds[1 + k], &cache.arenas[k]);
+		sizes[k] = cache.arenas[k].size;
+	}
+	int64_t count = ok ? file_manifest_check(m.base, m.size, arenas, sizes) : -1;
+	if (count >= 0) {
+		cache.old_manifest = m.base;
+		cache.old_manifest_bytes = m.size;
+		ok = index_old_manifest((uint32_t)count);
+	}
+	if (count < 0 || !ok) { /* not to be trusted: every file is read again */
+		forget_old_manifest();
+		if (m.base && !cache.old_manifest)
+			sys_munmap((void *)m.base, m.size);
+		for (uint32_t k = 0; k < arenas && k < ARENAS_KEPT; k++)
+			if (cache.arenas[k].base)
+				sys_munmap((void *)cache.arenas[k].base, cache.arenas[k].size);
+		for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+			cache.arenas[k] = (struct file_arena){0, 0, -1, 0};
+		for (uint32_t i = 0; i < n; i++)
+			sys_close(fds[i]);
+		return 0;
+	}
+	sys_close(fds[0]); /* the mapping stays until the load ends */
+	for (uint32_t k = 0; k < arenas; k++)
+		cache.arenas[k].fd = above_slots(cache.arenas[k].fd);
+	cache.new_arena = (uint8_t)arenas;
+	return arenas;
 }
 
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it,
@@ -917,6 +1217,9 @@ static enum exit_code allocate(void)
 		r = reserve((uint64_t)cache.index_size * sizeof(uint32_t), (void **)&cache.index_slot);
 	if (r == EXIT_OK)
 		r = reserve(cache.names_max, (void **)&cache.name_arena);
+	if (r == EXIT_OK)
+		r = reserve((uint64_t)cache.entries_max * sizeof(struct file_stamp),
+			    (void **)&cache.stamps);
 	if (r == EXIT_OK)
 		r = reserve((files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max()),
 			    (void **)&cache.head_arena);
@@ -952,6 +1255,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	cache.load_second = clock_now_unix_s();
 	cache.max_entries = max_files;
 	cache.body_fd = -1;
+	cache.manifest_fd = -1;
 	if (!cache.budget_set)
 		cache.budget = FILE_CACHE_BUDGET_DEFAULT;
 	cache.counting = 1; /* first the size of the table, then the table */
@@ -961,8 +1265,13 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 		r = allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
+	forget_old_manifest();
+	if (r == EXIT_OK)
+		settle_arenas();
 	if (r == EXIT_OK)
 		r = seal_body_arena();
+	if (r == EXIT_OK)
+		write_manifest();
 	if (r == EXIT_OK)
 		r = finish_load();
 	return r;

@@ -264,10 +264,28 @@ struct site_pages {
 enum exit_code file_cache_pages(const char *not_found, const char *fallback,
 				struct site_pages *pages);
 
+/* A reload's reuse (BEHAVIOUR 10.17): what one image hands the next (the reload
+ * hand-over, common/process/reload.h): the manifest's memfd, then the arenas' memfds. */
+#define FILE_CACHE_HANDOVER_MAX 8
+
+/* Before file_cache_load, in an image a reload started: takes fds[0..n), what the previous
+ * image handed over (file_cache_hand_over's order). When the manifest and every arena
+ * check out (sealed memfds, file_manifest_check), the load reuses the bytes of each file
+ * whose device, inode, size, mtime and ctime are unchanged instead of reading it; else
+ * it closes them all and the load reads everything. Returns the arenas taken (0: none).
+ * Never fails start-up. */
+uint32_t file_cache_reuse(const int *fds, uint32_t n);
+
+/* After file_cache_load: the descriptors the image a reload starts must receive, the
+ * manifest's then the arenas' (fds: FILE_CACHE_HANDOVER_MAX room). Returns their count,
+ * 0 when there is no arena (or no manifest could be made). */
+uint32_t file_cache_hand_over(int *fds);
+
 /* In the resident supervisor, which loaded the first snapshot and then forked the first
- * serving generation (supervisor.h): unmaps the snapshot's arenas and closes their
- * memfds, whose pages it would otherwise keep after that generation is replaced (the
- * reload hand-over keeps its own descriptors). Nothing may read the cache afterwards. */
+ * serving generation (supervisor.h): unmaps the snapshot's arenas, whose pages it would
+ * otherwise keep after that generation is replaced, and closes their memfds unless they
+ * were handed over (file_cache_hand_over: reload_release_hand_over closes those). Nothing
+ * may read the cache afterwards. */
 void file_cache_release(void);
 
 /* Number of regular files held in memory (directories and files on disk not included)

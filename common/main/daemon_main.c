@@ -376,6 +376,8 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 	return EXIT_USAGE;
 }
 
+STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
@@ -404,6 +406,9 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		if (watching != EXIT_OK)
 			return watching;
 		file_cache_set_budget(plan->opts.cache_bytes);
+		const int *handed;
+		uint32_t handed_count = reload_handed_over(&handed);
+		file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
 		enum exit_code loaded = file_cache_load(
 			plan->opts.root,
 			(plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0u) |
@@ -414,6 +419,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 						  &plan->pages);
 		if (loaded != EXIT_OK)
 			return loaded;
+		int hand[FILE_CACHE_HANDOVER_MAX];
+		reload_hand_over(hand, file_cache_hand_over(hand));
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
 	}

@@ -4,6 +4,7 @@
 #ifndef APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
 #define APOLLOD_TEST_WIRE_RELOAD_DAEMON_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,7 +14,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -39,6 +42,30 @@ inline void WriteFile(const std::string &path, const std::string &text)
 {
 	std::ofstream out(path);
 	out << text;
+}
+
+// The snapshot's arenas (the `memfd:apollod-snapshot` links, BEHAVIOUR 10.17) pid holds,
+// by inode (several descriptors may name one), with each one's size.
+inline std::map<ino_t, off_t> Arenas(pid_t pid)
+{
+	std::map<ino_t, off_t> found;
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (d == nullptr)
+		return found;
+	while (struct dirent *e = readdir(d)) {
+		std::string path = dir + "/" + e->d_name;
+		char link[256];
+		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		struct stat st;
+		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
+			found[st.st_ino] = st.st_size;
+	}
+	closedir(d);
+	return found;
 }
 
 // A daemon started with stdout and stderr in files of a fresh directory, --root in it.

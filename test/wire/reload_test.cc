@@ -179,7 +179,8 @@ TEST_P(ReloadTest, FiveReloadsUnderLoadFailNoRequestAndKeepThePid)
 	pid_t first = d.generation();
 	ASSERT_GT(first, 0) << "no serving generation under the supervisor";
 	SleepMs(kQuietMs); // Start's probe connection closed (on uring, asynchronously)
-	int first_fds = DescriptorCount(first);
+	// less the snapshot's arenas: a reload that reads b.txt adds one (BEHAVIOUR 10.17)
+	int first_fds = DescriptorCount(first) - (int)Arenas(first).size();
 	ASSERT_EQ(StatusOf(d.port(), "/b.txt"), 404);
 	WriteFile(d.root() + "/b.txt", "b\n");
 	EXPECT_EQ(StatusOf(d.port(), "/b.txt"), 404) << "served before the HUP";
@@ -218,7 +219,8 @@ TEST_P(ReloadTest, FiveReloadsUnderLoadFailNoRequestAndKeepThePid)
 	EXPECT_EQ(StatusOf(d.port(), "/b.txt"), 200) << "the new snapshot is not served";
 	SleepMs(kQuietMs); // the clients' last connections closed
 	if (GetParam() == 1) // workers hold their own set (one listener each)
-		EXPECT_EQ(DescriptorCount(new_pid), first_fds) << "a reload leaked a descriptor";
+		EXPECT_EQ(DescriptorCount(new_pid) - (int)Arenas(new_pid).size(), first_fds)
+			<< "a reload leaked a descriptor";
 	Note(&seen, d.pid());
 	int status = d.Stop();
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << d.Err();

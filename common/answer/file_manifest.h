@@ -1,0 +1,90 @@
+/* The snapshot's manifest (BEHAVIOUR 10.17, 17): what one image hands the image its reload
+ * starts, besides the arenas' memfds, so that the new one reuses the bytes of every file
+ * that did not change instead of reading it again. A small sealed memfd of this layout:
+ *   struct file_manifest_head, then `count` struct file_manifest_record, then the names
+ *   (names_bytes bytes, unterminated), and nothing after.
+ * A record says where one cached file's bytes lie (arena: its place among the handed
+ * arenas; offset) and what the file was when they were read (device, inode, size, mtime
+ * and ctime to the ns). The receiver trusts none of it blindly: file_manifest_check
+ * bounds every field against the memfd's size and the arenas' sizes. Pure: no syscalls. */
+#ifndef APOLLOD_COMMON_FILE_MANIFEST_H
+#define APOLLOD_COMMON_FILE_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+#define FILE_MANIFEST_MAGIC 0x464d5041u /* "APMF", little-endian */
+#define FILE_MANIFEST_VERSION 1u        /* this layout; any other is ignored */
+#define FILE_MANIFEST_ARENAS_MAX 7      /* arenas one manifest names: the hand-over's 8
+					 * descriptors less the manifest's own */
+#define FILE_MANIFEST_NAME_MAX 255      /* FILE_CACHE_PATH_MAX */
+#define FILE_MANIFEST_NS_MAX 1000000000u /* a timestamp's nanoseconds stay below */
+#define FILE_MANIFEST_HEAD_SIZE 32
+#define FILE_MANIFEST_RECORD_SIZE 64
+
+struct file_manifest_head {
+	uint32_t magic;       /* FILE_MANIFEST_MAGIC */
+	uint32_t version;     /* FILE_MANIFEST_VERSION */
+	uint32_t record_size; /* FILE_MANIFEST_RECORD_SIZE */
+	uint32_t count;       /* records */
+	uint32_t arenas;      /* arenas handed over with it, in record.arena order */
+	uint32_t reserved;    /* 0 */
+	uint64_t names_bytes; /* the names after the records */
+};
+
+struct file_manifest_record {
+	uint64_t inode;
+	uint64_t size;      /* the bytes in the arena: the file's size when they were read */
+	uint64_t offset;    /* where they start in their arena's memfd */
+	int64_t mtime_s;
+	int64_t ctime_s;
+	uint32_t mtime_ns;
+	uint32_t ctime_ns;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t name_at;   /* the name's first byte among the names */
+	uint16_t name_len;  /* 1..FILE_MANIFEST_NAME_MAX: the path relative to DIR */
+	uint8_t arena;      /* < head.arenas */
+	uint8_t reserved;   /* 0 */
+};
+
+STATIC_ASSERT(sizeof(struct file_manifest_head) == FILE_MANIFEST_HEAD_SIZE, "head layout");
+STATIC_ASSERT(sizeof(struct file_manifest_record) == FILE_MANIFEST_RECORD_SIZE,
+	      "record layout");
+STATIC_ASSERT(FILE_MANIFEST_NAME_MAX <= UINT16_MAX, "name_len fits 16 bits");
+
+/* The manifest's bytes for count records and names_bytes of names. */
+static inline uint64_t file_manifest_size(uint32_t count, uint64_t names_bytes)
+{
+	return FILE_MANIFEST_HEAD_SIZE + (uint64_t)count * FILE_MANIFEST_RECORD_SIZE +
+	       names_bytes;
+}
+
+/* Checks the manifest bytes[0..size) (8-byte aligned) against arenas handed-over arenas
+ * whose memfds are arena_size[0..arenas) bytes long: the magic, the version, the layout,
+ * an exact total size, and in every record a name inside the names, an arena that was
+ * handed over, a non-empty extent inside it and nanoseconds below a second. Returns the
+ * record count, or -1 when anything is off (then none of it may be used). */
+int64_t file_manifest_check(const void *bytes, uint64_t size, uint32_t arenas,
+			    const uint64_t *arena_size);
+
+/* The records of a manifest file_manifest_check accepted, and its names. */
+static inline const struct file_manifest_record *file_manifest_records(const void *bytes)
+{
+	return (const struct file_manifest_record *)((const char *)bytes +
+						     FILE_MANIFEST_HEAD_SIZE);
+}
+
+static inline const char *file_manifest_names(const void *bytes)
+{
+	const struct file_manifest_head *h = (const struct file_manifest_head *)bytes;
+	return (const char *)bytes + file_manifest_size(h->count, 0);
+}
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_FILE_MANIFEST_H */

@@ -1,0 +1,237 @@
+// A reload copies nothing that did not change (BEHAVIOUR 10.17, 17): the new image gets the
+// old one's arenas (sealed memfds) and manifest as descriptors and reuses the bytes of
+// every file whose device, inode, size, mtime and ctime are unchanged; only new or changed
+// files are read, into a new arena; arenas no file uses are dropped; past the bound (or
+// with more dead bytes than live ones in the reused arenas) the reload compacts.
+//
+// What is compared is read from /proc/PID/fd: the `memfd:apollod-snapshot` links (each an
+// arena: its inode, its size) of the serving generation (the single process, or the
+// supervisor of its --workers, which holds the snapshot the workers share). Under an
+// emulator the reload is not tested (the new image would be the emulator: reload_test.cc).
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test/wire/reload_daemon.h"
+#include "test/wire/wire_harness.h"
+
+namespace wire {
+namespace {
+
+constexpr size_t kMiB = 1u << 20;
+constexpr size_t kBigFiles = 8;              // the unchanged tree: 8 files of 4 MiB
+constexpr size_t kBigFile = 4 * kMiB;
+constexpr size_t kSmallFiles = 20; // the changing tree: 20 files of 64 KiB
+constexpr size_t kSmallFile = 64 * 1024;
+constexpr int kArenasKept = 7;               // file_cache.c ARENAS_KEPT
+constexpr int kShmemSampleMs = 5;
+
+// /proc/meminfo's Shmem, in bytes (-1 when unreadable).
+long long ShmemBytes()
+{
+	std::ifstream in("/proc/meminfo");
+	std::string key;
+	long long kib;
+	std::string unit;
+	while (in >> key >> kib) {
+		std::getline(in, unit);
+		if (key == "Shmem:")
+			return kib * 1024;
+	}
+	return -1;
+}
+
+// The body GET target returns (a close request), or "" when it is no 200.
+std::string Body(int port, const std::string &target)
+{
+	Received r = Roundtrip(port, GetClose(target));
+	HttpResponse h = ParseResponse(r.bytes);
+	return h.parsed && h.status == 200 ? h.body : std::string();
+}
+
+// Sends the daemon (its resident supervisor) SIGHUP and waits until the n-th reload's new
+// generation serves and `from`, the generation it replaces, has exited. Returns the new
+// generation's pid, or -1.
+pid_t Reload(ReloadDaemon &d, pid_t from, int n)
+{
+	if (kill(d.pid(), SIGHUP) != 0)
+		return -1;
+	pid_t to = d.WaitForReloaded(n);
+	for (int64_t end = NowMs() + kExitWaitMs; to > 0 && ProcessRuns(from); SleepMs(5))
+		if (NowMs() > end)
+			return -1;
+	return to;
+}
+
+class ReloadReuseTest : public testing::TestWithParam<int> {
+protected:
+	void SetUp() override
+	{
+		if (!HasFeature("stop") || !HasFeature("files"))
+			GTEST_SKIP() << "SIGHUP reload belongs to the routed tiers with --root";
+		if (!DaemonLauncher().empty())
+			GTEST_SKIP() << "under an emulator the new image would be the emulator";
+	}
+	std::vector<std::string> Args() const
+	{
+		std::vector<std::string> args = {"--cache-bytes", "256M"};
+		if (GetParam() > 1)
+			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
+		return args;
+	}
+	// Starts d, then writes n files "f<i>.bin" of `size` pseudo-random bytes (seed i)
+	// into its root and reloads, so that the tree is read. Returns the generation that
+	// serves it, or -1 (d.Err() says why).
+	pid_t LoadTree(ReloadDaemon &d, size_t n, size_t size)
+	{
+		if (d.Start(Args()) != "")
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			WriteFile(d.root() + "/f" + std::to_string(i) + ".bin", Random(size, i));
+		return Reload(d, d.generation(), 1);
+	}
+};
+
+INSTANTIATE_TEST_SUITE_P(Processes, ReloadReuseTest, testing::Values(1, 2),
+			 [](const testing::TestParamInfo<int> &p) {
+				 return p.param == 1 ? std::string("Single")
+							: "Workers" + std::to_string(p.param);
+			 });
+
+// Reloading an unchanged tree reuses every arena: the new image holds the very memfds
+// (same inodes, same sizes) and no other, and the machine's shared memory does not rise
+// by a copy of the tree while both images are alive (sampled from the HUP until the old
+// one has exited; a copy would add the whole 32 MiB).
+TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
+{
+	ReloadDaemon d;
+	pid_t first = LoadTree(d, kBigFiles, kBigFile);
+	ASSERT_GT(first, 0) << d.Err();
+	// a.txt's arena from the start, reused, and the tree's
+	std::map<ino_t, off_t> before = Arenas(first);
+	ASSERT_FALSE(before.empty());
+	off_t bytes = 0;
+	for (const auto &a : before)
+		bytes += a.second;
+	EXPECT_EQ(bytes, (off_t)(kBigFiles * kBigFile + kBodyA.size()));
+
+	std::atomic<bool> stop{false};
+	long long base = ShmemBytes(), peak = base;
+	std::thread sampler([&] {
+		while (!stop) {
+			long long now = ShmemBytes();
+			peak = now > peak ? now : peak;
+			SleepMs(kShmemSampleMs);
+		}
+	});
+	pid_t second = Reload(d, first, 2);
+	stop = true;
+	sampler.join();
+	ASSERT_GT(second, 0) << d.Err();
+	EXPECT_EQ(Arenas(second), before) << "the arenas are not the old image's";
+	EXPECT_LT(peak - base, (long long)(kBigFiles * kBigFile / 2))
+		<< "shared memory rose by " << (peak - base) << " bytes during the reload";
+	for (size_t i = 0; i < kBigFiles; i += 3)
+		EXPECT_EQ(Body(d.port(), "/f" + std::to_string(i) + ".bin"), Random(kBigFile, i));
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+// A changed file (rewritten: new size, new mtime) gets new bytes in a new arena, of its
+// size alone, and is served new after the reload; the unchanged ones keep the old arena.
+TEST_P(ReloadReuseTest, ChangedFileGetsANewArena)
+{
+	ReloadDaemon d;
+	pid_t first = LoadTree(d, kSmallFiles, kSmallFile);
+	ASSERT_GT(first, 0) << d.Err();
+	std::map<ino_t, off_t> before = Arenas(first);
+	ASSERT_FALSE(before.empty());
+
+	const std::string changed = Random(kSmallFile + 1, 99);
+	WriteFile(d.root() + "/f2.bin", changed);
+	pid_t second = Reload(d, first, 2);
+	ASSERT_GT(second, 0) << d.Err();
+	std::map<ino_t, off_t> after = Arenas(second);
+	ASSERT_EQ(after.size(), before.size() + 1) << "the old arenas and one new one";
+	for (const auto &a : before)
+		EXPECT_EQ(after.count(a.first), 1u) << "an old arena was not kept";
+	for (const auto &a : after) {
+		if (!before.count(a.first))
+			EXPECT_EQ(a.second, (off_t)changed.size()) << "the new arena holds f2 alone";
+	}
+	EXPECT_EQ(Body(d.port(), "/f2.bin"), changed);
+	EXPECT_EQ(Body(d.port(), "/f1.bin"), Random(kSmallFile, 1));
+	EXPECT_EQ(Body(d.port(), "/a.txt"), kBodyA);
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+// Deleted files' bytes are dropped at compaction: when the reused arena holds more bytes
+// of deleted files than of live ones, the reload copies the live ones once into one new
+// arena and closes the old one.
+TEST_P(ReloadReuseTest, DeletedFilesAreDroppedAtCompaction)
+{
+	ReloadDaemon d;
+	pid_t first = LoadTree(d, kSmallFiles, kSmallFile);
+	ASSERT_GT(first, 0) << d.Err();
+	std::map<ino_t, off_t> before = Arenas(first);
+	ASSERT_FALSE(before.empty());
+
+	for (size_t i = 1; i < kSmallFiles; i++) // f0 and a.txt stay
+		ASSERT_EQ(unlink((d.root() + "/f" + std::to_string(i) + ".bin").c_str()), 0);
+	pid_t second = Reload(d, first, 2);
+	ASSERT_GT(second, 0) << d.Err();
+	std::map<ino_t, off_t> after = Arenas(second);
+	ASSERT_EQ(after.size(), 1u);
+	for (const auto &a : before)
+		EXPECT_EQ(after.count(a.first), 0u) << "an old arena was kept";
+	EXPECT_EQ(after.begin()->second, (off_t)(kSmallFile + kBodyA.size()))
+		<< "the new arena holds only the live bytes";
+	EXPECT_EQ(Body(d.port(), "/f0.bin"), Random(kSmallFile, 0));
+	EXPECT_EQ(StatusOf(d.port(), "/f1.bin"), 404);
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+// Each reload that changes one file adds one arena; the arenas stay within the bound:
+// the reload that would pass it compacts to one, and every file is still served right.
+TEST_P(ReloadReuseTest, ArenasStayWithinTheBound)
+{
+	if (GetParam() > 1)
+		GTEST_SKIP() << "the bound is the snapshot's, the same with workers";
+	ReloadDaemon d;
+	pid_t serving = LoadTree(d, kSmallFiles, kSmallFile);
+	ASSERT_GT(serving, 0) << d.Err();
+	size_t most = 0, fewest_after_most = SIZE_MAX;
+	for (int round = 0; round < kArenasKept + 1; round++) {
+		WriteFile(d.root() + "/f" + std::to_string(round) + ".bin",
+			  Random(kSmallFile, 100 + round));
+		serving = Reload(d, serving, round + 2);
+		ASSERT_GT(serving, 0) << "round " << round << ": " << d.Err();
+		size_t arenas = Arenas(serving).size();
+		EXPECT_LE(arenas, (size_t)kArenasKept) << "round " << round;
+		if (arenas >= most)
+			most = arenas;
+		else if (arenas < fewest_after_most)
+			fewest_after_most = arenas;
+	}
+	EXPECT_EQ(most, (size_t)kArenasKept) << "the arenas never reached the bound";
+	EXPECT_EQ(fewest_after_most, 1u) << "no compaction to one arena";
+	for (int i = 0; i < kArenasKept + 1; i++)
+		EXPECT_EQ(Body(d.port(), "/f" + std::to_string(i) + ".bin"),
+			  Random(kSmallFile, 100 + i));
+	EXPECT_EQ(Body(d.port(), "/f9.bin"), Random(kSmallFile, 9));
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+} // namespace
+} // namespace wire
