@@ -345,10 +345,10 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 // of URING_PIPE_BYTES (1 MiB) from a pool of URING_PIPES (16).
 constexpr size_t kPipeBytes = 1u << 20;     // URING_PIPE_BYTES in backend_uring.h
 constexpr int kPipes = 16;                  // URING_PIPES
-constexpr size_t kByReferenceMin = 4u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
-constexpr size_t kBigBytes = 6 * kPipeBytes + 123; // rounds beyond the pipe, a ragged end
+constexpr size_t kByReferenceMin = 8u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
+constexpr size_t kBigBytes = 10 * kPipeBytes + 123; // rounds beyond the pipe, a ragged end
 constexpr size_t kMidBytes = 256 * 1024;          // by copy, between them
-constexpr size_t kOddBytes = 5000001;
+constexpr size_t kOddBytes = 9000001;
 constexpr int kBigMs = 30000; // a correctness bound on a loaded machine, not a speed target
 
 // Bytes that differ at every offset and between files, so a slice from the wrong place
@@ -387,7 +387,7 @@ std::vector<HttpResponse> SplitResponses(const std::string &bytes)
 // Large bodies, whole and sliced, pipelined on one connection with one sent by copy
 // among them: each arrives byte-exact and in order, and so do the requests after them.
 // The 206 starts inside a page and spans the pipe four times (design (b) moves a round
-// of whole pages at a time); the 6 MiB body takes several rounds, the last one ragged.
+// of whole pages at a time); the 10 MiB body takes several rounds, the last one ragged.
 TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 {
 	REQUIRE_FEATURE("uring");
@@ -407,7 +407,7 @@ TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 	std::vector<HttpResponse> got = SplitResponses(r.bytes);
 	ASSERT_EQ(got.size(), 5u) << r.bytes.size() << " bytes";
 	EXPECT_EQ(got[0].status, 200);
-	EXPECT_TRUE(got[0].body == f.big) << "the 6 MiB body differs";
+	EXPECT_TRUE(got[0].body == f.big) << "the 10 MiB body differs";
 	EXPECT_EQ(got[1].status, 200);
 	EXPECT_TRUE(got[1].body == f.mid) << "the 256 KiB body differs";
 	EXPECT_EQ(got[2].status, 206);
@@ -421,7 +421,7 @@ TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 	EXPECT_EQ(m["bytes_by_reference"], kBigBytes + (kLast - kFirst + 1) + kOddBytes);
 }
 
-// More large transfers at once (6 MiB each) than design (b) has pipes: the ones beyond the pool wait
+// More large transfers at once (10 MiB each) than design (b) has pipes: the ones beyond the pool wait
 // for a pipe in turn and every body still arrives whole (design (a) has no pool: the same
 // holds trivially).
 TEST(UringTest, MoreLargeTransfersThanPipesAllArriveWhole)
@@ -460,7 +460,7 @@ TEST(UringTest, ClientsClosingMidBodyLeaveNothingBehind)
 	REQUIRE_FEATURE("uring");
 	REQUIRE_FEATURE("files");
 	constexpr int kClients = kPipes + 4;
-	constexpr size_t kReadFirst = 64 * 1024; // of the 6 MiB body, then close
+	constexpr size_t kReadFirst = 64 * 1024; // of the 10 MiB body, then close
 	constexpr int kSettleMs = 5000;
 	BigFiles f;
 	FileRoot root({{"big.bin", f.big}});
