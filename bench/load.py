@@ -71,8 +71,9 @@ SCENARIOS = [
      "headers": [], "file": 256 * KIB},
     {"name": "4 KiB file, close c=8", "family": "files", "connections": 8,
      "headers": CLOSE, "file": 4 * KIB},
-    # Issue 23: a body the tiers send by reference (sendfile from the sealed snapshot),
-    # and one they serve from disk (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
+    # Issue 23's rows: a 4 MiB body (by copy: below FILE_BY_REFERENCE_MIN, 8 MiB, where
+    # sendfile stops costing more on loopback), and one the tiers serve from disk by
+    # sendfile (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
     {"name": "4 MiB file, keep-alive c=8", "family": "files", "connections": 8,
      "headers": [], "file": 4 * MIB},
     {"name": "16 MiB file from disk, keep-alive c=4", "family": "files", "connections": 4,
