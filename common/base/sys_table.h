@@ -100,6 +100,8 @@ struct sys_arg_rule {
 	X(pipe2, __NR_pipe2, SYS_SERVE, SYS_ARG_IN(1, K_O_CLOEXEC))                                     \
 	/* to the supervisor: a reload asked for (SIGHUP, --watch), accepts released (SIGIO) */         \
 	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGIO))                                 \
+	/* a fatal accept4 names its listener on the way out (console_fail_fd) */                       \
+	X(getsockname, __NR_getsockname, SYS_SERVE, SYS_ARGS_ANY)                                       \
 	X(exit_group, __NR_exit_group, SYS_SERVE, SYS_ARGS_ANY)                                         \
 	/* not ours: the kernel's own restart of an interrupted call (after SIGSTOP) */                 \
 	X(restart_syscall, __NR_restart_syscall, SYS_SERVE, SYS_ARGS_ANY)                               \
@@ -124,7 +126,6 @@ struct sys_arg_rule {
 	X(epoll_create1, __NR_epoll_create1, SYS_START, SYS_ARGS_ANY)                                   \
 	X(io_uring_setup, __NR_io_uring_setup, SYS_START, SYS_ARGS_ANY)                                 \
 	X(io_uring_register, __NR_io_uring_register, SYS_START, SYS_ARGS_ANY)                           \
-	X(getsockname, __NR_getsockname, SYS_START, SYS_ARGS_ANY)                                       \
 	X(getsockopt, __NR_getsockopt, SYS_START, SYS_ARGS_ANY)                                         \
 	X(inotify_init1, __NR_inotify_init1, SYS_START, SYS_ARGS_ANY)                                   \
 	X(inotify_add_watch, __NR_inotify_add_watch, SYS_START, SYS_ARGS_ANY)                           \

@@ -112,6 +112,12 @@ long CallKillSigkill() { return sys_kill(0x7fffffff, SIGKILL); }
 long CallPrctlGetSeccomp() { return sys_prctl(PR_GET_SECCOMP, 0, 0); }
 long CallSetuid() { return sys_setuid(0); }
 long CallGetuid() { return sys_getuid(); }
+long CallGetsockname()
+{
+	union k_sockaddr a;
+	uint32_t len = sizeof(a);
+	return sys_getsockname(-1, &a, &len);
+}
 long CallRecvmsg() { return sys_recvmsg(-1, nullptr, 0); }
 // Not in the table at all: a raw number the daemon never names.
 long CallPtrace() { return syscall4(__NR_ptrace, 0, 0, 0, 0); }
@@ -160,6 +166,7 @@ const FilterCase kFilterCases[] = {
 	{"prctl is start-up only", kServe, CallPrctlGetSeccomp, false},
 	{"setuid is start-up only", kServe, CallSetuid, false},
 	{"getuid is start-up only", kServe, CallGetuid, false},
+	{"getsockname is served (a fatal accept4's line)", kServe, CallGetsockname, true},
 	{"recvmsg is the supervisor's", kServe, CallRecvmsg, false},
 	{"ptrace is in no table", kServe, CallPtrace, false},
 };
