@@ -245,11 +245,6 @@ class ImageTest(unittest.TestCase):
         print("podman%s: served, logged and stopped in %.2f s with exit 0"
               % (" --runtime " + self.runtime if self.runtime else "", took))
 
-    # Fails on a daemon whose reload hands the service to a new process (docs/BEHAVIOUR.md
-    # 17 before issue 24): the container's pid 1 drains and exits, and the container ends
-    # with it. Issue 24's resident supervisor keeps pid 1 for the service's life; drop this
-    # decorator when it merges.
-    @unittest.expectedFailure
     def test_reload_keeps_the_container_serving(self):
         """`podman kill --signal HUP` (SIGHUP to pid 1) reloads: `reloads` reaches 1, and the
         container keeps running and answering, with the same pid 1, for RELOAD_WATCH_SECONDS

@@ -18,8 +18,7 @@ END = "<!-- sys_table end -->"
 KERNEL_ONLY = {"restart_syscall"}
 WHEN = {
     "SYS_SERVE": "every serving process",
-    "SYS_RELOAD": "a process that reloads itself (single process)",
-    "SYS_START": "start-up only",
+    "SYS_START": "none (start-up and the supervisors only)",
 }
 ROW = re.compile(r"X\((\w+),\s*(\w+),\s*(SYS_\w+),\s*(SYS_ARGS_ANY|SYS_ARG_\w+\([^)]*\))\)")
 
@@ -43,8 +42,8 @@ def rows_of(table_text):
             values = []
             for v in rest.split(","):
                 v = v.strip()
-                expanded = macros.get(v)
-                values += [x for x in expanded.split(",")] if expanded and "," in expanded else [v]
+                expanded = re.sub(r"/\*.*?\*/", "", macros.get(v, v)).strip()
+                values += [x.strip().strip("()") for x in expanded.split(",")]
             shown = ", ".join(" \\| ".join(constant_name(p) for p in v.split("|")) for v in values)
             words = ("argument %s is one of %s" if kind == "IN" else
                      "argument %s has none of %s") % (arg.strip(), shown)

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "common/arch/arch.h" /* ARCH_O_*: the open flags that differ */
 #include "common/base/static_assert.h"
 
 #define K_AF_INET 2
@@ -62,6 +63,10 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_F_DUPFD_CLOEXEC 1030
 #define K_O_ASYNC 020000 /* FASYNC */
 #define K_O_CLOEXEC 02000000
+#define K_O_PATH 010000000
+#define K_O_DIRECTORY ARCH_O_DIRECTORY /* these two differ (arch_consts.h) */
+#define K_O_NOFOLLOW ARCH_O_NOFOLLOW
+#define K_AT_EMPTY_PATH 0x1000 /* statx, fstatat: the descriptor itself */
 #define K_F_SETSIG 10 /* the signal an O_ASYNC descriptor raises instead of SIGIO */
 #define K_F_SETPIPE_SZ 1031 /* a pipe's capacity, in bytes (rounded up to pages) */
 #define K_F_GETPIPE_SZ 1032

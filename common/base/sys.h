@@ -96,26 +96,26 @@ static inline long sys_send(int fd, const void *buf, size_t len, int flags)
 /* ssize_t sendmsg(int fd, const struct msghdr *msg, int flags); */
 static inline long sys_sendmsg(int fd, const struct k_msghdr *msg, int flags)
 {
-	return syscall3(__NR_sendmsg, fd, (long)msg, flags);
+	return syscall3(SYS_NR(sendmsg), fd, (long)msg, flags);
 }
 
 /* ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count); 64-bit offsets
  * on both architectures (x86_64's sendfile is sendfile64, aarch64 has only that). */
 static inline long sys_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count)
 {
-	return syscall4(__NR_sendfile, out_fd, in_fd, (long)offset, (long)count);
+	return syscall4(SYS_NR(sendfile), out_fd, in_fd, (long)offset, (long)count);
 }
 
 /* int memfd_create(const char *name, unsigned int flags); (Linux 3.17) */
 static inline long sys_memfd_create(const char *name, unsigned flags)
 {
-	return syscall2(__NR_memfd_create, (long)name, flags);
+	return syscall2(SYS_NR(memfd_create), (long)name, flags);
 }
 
 /* int ftruncate(int fd, off_t length); */
 static inline long sys_ftruncate(int fd, uint64_t length)
 {
-	return syscall2(__NR_ftruncate, fd, (long)length);
+	return syscall2(SYS_NR(ftruncate), fd, (long)length);
 }
 
 /* int shutdown(int fd, int how); */
@@ -183,7 +183,7 @@ static inline long sys_openat_mode(int dirfd, const char *path, int flags, unsig
  * and under emulators that lack it (qemu-user before 9.1). */
 static inline long sys_openat2(int dirfd, const char *path, const void *how, size_t size)
 {
-	return syscall4(__NR_openat2, dirfd, (long)path, (long)how, (long)size);
+	return syscall4(SYS_NR(openat2), dirfd, (long)path, (long)how, (long)size);
 }
 
 /* int fcntl(int fd, int cmd, long arg): the F_GETFL/F_SETFL/F_SETFD forms. */
@@ -276,19 +276,19 @@ static inline long sys_setpgid(int pid, int pgid)
 /* pid_t getppid(void); cannot fail. */
 static inline long sys_getppid(void)
 {
-	return syscall0(__NR_getppid);
+	return syscall0(SYS_NR(getppid));
 }
 
 /* int socketpair(int domain, int type, int protocol, int sv[2]); */
 static inline long sys_socketpair(int domain, int type, int protocol, int fds[2])
 {
-	return syscall4(__NR_socketpair, domain, type, protocol, (long)fds);
+	return syscall4(SYS_NR(socketpair), domain, type, protocol, (long)fds);
 }
 
 /* ssize_t recvmsg(int sockfd, struct msghdr *msg, int flags); */
 static inline long sys_recvmsg(int fd, struct k_msghdr *msg, int flags)
 {
-	return syscall3(__NR_recvmsg, fd, (long)msg, flags);
+	return syscall3(SYS_NR(recvmsg), fd, (long)msg, flags);
 }
 
 /* pid_t getpid(void); cannot fail. */

@@ -9,15 +9,16 @@
  * calling syscallN(SYS_NR(name), ...).
  *   name    the kernel's name (the row's SYS_NR_<name>)
  *   number  __NR_<name>, or an arch header's ARCH_NR_* where the architectures differ
- *   when    SYS_START: only before the sandbox (start-up, the worker supervisor);
- *           SYS_SERVE: also after it, in every serving process;
- *           SYS_RELOAD: also after it in a serving process that reloads itself by fork +
- *           execve (the single-process daemon), because a filter is inherited across
- *           execve (seccomp(2)): the new image's start-up runs under it.
+ *   when    SYS_START: only before the sandbox (start-up, the resident supervisor, a
+ *           generation's supervisor of --workers: none of them is filtered);
+ *           SYS_SERVE: also after it, in every serving process (a generation without
+ *           --workers, each worker). No serving process starts an image (the resident
+ *           supervisor does, unfiltered), so no filter outlives an execve into a start-up.
  *   args    SYS_ARGS_ANY, SYS_ARG_IN(i, v, ...) (argument i is one of the values, at most
  *           SYS_ARG_VALUES_MAX) or SYS_ARG_CLEAR(i, mask) (argument i has none of mask's
  *           bits). Only the low 32 bits are compared: every argument checked is an int
- *           or flags the kernel truncates to 32 bits (clone: lower_32_bits, kernel/fork.c).
+ *           or flags the kernel truncates to 32 bits. The checks bind only SYS_SERVE rows
+ *           (the filter has no other): they admit what the serving process passes.
  * The serving loop's calls come first: the filter tests rows in table order. */
 #ifndef APOLLOD_COMMON_BASE_SYS_TABLE_H
 #define APOLLOD_COMMON_BASE_SYS_TABLE_H
@@ -30,9 +31,8 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-#define SYS_START 0x0u  /* every row may be called before the sandbox */
+#define SYS_START 0x0u /* every row may be called before the sandbox */
 #define SYS_SERVE 0x1u
-#define SYS_RELOAD 0x2u
 
 /* An argument check: argument `arg` is one of values[0..count) (SYS_ARG_KIND_IN) or has
  * none of values[0]'s bits (SYS_ARG_KIND_CLEAR). */
@@ -56,74 +56,92 @@ struct sys_arg_rule {
 #define SYS_ARG_CLEAR(i, mask) {SYS_ARG_KIND_CLEAR, (i), 1, {(mask)}}
 
 /* The values the checked arguments take (the kernel's, include/uapi). */
-#define SYS_PROT_EXEC 0x4        /* mmap: never map code */
 #define SYS_PR_SET_NO_NEW_PRIVS 38
 #define SYS_PR_GET_SECCOMP 21
 #define SYS_PR_SET_SECCOMP 22
-#define SYS_FCNTL_CMDS K_F_SETFD, K_F_GETFL, K_F_SETFL, K_F_SETOWN, K_F_SETSIG, K_F_DUPFD_CLOEXEC
+/* fcntl while serving: conn_renumber's F_DUPFD_CLOEXEC; the uring splice design's pipe
+ * sizing (admitted in every build: this table is compiled once for all tiers). */
+/* sendmsg while serving: a head before a body by reference; the readiness message. */
+#define SYS_MSG_SERVE K_MSG_NOSIGNAL | K_MSG_MORE, K_MSG_NOSIGNAL
+#define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC, K_F_SETPIPE_SZ, K_F_GETPIPE_SZ
+/* A disk-served file's opens (disk_open.c, which checks its flags are these): the file,
+ * and with the per-component fallback each directory on the way. */
+#define SYS_OPEN_DISK_FILE (K_O_NOFOLLOW | K_O_NONBLOCK | K_O_CLOEXEC) /* O_RDONLY: 0 */
+#define SYS_OPEN_DISK_DIR (K_O_PATH | K_O_DIRECTORY | K_O_NOFOLLOW | K_O_CLOEXEC)
+#define SYS_OPEN_HOW_SIZE 24 /* openat2's struct open_how, its first version */
 
 /* X(name, number, when, args) for each call; see the top of the file. */
-#define SYS_TABLE(X)                                                                       \
-	/* the serving loop, epoll and io_uring */                                          \
-	X(epoll_wait, ARCH_NR_EPOLL_WAIT, SYS_SERVE, SYS_ARGS_ANY)              \
-	X(io_uring_enter, __NR_io_uring_enter, SYS_SERVE, SYS_ARGS_ANY)         \
-	X(read, __NR_read, SYS_SERVE, SYS_ARGS_ANY)                             \
-	X(writev, __NR_writev, SYS_SERVE, SYS_ARGS_ANY)                         \
-	X(write, __NR_write, SYS_SERVE, SYS_ARGS_ANY)                           \
-	X(accept4, __NR_accept4, SYS_SERVE, SYS_ARGS_ANY)                       \
-	X(close, __NR_close, SYS_SERVE, SYS_ARGS_ANY)                           \
-	X(epoll_ctl, __NR_epoll_ctl, SYS_SERVE, SYS_ARGS_ANY)                   \
-	X(shutdown, __NR_shutdown, SYS_SERVE, SYS_ARGS_ANY)                     \
-	X(sendto, __NR_sendto, SYS_SERVE, SYS_ARGS_ANY)                         \
-	X(clock_gettime, __NR_clock_gettime, SYS_SERVE, SYS_ARGS_ANY)           \
-	X(getpeername, __NR_getpeername, SYS_SERVE, SYS_ARGS_ANY)               \
-	X(exit_group, __NR_exit_group, SYS_SERVE, SYS_ARGS_ANY)                 \
-	/* not ours: the kernel's own restart of an interrupted call (after SIGSTOP) */      \
-	X(restart_syscall, __NR_restart_syscall, SYS_SERVE, SYS_ARGS_ANY)       \
-	/* a reload by fork + execve (reload.c), and the new image's start-up under the      \
-	 * inherited filter */                                                               \
-	X(clone, __NR_clone, SYS_RELOAD,                                        \
-	  SYS_ARG_IN(0, K_SIGCHLD, K_CLONE_VFORK | K_SIGCHLD))                              \
-	X(execve, __NR_execve, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(pipe2, __NR_pipe2, SYS_RELOAD, SYS_ARGS_ANY)                          \
-	X(dup3, __NR_dup3, SYS_RELOAD, SYS_ARGS_ANY)                            \
-	X(fcntl, __NR_fcntl, SYS_RELOAD, SYS_ARG_IN(1, SYS_FCNTL_CMDS))         \
-	X(wait4, __NR_wait4, SYS_RELOAD, SYS_ARGS_ANY)                          \
-	X(kill, __NR_kill, SYS_RELOAD, SYS_ARG_IN(1, K_SIGTERM, K_SIGIO))       \
-	X(getpid, __NR_getpid, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(openat, __NR_openat, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(getdents64, __NR_getdents64, SYS_RELOAD, SYS_ARGS_ANY)                \
-	X(statx, __NR_statx, SYS_RELOAD, SYS_ARGS_ANY)                          \
-	X(mmap, __NR_mmap, SYS_RELOAD, SYS_ARG_CLEAR(2, SYS_PROT_EXEC))         \
-	X(munmap, __NR_munmap, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(prlimit64, __NR_prlimit64, SYS_RELOAD, SYS_ARGS_ANY)                  \
-	X(rt_sigaction, __NR_rt_sigaction, SYS_RELOAD, SYS_ARGS_ANY)            \
-	X(rt_sigprocmask, __NR_rt_sigprocmask, SYS_RELOAD, SYS_ARGS_ANY)        \
-	X(signalfd4, __NR_signalfd4, SYS_RELOAD, SYS_ARGS_ANY)                  \
-	X(epoll_create1, __NR_epoll_create1, SYS_RELOAD, SYS_ARGS_ANY)          \
-	X(io_uring_setup, __NR_io_uring_setup, SYS_RELOAD, SYS_ARGS_ANY)        \
-	X(io_uring_register, __NR_io_uring_register, SYS_RELOAD, SYS_ARGS_ANY)  \
-	X(getsockname, __NR_getsockname, SYS_RELOAD, SYS_ARGS_ANY)              \
-	X(getsockopt, __NR_getsockopt, SYS_RELOAD, SYS_ARGS_ANY)                \
-	X(inotify_init1, __NR_inotify_init1, SYS_RELOAD, SYS_ARGS_ANY)          \
-	X(inotify_add_watch, __NR_inotify_add_watch, SYS_RELOAD, SYS_ARGS_ANY)  \
-	X(sched_getaffinity, __NR_sched_getaffinity, SYS_RELOAD, SYS_ARGS_ANY)  \
-	X(getuid, __NR_getuid, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(getgid, __NR_getgid, SYS_RELOAD, SYS_ARGS_ANY)                        \
-	X(prctl, __NR_prctl, SYS_RELOAD,                                        \
-	  SYS_ARG_IN(0, SYS_PR_GET_SECCOMP, SYS_PR_SET_NO_NEW_PRIVS))                       \
-	/* start-up only: binding, the worker supervisor, dropping root, the sandbox */      \
-	X(socket, __NR_socket, SYS_START, SYS_ARGS_ANY)                                     \
-	X(setsockopt, __NR_setsockopt, SYS_START, SYS_ARGS_ANY)                             \
-	X(bind, __NR_bind, SYS_START, SYS_ARGS_ANY)                                         \
-	X(listen, __NR_listen, SYS_START, SYS_ARGS_ANY)                                     \
-	X(setpgid, __NR_setpgid, SYS_START, SYS_ARGS_ANY)                                   \
-	X(ppoll, __NR_ppoll, SYS_START, SYS_ARGS_ANY)                                       \
-	X(setgroups, __NR_setgroups, SYS_START, SYS_ARGS_ANY)                               \
-	X(setgid, __NR_setgid, SYS_START, SYS_ARGS_ANY)                                     \
-	X(setuid, __NR_setuid, SYS_START, SYS_ARGS_ANY)                                     \
-	X(landlock_create_ruleset, __NR_landlock_create_ruleset, SYS_START, SYS_ARGS_ANY)   \
-	X(landlock_add_rule, __NR_landlock_add_rule, SYS_START, SYS_ARGS_ANY)               \
+#define SYS_TABLE(X)                                                                                    \
+	/* the serving loop, epoll and io_uring */                                                      \
+	X(epoll_wait, ARCH_NR_EPOLL_WAIT, SYS_SERVE, SYS_ARGS_ANY)                                      \
+	X(io_uring_enter, __NR_io_uring_enter, SYS_SERVE, SYS_ARGS_ANY)                                 \
+	X(read, __NR_read, SYS_SERVE, SYS_ARGS_ANY)                                                     \
+	X(writev, __NR_writev, SYS_SERVE, SYS_ARGS_ANY)                                                 \
+	X(write, __NR_write, SYS_SERVE, SYS_ARGS_ANY)                                                   \
+	X(accept4, __NR_accept4, SYS_SERVE, SYS_ARGS_ANY)                                               \
+	X(close, __NR_close, SYS_SERVE, SYS_ARGS_ANY)                                                   \
+	X(epoll_ctl, __NR_epoll_ctl, SYS_SERVE, SYS_ARGS_ANY)                                           \
+	X(shutdown, __NR_shutdown, SYS_SERVE, SYS_ARGS_ANY)                                             \
+	X(sendto, __NR_sendto, SYS_SERVE, SYS_ARGS_ANY)                                                 \
+	/* a head before a body by reference (MSG_MORE), and the readiness message */                   \
+	X(sendmsg, __NR_sendmsg, SYS_SERVE, SYS_ARG_IN(2, SYS_MSG_SERVE)) \
+	X(sendfile, __NR_sendfile, SYS_SERVE, SYS_ARGS_ANY)                                          \
+	X(clock_gettime, __NR_clock_gettime, SYS_SERVE, SYS_ARGS_ANY)                                   \
+	X(getpeername, __NR_getpeername, SYS_SERVE, SYS_ARGS_ANY)                                       \
+	/* disk-served files (--cache-bytes): opened beneath DIR per request, read-only */              \
+	X(openat2, __NR_openat2, SYS_SERVE, SYS_ARG_IN(3, SYS_OPEN_HOW_SIZE))                           \
+	X(openat, __NR_openat, SYS_SERVE, SYS_ARG_IN(2, SYS_OPEN_DISK_FILE, SYS_OPEN_DISK_DIR))         \
+	X(statx, __NR_statx, SYS_SERVE, SYS_ARG_IN(2, K_AT_EMPTY_PATH))                                 \
+	/* a full table: counting descriptors, moving one below CONN_SLOTS */                           \
+	X(ppoll, __NR_ppoll, SYS_SERVE, SYS_ARGS_ANY)                                                   \
+	X(fcntl, __NR_fcntl, SYS_SERVE, SYS_ARG_IN(1, SYS_FCNTL_SERVE))                                 \
+	X(dup3, __NR_dup3, SYS_SERVE, SYS_ARG_IN(2, K_O_CLOEXEC))                                       \
+	/* the uring splice design's pipes, made when first needed */                                   \
+	X(pipe2, __NR_pipe2, SYS_SERVE, SYS_ARG_IN(1, K_O_CLOEXEC))                                     \
+	/* to the supervisor: a reload asked for (SIGHUP, --watch), accepts released (SIGIO) */         \
+	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGIO))                                 \
+	/* a fatal accept4 names its listener on the way out (console_fail_fd) */                       \
+	X(getsockname, __NR_getsockname, SYS_SERVE, SYS_ARGS_ANY)                                       \
+	X(exit_group, __NR_exit_group, SYS_SERVE, SYS_ARGS_ANY)                                         \
+	/* not ours: the kernel's own restart of an interrupted call (after SIGSTOP) */                 \
+	X(restart_syscall, __NR_restart_syscall, SYS_SERVE, SYS_ARGS_ANY)                               \
+	/* start-up only: loading, binding, the supervisors, dropping root, the sandbox */              \
+	X(clone, __NR_clone, SYS_START, SYS_ARGS_ANY)                                                   \
+	X(execve, __NR_execve, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(wait4, __NR_wait4, SYS_START, SYS_ARGS_ANY)                                                   \
+	X(getpid, __NR_getpid, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(getppid, __NR_getppid, SYS_START, SYS_ARGS_ANY)                                               \
+	X(setpgid, __NR_setpgid, SYS_START, SYS_ARGS_ANY)                                               \
+	X(socketpair, __NR_socketpair, SYS_START, SYS_ARGS_ANY)                                         \
+	X(recvmsg, __NR_recvmsg, SYS_START, SYS_ARGS_ANY)                                               \
+	X(getdents64, __NR_getdents64, SYS_START, SYS_ARGS_ANY)                                         \
+	X(memfd_create, __NR_memfd_create, SYS_START, SYS_ARGS_ANY)                                  \
+	X(ftruncate, __NR_ftruncate, SYS_START, SYS_ARGS_ANY)                                        \
+	X(mmap, __NR_mmap, SYS_START, SYS_ARGS_ANY)                                                     \
+	X(munmap, __NR_munmap, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(prlimit64, __NR_prlimit64, SYS_START, SYS_ARGS_ANY)                                           \
+	X(rt_sigaction, __NR_rt_sigaction, SYS_START, SYS_ARGS_ANY)                                     \
+	X(rt_sigprocmask, __NR_rt_sigprocmask, SYS_START, SYS_ARGS_ANY)                                 \
+	X(signalfd4, __NR_signalfd4, SYS_START, SYS_ARGS_ANY)                                           \
+	X(epoll_create1, __NR_epoll_create1, SYS_START, SYS_ARGS_ANY)                                   \
+	X(io_uring_setup, __NR_io_uring_setup, SYS_START, SYS_ARGS_ANY)                                 \
+	X(io_uring_register, __NR_io_uring_register, SYS_START, SYS_ARGS_ANY)                           \
+	X(getsockopt, __NR_getsockopt, SYS_START, SYS_ARGS_ANY)                                         \
+	X(inotify_init1, __NR_inotify_init1, SYS_START, SYS_ARGS_ANY)                                   \
+	X(inotify_add_watch, __NR_inotify_add_watch, SYS_START, SYS_ARGS_ANY)                           \
+	X(sched_getaffinity, __NR_sched_getaffinity, SYS_START, SYS_ARGS_ANY)                           \
+	X(getuid, __NR_getuid, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(getgid, __NR_getgid, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(prctl, __NR_prctl, SYS_START, SYS_ARGS_ANY)                                                   \
+	X(socket, __NR_socket, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(setsockopt, __NR_setsockopt, SYS_START, SYS_ARGS_ANY)                                         \
+	X(bind, __NR_bind, SYS_START, SYS_ARGS_ANY)                                                     \
+	X(listen, __NR_listen, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(setgroups, __NR_setgroups, SYS_START, SYS_ARGS_ANY)                                           \
+	X(setgid, __NR_setgid, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(setuid, __NR_setuid, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(landlock_create_ruleset, __NR_landlock_create_ruleset, SYS_START, SYS_ARGS_ANY)               \
+	X(landlock_add_rule, __NR_landlock_add_rule, SYS_START, SYS_ARGS_ANY)                           \
 	X(landlock_restrict_self, __NR_landlock_restrict_self, SYS_START, SYS_ARGS_ANY)
 
 /* SYS_NR_<name>: each row's number. A wrapper names its call with SYS_NR(name). */
@@ -136,7 +154,7 @@ enum sys_nr { SYS_TABLE(SYS_TABLE_NR) };
 struct sys_row {
 	const char *name;
 	uint32_t nr;
-	uint32_t when; /* SYS_START, SYS_SERVE or SYS_RELOAD */
+	uint32_t when; /* SYS_START or SYS_SERVE */
 	struct sys_arg_rule args;
 };
 #define SYS_TABLE_ROW(name, nr, when, args) +1

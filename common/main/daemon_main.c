@@ -166,7 +166,7 @@ static enum exit_code enter_sandbox(const struct serve_plan *plan)
 		console_fail("sandbox: landlock", 0, 0, r);
 		return EXIT_SANDBOX;
 	}
-	r = sandbox_enter(SYS_SERVE, 0);
+	r = sandbox_enter(SYS_SERVE);
 	if (sys_is_error(r)) {
 		console_fail("sandbox: seccomp", 0, 0, r);
 		return EXIT_SANDBOX;

@@ -13,7 +13,6 @@
 STATIC_ASSERT(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	      "an argument's low 32 bits are at its offset in struct seccomp_data");
 #define ARG_LOW(i) (__builtin_offsetof(struct seccomp_data, args) + (i) * sizeof(uint64_t))
-#define SECCOMP_MODE_FILTER_ON 2 /* PR_GET_SECCOMP's answer under a filter */
 
 /* Appends one instruction. */
 static void emit(struct sock_filter *out, uint32_t *n, uint16_t code, uint8_t jt, uint8_t jf,
@@ -74,15 +73,13 @@ struct sandbox_unit {
 };
 static struct sandbox_unit sandbox;
 
-long sandbox_enter(uint32_t allow, int reloaded)
+long sandbox_enter(uint32_t allow)
 {
 	long mode = sys_prctl(SYS_PR_GET_SECCOMP, 0, 0);
 	if (mode == -EINVAL)
 		return SANDBOX_ABSENT;
 	if (sys_is_error(mode))
 		return mode;
-	if (mode == SECCOMP_MODE_FILTER_ON && reloaded)
-		return SANDBOX_INHERITED;
 	/* Without CAP_SYS_ADMIN a filter needs no_new_privs (seccomp(2)); with it, too: no
 	 * exec may gain privileges the filter did not expect. */
 	long r = sys_prctl(SYS_PR_SET_NO_NEW_PRIVS, 1, 0);

@@ -26,7 +26,7 @@ STATIC_ASSERT(SANDBOX_FILTER_MAX <= 4096, "BPF_MAXINSNS (include/uapi/linux/bpf_
 STATIC_ASSERT(SANDBOX_ROW_MAX < 256, "a row's block fits an 8-bit jump");
 
 /* Builds into out (SANDBOX_FILTER_MAX entries) the seccomp-bpf program that allows the
- * rows of sys_rows whose `when` has a bit of `allow` (SYS_SERVE, SYS_RELOAD), with their
+ * rows of sys_rows whose `when` has a bit of `allow` (SYS_SERVE), with their
  * argument checks, for this architecture's audit arch only, and returns
  * SECCOMP_RET_KILL_PROCESS for anything else. Returns the instructions written. Pure. */
 uint32_t sandbox_filter(uint32_t allow, struct sock_filter *out);
@@ -34,17 +34,16 @@ uint32_t sandbox_filter(uint32_t allow, struct sock_filter *out);
 /* What sandbox_enter did. */
 enum sandbox_outcome {
 	SANDBOX_ON,        /* the filter is installed */
-	SANDBOX_INHERITED, /* left as it was: the process already runs under this daemon's
-			    * filter (a reload's new image: seccomp filters survive execve) */
 	SANDBOX_ABSENT,    /* the system has no seccomp (prctl(PR_GET_SECCOMP) refused): a
 			    * kernel without CONFIG_SECCOMP, or qemu-user, which refuses it to
 			    * its guest so no guest filter can reach the emulator */
 };
 
-/* Sets no_new_privs and installs sandbox_filter(allow). With `reloaded` (this image was
- * started by a reload of this daemon) a filter already in place is this daemon's and is
- * kept rather than stacked. Returns an outcome (>= 0) or the failed prctl's -errno. */
-long sandbox_enter(uint32_t allow, int reloaded);
+/* Sets no_new_privs and installs sandbox_filter(allow). Called once per serving process:
+ * no serving process starts an image (the resident supervisor, unfiltered, does), so no
+ * filter is ever found already in place. Returns an outcome (>= 0) or the failed prctl's
+ * -errno. */
+long sandbox_enter(uint32_t allow);
 
 /* Landlock: from here on the file system is read-only beneath dir (NULL: no access at
  * all), files and directories; nothing else may be opened, written, made or executed.

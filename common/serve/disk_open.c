@@ -13,7 +13,10 @@
 #define DIR_OPEN_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define DISK_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)
 #define DISK_STATX (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO)
-STATIC_ASSERT(sizeof(struct open_how) == 24, "open_how's first version (OPEN_HOW_SIZE_VER0)");
+STATIC_ASSERT(sizeof(struct open_how) == SYS_OPEN_HOW_SIZE,
+	      "open_how's first version (OPEN_HOW_SIZE_VER0), the size the filter admits");
+STATIC_ASSERT(FILE_OPEN_FLAGS == SYS_OPEN_DISK_FILE && DIR_OPEN_FLAGS == SYS_OPEN_DISK_DIR,
+	      "the flags the sandbox's openat row admits (sys_table.h)");
 
 /* A syscall of the serving path: counted (syscalls_total). */
 static long counted(long r)

@@ -64,6 +64,10 @@
 	X(K_F_DUPFD_CLOEXEC, F_DUPFD_CLOEXEC)                                           \
 	X(K_O_ASYNC, O_ASYNC)                                                           \
 	X(K_O_CLOEXEC, O_CLOEXEC)                                                       \
+	X(K_O_PATH, O_PATH)                                                             \
+	X(K_O_DIRECTORY, O_DIRECTORY)                                                   \
+	X(K_O_NOFOLLOW, O_NOFOLLOW)                                                     \
+	X(K_AT_EMPTY_PATH, AT_EMPTY_PATH)                                               \
 	X(K_F_SETSIG, F_SETSIG)                                                         \
 	X(K_F_ADD_SEALS, F_ADD_SEALS)                                                   \
 	X(K_F_GET_SEALS, F_GET_SEALS)                                                   \

@@ -1,8 +1,12 @@
-// BEHAVIOUR 19, the sandbox: every serving process runs under the seccomp filter with
-// no_new_privs (the rest of the suite runs with it on, so the allowlist is complete for
-// what it exercises); --no-sandbox leaves it off; --user drops root, and a --user that
-// cannot be honoured is exit 16 with one line.
+// BEHAVIOUR 19, the sandbox: every serving process (the serving generation, or each of its
+// workers) runs under the seccomp filter with no_new_privs, the resident supervisor does
+// not (the rest of the suite runs with it on, so the allowlist is complete for what it
+// exercises); --no-sandbox leaves it off; --user drops root in the serving generation,
+// and a --user that cannot be honoured is exit 16 with one line.
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/wire/reload_daemon.h"
 #include "test/wire/wire_harness.h"
 
 namespace wire {
@@ -40,25 +45,34 @@ std::string StatusField(pid_t pid, const std::string &name)
 					"BEHAVIOUR 19.5)";                              \
 	} while (0)
 
-// The serving process shows the filter and no_new_privs, and serves.
-TEST(SandboxTest, SingleProcessServesUnderTheFilter)
+// The serving generation shows the filter and no_new_privs, and serves; the resident
+// supervisor (daemon.pid(), which forks and execs generations) runs unfiltered.
+TEST(SandboxTest, ServingGenerationServesUnderTheFilter)
 {
 	REQUIRE_SECCOMP();
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{});
 	ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status, 200);
-	EXPECT_EQ(StatusField(daemon.pid(), "Seccomp"), "2");
-	EXPECT_EQ(StatusField(daemon.pid(), "NoNewPrivs"), "1");
+	pid_t serving = ServingGeneration(daemon.pid());
+	ASSERT_GT(serving, 0);
+	ASSERT_NE(serving, daemon.pid());
+	EXPECT_EQ(StatusField(serving, "Seccomp"), "2");
+	EXPECT_EQ(StatusField(serving, "NoNewPrivs"), "1");
+	EXPECT_EQ(StatusField(daemon.pid(), "Seccomp"), "0");
+	EXPECT_EQ(StatusField(daemon.pid(), "NoNewPrivs"), "0");
 }
 
-// Each worker shows it; the supervisor, which forks and reloads, does not.
+// Each worker (the generation's children) shows it; the generation, which forks
+// replacements, and the resident supervisor do not.
 TEST(SandboxTest, EveryWorkerServesUnderTheFilter)
 {
 	REQUIRE_SECCOMP();
 	REQUIRE_FEATURE("workers");
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{{"--workers", "2"}});
-	std::vector<pid_t> workers = WaitForChildren(daemon.pid(), 2);
+	pid_t generation = ServingGeneration(daemon.pid());
+	ASSERT_GT(generation, 0);
+	std::vector<pid_t> workers = WaitForChildren(generation, 2);
 	ASSERT_EQ(workers.size(), 2u);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status,
@@ -67,6 +81,7 @@ TEST(SandboxTest, EveryWorkerServesUnderTheFilter)
 		EXPECT_EQ(StatusField(w, "Seccomp"), "2") << "worker " << w;
 		EXPECT_EQ(StatusField(w, "NoNewPrivs"), "1") << "worker " << w;
 	}
+	EXPECT_EQ(StatusField(generation, "Seccomp"), "0");
 	EXPECT_EQ(StatusField(daemon.pid(), "Seccomp"), "0");
 }
 
@@ -76,11 +91,15 @@ TEST(SandboxTest, NoSandboxLeavesItOff)
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{{"--no-sandbox"}});
 	ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status, 200);
-	EXPECT_EQ(StatusField(daemon.pid(), "Seccomp"), "0");
+	pid_t serving = ServingGeneration(daemon.pid());
+	ASSERT_GT(serving, 0);
+	EXPECT_EQ(StatusField(serving, "Seccomp"), "0");
+	EXPECT_EQ(StatusField(serving, "NoNewPrivs"), "0");
 }
 
-// --user by name and by number: every uid and gid is the user's, and the one
-// supplementary group is the group (BEHAVIOUR 19.3).
+// --user by name and by number: every uid and gid of the serving generation is the
+// user's, and the one supplementary group is the group (BEHAVIOUR 19.3); the resident
+// supervisor stays root, for the next generation's start-up (binding, reading DIR).
 TEST(SandboxTest, UserDropsRoot)
 {
 	REQUIRE_FEATURE("routes");
@@ -94,9 +113,87 @@ TEST(SandboxTest, UserDropsRoot)
 		ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status,
 			  200)
 			<< spec;
-		EXPECT_EQ(StatusField(daemon.pid(), "Uid"), all4) << spec;
-		EXPECT_EQ(StatusField(daemon.pid(), "Gid"), all4) << spec;
-		EXPECT_EQ(StatusField(daemon.pid(), "Groups"), nobody + " ") << spec;
+		pid_t serving = ServingGeneration(daemon.pid());
+		ASSERT_GT(serving, 0) << spec;
+		EXPECT_EQ(StatusField(serving, "Uid"), all4) << spec;
+		EXPECT_EQ(StatusField(serving, "Gid"), all4) << spec;
+		EXPECT_EQ(StatusField(serving, "Groups"), nobody + " ") << spec;
+		EXPECT_EQ(StatusField(daemon.pid(), "Uid"), "0\t0\t0\t0") << spec;
+	}
+}
+
+// How many "reloaded" lines (the resident supervisor's, BEHAVIOUR 17) err holds.
+int ReloadedLines(const std::string &err)
+{
+	int n = 0;
+	for (size_t at = 0; (at = err.find("apollod: reloaded: process ", at)) != std::string::npos;
+	     at++)
+		n++;
+	return n;
+}
+
+// Waits (kLineWaitMs at most) until target answers want. Returns the last status seen.
+int WaitForStatus(int port, const std::string &target, int want)
+{
+	int got = 0;
+	for (int64_t end = NowMs() + kLineWaitMs; NowMs() < end; SleepMs(50))
+		if ((got = StatusOf(port, target)) == want)
+			break;
+	return got;
+}
+
+// What the filter and Landlock must leave working, on one daemon: files served from
+// disk (--cache-bytes 0: opened beneath --root at request time, under Landlock), the
+// access log, --watch (the generation hears the change and asks the supervisor), and
+// the reload it leads to (the supervisor execs a new generation, which installs its own
+// filter). Without --workers and with.
+TEST(SandboxTest, DiskWatchLogAndReloadWorkUnderTheFilter)
+{
+	REQUIRE_SECCOMP();
+	for (bool workers : {false, true}) {
+		if (workers && !HasFeature("workers"))
+			continue;
+		SCOPED_TRACE(workers ? "--workers 2" : "one serving process");
+		ReloadDaemon d;
+		std::string log_dir = "/tmp/apollod-sandbox-log-" + std::to_string(getpid());
+		mkdir(log_dir.c_str(), 0755);
+		std::string log = log_dir + "/access.log";
+		std::vector<std::string> args = {"--cache-bytes", "0", "--watch",
+						 "--access-log", log};
+		if (workers)
+			args.insert(args.end(), {"--workers", "2"});
+		ASSERT_EQ(d.Start(args), "");
+		ASSERT_EQ(mkdir((d.root() + "/sub").c_str(), 0755), 0);
+		WriteFile(d.root() + "/sub/b.txt", "b\n");
+		// a.txt is on disk from the start; sub/b.txt arrives by --watch's reload.
+		Received a = Roundtrip(d.port(), GetClose("/a.txt"));
+		EXPECT_EQ(ParseResponse(a.bytes).body, "a\n");
+		EXPECT_EQ(WaitForStatus(d.port(), "/sub/b.txt", 200), 200) << d.Err();
+		EXPECT_EQ(ParseResponse(Roundtrip(d.port(), GetClose("/sub/b.txt")).bytes).body,
+			  "b\n");
+		// A reload by SIGHUP to the supervisor: the new generation serves, filtered.
+		int reloads = ReloadedLines(d.Err()); // --watch's, one or more
+		ASSERT_GE(reloads, 1) << d.Err();
+		ASSERT_EQ(kill(d.pid(), SIGHUP), 0);
+		EXPECT_GT(d.WaitForReloaded(reloads + 1), 0) << d.Err();
+		EXPECT_EQ(StatusOf(d.port(), "/a.txt"), 200);
+		pid_t generation = d.generation();
+		ASSERT_GT(generation, 0) << d.Err();
+		std::vector<pid_t> serving = {generation};
+		if (workers)
+			serving = WaitForChildren(generation, 2);
+		ASSERT_FALSE(serving.empty());
+		for (pid_t p : serving)
+			EXPECT_EQ(StatusField(p, "Seccomp"), "2") << "process " << p;
+		EXPECT_EQ(StatusField(d.pid(), "Seccomp"), "0");
+		int status = d.Stop();
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			<< "status " << status << "; stderr: " << d.Err();
+		EXPECT_EQ(d.Err().find("signal 31"), std::string::npos) << d.Err();
+		std::string logged = Slurp(log);
+		EXPECT_NE(logged.find("GET /a.txt"), std::string::npos) << logged;
+		EXPECT_NE(logged.find("GET /sub/b.txt"), std::string::npos) << logged;
+		RunCommand({"rm", "-rf", log_dir}, "", 5000);
 	}
 }
 

@@ -281,7 +281,7 @@ TEST(SealedSnapshotTest, TheMemfdRefusesEveryChange)
 	DaemonOptions options;
 	options.extra_args = {"--root", dir.path()};
 	START_DAEMON(daemon, options);
-	std::map<std::string, ino_t> memfds = SnapshotMemfds(daemon.ServingPid());
+	std::map<std::string, ino_t> memfds = SnapshotMemfds(daemon.ServingPid()); // the supervisor closed its copy
 	ASSERT_EQ(memfds.size(), 1u) << "one arena for the load";
 	const std::string path = memfds.begin()->first;
 	int ro = open(path.c_str(), O_RDONLY | O_CLOEXEC);

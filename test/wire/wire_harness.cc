@@ -428,7 +428,12 @@ bool Daemon::IsAlive()
 
 pid_t Daemon::ServingPid() const
 {
+	// The announcement comes from the supervisor before it forks the first generation:
+	// on a routed tier wait (5 s at most) for a child rather than answer the supervisor.
 	std::vector<pid_t> kids = Children(pid_);
+	for (int64_t end = NowMs() + 5000; kids.empty() && HasFeature("routes") && NowMs() < end;
+	     SleepMs(5))
+		kids = Children(pid_);
 	return kids.size() == 1 ? kids[0] : pid_;
 }
 

@@ -112,8 +112,8 @@ public:
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
 	// The process that serves: on the routed tiers the resident supervisor's one child
-	// (its serving generation, BEHAVIOUR 17; with --workers the workers' parent), for
-	// min the daemon itself.
+	// (its serving generation, BEHAVIOUR 17; with --workers the workers' parent; waited
+	// for up to 5 s just after start), for min the daemon itself.
 	pid_t ServingPid() const;
 	// The "... listening on ADDR:PORT" lines read at start, without their newline.
 	const std::vector<std::string> &announced() const { return announced_; }

@@ -16,4 +16,8 @@
  * filter refuses every other (common/process/sandbox.c). */
 #define ARCH_AUDIT AUDIT_ARCH_AARCH64
 
+/* open(2) flags whose values differ between architectures (asm/fcntl.h). */
+#define ARCH_O_DIRECTORY 040000
+#define ARCH_O_NOFOLLOW 0100000
+
 #endif /* APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H */

@@ -15,4 +15,8 @@
  * filter refuses every other (common/process/sandbox.c). */
 #define ARCH_AUDIT AUDIT_ARCH_X86_64
 
+/* open(2) flags whose values differ between architectures (asm/fcntl.h). */
+#define ARCH_O_DIRECTORY 0200000
+#define ARCH_O_NOFOLLOW 0400000
+
 #endif /* APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H */
