@@ -93,7 +93,8 @@ static uint32_t open_descriptors(uint32_t begin, uint32_t end)
 }
 
 /* How many connections this serving process may hold, called once its own descriptors
- * (listeners, backend, signalfd, snapshot, log) are open (BEHAVIOUR 4): at most `asked`
+ * (listeners, backend, signalfd, snapshot, log) are open (BEHAVIOUR 4), the readiness
+ * socket left out: reload_ready closes it before the first accept. At most `asked`
  * (--max-connections); each connection's socket must fit below CONN_SLOTS beside the
  * daemon's own descriptors there; and the soft limit must hold the daemon's own, two per
  * connection (its socket and a file it may be sending from disk) and one more, so that
@@ -106,7 +107,11 @@ static uint32_t connection_capacity(uint32_t asked)
 							  : DESCRIPTOR_BUDGET;
 	uint32_t slots_end = limit < CONN_SLOTS ? limit : CONN_SLOTS;
 	uint32_t own_low = open_descriptors(0, slots_end);
-	uint32_t own = own_low + open_descriptors(slots_end, limit);
+	uint32_t own_high = open_descriptors(slots_end, limit);
+	int ready = reload_ready_fd(); /* open now, closed before the first accept */
+	if (ready >= 0)
+		*((uint32_t)ready < slots_end ? &own_low : &own_high) -= 1;
+	uint32_t own = own_low + own_high;
 	uint32_t cap = CONN_SLOTS - own_low;
 	uint32_t by_limit = limit > own + 1 ? (limit - own - 1) / 2 : 0;
 	if (cap > by_limit)

@@ -137,6 +137,11 @@ void reload_ready(void)
 	reload.ready_fd = -1;
 }
 
+int reload_ready_fd(void)
+{
+	return reload.ready_fd;
+}
+
 void reload_request(void)
 {
 	if (reload.generation)

@@ -86,6 +86,10 @@ uint32_t reload_handed_over(const int **fds);
  * then reads the socket's end and reports the generation as failed once it exits. */
 void reload_ready(void);
 
+/* The readiness socket reload_ready will close, or -1 (none, or sent already): a
+ * descriptor the serving process holds only until it serves. */
+int reload_ready_fd(void);
+
 /* SIGHUP reached a generation (or --watch asks): passes it to the resident supervisor
  * (the generation's parent at start: PR_SET_PDEATHSIG ends a generation whose supervisor
  * is gone). */
