@@ -172,8 +172,10 @@ TEST(SandboxTest, DiskWatchLogAndReloadWorkUnderTheFilter)
 		EXPECT_EQ(ParseResponse(Roundtrip(d.port(), GetClose("/sub/b.txt")).bytes).body,
 			  "b\n");
 		// A reload by SIGHUP to the supervisor: the new generation serves, filtered.
-		int reloads = ReloadedLines(d.Err()); // --watch's, one or more
-		ASSERT_GE(reloads, 1) << d.Err();
+		// --watch's, one or more; its line comes once the supervisor has read the new
+		// generation's readiness, which may be just after that generation answered
+		ASSERT_GT(d.WaitForReloaded(1), 0) << d.Err();
+		int reloads = ReloadedLines(d.Err());
 		ASSERT_EQ(kill(d.pid(), SIGHUP), 0);
 		EXPECT_GT(d.WaitForReloaded(reloads + 1), 0) << d.Err();
 		EXPECT_EQ(StatusOf(d.port(), "/a.txt"), 200);

@@ -1557,11 +1557,27 @@ rlim_t RaiseOwnNofileLimit(rlim_t want)
 	return lim.rlim_cur;
 }
 
+// The bytes of a /proc file of pid, or what was read before the process went: plain
+// read(2), since an ifstream throws from underflow when a read fails with ESRCH (the
+// process exited between open and read).
+static std::string ReadProcFile(const std::string &path)
+{
+	std::string bytes;
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bytes;
+	char buf[4096];
+	for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+		bytes.append(buf, static_cast<size_t>(n));
+	close(fd);
+	return bytes;
+}
+
 std::vector<pid_t> Children(pid_t parent)
 {
 	std::vector<pid_t> kids;
-	std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
-			 "/children");
+	std::istringstream in(ReadProcFile("/proc/" + std::to_string(parent) + "/task/" +
+					   std::to_string(parent) + "/children"));
 	pid_t pid;
 	while (in >> pid)
 		kids.push_back(pid);
@@ -1596,8 +1612,7 @@ std::vector<pid_t> Descendants(pid_t pid)
 
 bool ProcessRuns(pid_t pid)
 {
-	std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-	std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
 	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
 	return name_end != std::string::npos && name_end + 2 < stat.size() &&
 	       stat[name_end + 2] != 'Z';
