@@ -49,22 +49,8 @@ inline void WriteFile(const std::string &path, const std::string &text)
 inline std::map<ino_t, off_t> Arenas(pid_t pid)
 {
 	std::map<ino_t, off_t> found;
-	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-	DIR *d = opendir(dir.c_str());
-	if (d == nullptr)
-		return found;
-	while (struct dirent *e = readdir(d)) {
-		std::string path = dir + "/" + e->d_name;
-		char link[256];
-		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		struct stat st;
-		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
-			found[st.st_ino] = st.st_size;
-	}
-	closedir(d);
+	for (const SnapshotMemfd &m : SnapshotMemfdsOf(pid))
+		found[m.inode] = m.size;
 	return found;
 }
 

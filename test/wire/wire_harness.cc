@@ -1610,6 +1610,28 @@ std::vector<pid_t> Descendants(pid_t pid)
 	return all;
 }
 
+std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid)
+{
+	std::vector<SnapshotMemfd> found;
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (d == nullptr)
+		return found;
+	while (struct dirent *e = readdir(d)) {
+		std::string path = dir + "/" + e->d_name;
+		char link[256];
+		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		struct stat st;
+		if (strncmp(link, "/memfd:apollod-snapshot", 23) == 0 && stat(path.c_str(), &st) == 0)
+			found.push_back({path, st.st_ino, st.st_size});
+	}
+	closedir(d);
+	return found;
+}
+
 bool ProcessRuns(pid_t pid)
 {
 	std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");

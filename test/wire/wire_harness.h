@@ -561,6 +561,17 @@ std::vector<pid_t> Descendants(pid_t pid);
 // Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
 bool ProcessRuns(pid_t pid);
 
+// One descriptor of a process that names a memfd of the snapshot ("/memfd:apollod-snapshot",
+// BEHAVIOUR 10.17): its /proc/PID/fd path, and the memfd's inode and size.
+struct SnapshotMemfd {
+	std::string path;
+	ino_t inode;
+	off_t size;
+};
+
+// The descriptors of pid that name the snapshot's memfds (empty once it is gone).
+std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid);
+
 } // namespace wire
 
 #endif // APOLLOD_TEST_WIRE_WIRE_HARNESS_H
