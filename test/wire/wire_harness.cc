@@ -1088,6 +1088,7 @@ std::vector<std::string> ExpectedCounterNames()
 	if (HasFeature("routes"))
 		names.insert(names.end(), kLongTargetCounterNames.begin(),
 			     kLongTargetCounterNames.end());
+	if (HasFeature("routes"))
 		names.insert(names.end(), kReloadCounterNames.begin(), kReloadCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kReferenceCounterNames.begin(),
