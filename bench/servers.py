@@ -321,17 +321,21 @@ def parse_proc_stat(text):
     return int(fields[11]), int(fields[12])  # fields 14 and 15; the state is field 3
 
 
+def _tasks(pid):
+    """The thread ids of pid (/proc/PID/task), none once it is gone."""
+    try:
+        return os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return []
+
+
 def process_tree(pid):
     """pid and all its descendants (from /proc/PID/task/TID/children), pid first."""
     tree, work = [], [pid]
     while work:
         p = work.pop(0)
         tree.append(p)
-        try:
-            tasks = os.listdir("/proc/%d/task" % p)
-        except OSError:
-            continue
-        for tid in tasks:
+        for tid in _tasks(p):
             try:
                 with open("/proc/%d/task/%s/children" % (p, tid)) as f:
                     work += [int(c) for c in f.read().split()]
@@ -364,11 +368,7 @@ def run_seconds(pid):
     tick, this is exact: short runs on a busy machine vary far less."""
     total = 0
     for p in process_tree(pid):
-        try:
-            tasks = os.listdir("/proc/%d/task" % p)
-        except OSError:
-            continue
-        for tid in tasks:
+        for tid in _tasks(p):
             try:
                 with open("/proc/%d/task/%s/schedstat" % (p, tid)) as f:
                     total += int(f.read().split()[0])

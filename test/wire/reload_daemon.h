@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "test/wire/wire_harness.h"
 
 namespace wire {
@@ -42,6 +44,24 @@ inline void WriteFile(const std::string &path, const std::string &text)
 {
 	std::ofstream out(path);
 	out << text;
+}
+
+// A suite run once as one serving process (parameter 1) and once with --workers N.
+class ProcessesTest : public testing::TestWithParam<int> {
+protected:
+	// args, then --workers N when the parameter N is over 1.
+	std::vector<std::string> WithWorkers(std::vector<std::string> args) const
+	{
+		if (GetParam() > 1)
+			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
+		return args;
+	}
+};
+
+// The instances' names: Single, Workers2.
+inline std::string ProcessesName(const testing::TestParamInfo<int> &p)
+{
+	return p.param == 1 ? std::string("Single") : "Workers" + std::to_string(p.param);
 }
 
 // The snapshot's arenas (the `memfd:apollod-snapshot` links, BEHAVIOUR 10.17) pid holds,

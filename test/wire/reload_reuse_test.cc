@@ -75,7 +75,7 @@ pid_t Reload(ReloadDaemon &d, pid_t from, int n)
 	return to;
 }
 
-class ReloadReuseTest : public testing::TestWithParam<int> {
+class ReloadReuseTest : public ProcessesTest {
 protected:
 	void SetUp() override
 	{
@@ -86,10 +86,7 @@ protected:
 	}
 	std::vector<std::string> Args() const
 	{
-		std::vector<std::string> args = {"--cache-bytes", "256M"};
-		if (GetParam() > 1)
-			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
-		return args;
+		return WithWorkers({"--cache-bytes", "256M"});
 	}
 	// Starts d, then writes n files "f<i>.bin" of `size` pseudo-random bytes (seed i)
 	// into its root and reloads, so that the tree is read. Returns the generation that
@@ -105,10 +102,7 @@ protected:
 };
 
 INSTANTIATE_TEST_SUITE_P(Processes, ReloadReuseTest, testing::Values(1, 2),
-			 [](const testing::TestParamInfo<int> &p) {
-				 return p.param == 1 ? std::string("Single")
-							: "Workers" + std::to_string(p.param);
-			 });
+			 ProcessesName);
 
 // Reloading an unchanged tree reuses every arena: the new image holds the very memfds
 // (same inodes, same sizes) and no other, and the machine's shared memory does not rise

@@ -143,7 +143,7 @@ void Note(std::set<pid_t> *seen, pid_t supervisor)
 		seen->insert(p);
 }
 
-class ReloadTest : public testing::TestWithParam<int> {
+class ReloadTest : public ProcessesTest {
 protected:
 	void SetUp() override
 	{
@@ -154,17 +154,12 @@ protected:
 	}
 	std::vector<std::string> Args() const
 	{
-		if (GetParam() == 1)
-			return {};
-		return {"--workers", std::to_string(GetParam())};
+		return WithWorkers({});
 	}
 };
 
 INSTANTIATE_TEST_SUITE_P(Processes, ReloadTest, testing::Values(1, 2),
-			 [](const testing::TestParamInfo<int> &p) {
-				 return p.param == 1 ? std::string("Single")
-							: "Workers" + std::to_string(p.param);
-			 });
+			 ProcessesName);
 
 // kReloads HUPs under a load of keep-alive clients without retries and a close client:
 // no request fails; the daemon's pid is the same throughout and counts every reload; a

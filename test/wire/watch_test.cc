@@ -93,7 +93,7 @@ private:
 	std::thread thread_;
 };
 
-class WatchTest : public testing::TestWithParam<int> {
+class WatchTest : public ProcessesTest {
 protected:
 	void SetUp() override
 	{
@@ -105,18 +105,12 @@ protected:
 	}
 	std::vector<std::string> Args() const
 	{
-		std::vector<std::string> args = {"--watch"};
-		if (GetParam() > 1)
-			args.insert(args.end(), {"--workers", std::to_string(GetParam())});
-		return args;
+		return WithWorkers({"--watch"});
 	}
 };
 
 INSTANTIATE_TEST_SUITE_P(Processes, WatchTest, testing::Values(1, 2),
-			 [](const testing::TestParamInfo<int> &p) {
-				 return p.param == 1 ? std::string("Single")
-							: "Workers" + std::to_string(p.param);
-			 });
+			 ProcessesName);
 
 // A file added, changed and removed is served as it is on disk within the deadline, with
 // no signal; a client looping on new connections meanwhile sees no failed request; each
