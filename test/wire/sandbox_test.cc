@@ -78,6 +78,9 @@ TEST(SandboxTest, EveryWorkerServesUnderTheFilter)
 		ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status,
 			  200);
 	for (pid_t w : workers) {
+		// a worker installs its filter once started: give a fresh one up to 5 s
+		for (int64_t end = NowMs() + 5000; StatusField(w, "Seccomp") != "2" && NowMs() < end;)
+			SleepMs(10);
 		EXPECT_EQ(StatusField(w, "Seccomp"), "2") << "worker " << w;
 		EXPECT_EQ(StatusField(w, "NoNewPrivs"), "1") << "worker " << w;
 	}
