@@ -119,6 +119,10 @@ class ClaimsTest(unittest.TestCase):
         self.assertNone(doc_claims.check_flags(
             full_help(), read_file(doc_claims.README), read_file(doc_claims.OPERATING)))
 
+    def test_architecture_names_every_state_object(self):
+        self.assertNone(doc_claims.check_state_list(
+            read_file(doc_claims.ARCHITECTURE), read_file(doc_claims.STATE_ALLOWLIST)))
+
     def test_c_names_exist(self):
         sources = [read_file(f) for f in DECLARED_FILES
                    if f.startswith(doc_claims.SOURCE_FOLDERS)]
@@ -164,6 +168,14 @@ class PlantedClaimsTest(unittest.TestCase):
         self.assertEqual(sorted(re.split(r"[: ]", b)[0] for b in bad),
                          ["README.md", "README.md", "README.md", "docs/OPERATING.md",
                           "docs/OPERATING.md"], bad)
+
+    def test_state_list(self):
+        allowlist = "# name kind file why\nloop state x.c y\nconn_table slot x.c y\n"
+        good = "## State: s\n\n`loop` and `conn_table`.\n\n## Next\n\n`pool`\n"
+        self.assertEqual(doc_claims.check_state_list(good, allowlist), [])
+        bad = doc_claims.check_state_list(good, allowlist + "pool state x.c y\n")
+        self.assertEqual(len(bad), 1, bad)
+        self.assertIn("`pool`", bad[0])
 
     def test_sizes_compare_as_bytes(self):
         self.assertTrue(doc_claims.same_default("256 MiB", "268435456"))

@@ -9,6 +9,9 @@ Four kinds of claim, each checked by one function that returns "file: what is wr
 - flags: every flag of the README's flag table, and of docs/OPERATING.md's "Flags"
   section, is a flag of `apollod --help`, and the default either gives is --help's; the
   OPERATING synopsis is --help's usage line; every flag of --help is named in the README;
+- state: docs/ARCHITECTURE.md's "State" section names (in backticks) every state object
+  and per-slot array of test/state_allowlist.txt, the list //test:state_check holds the
+  binaries to;
 - C names: a backticked C name in docs/ARCHITECTURE.md or docs/AUDIT.md (`name`,
   `struct name` where name has an underscore; any `name()` or `name(args)`) is a word of
   the project's sources (common/, variants/, bazel/), of the kernel's and libc's headers
@@ -33,6 +36,8 @@ BEHAVIOUR = "docs/BEHAVIOUR.md"
 OPERATING = "docs/OPERATING.md"
 README = "README.md"
 NAME_DOCS = ("docs/ARCHITECTURE.md", "docs/AUDIT.md")
+ARCHITECTURE = NAME_DOCS[0]
+STATE_ALLOWLIST = "test/state_allowlist.txt"
 SOURCE_FOLDERS = ("common/", "variants/", "bazel/")
 REPORTS = "benchmarks/reports/"
 
@@ -187,6 +192,19 @@ def _check_default(doc, line, name, default, flags):
         return ["%s:%d: %s defaults to %s, --help says %s" % (
             doc, line, name, default, flags[name] or "off (a switch)")]
     return []
+
+
+# ---- State ----
+
+
+def check_state_list(architecture, allowlist):
+    """Every object of the allowlist (first word of each line that is not a comment) is
+    backticked in ARCHITECTURE's "## State" section."""
+    section = _section(architecture, r"^## State")
+    named = set(re.findall(r"`(\w+)`", section))
+    objects = [l.split()[0] for l in allowlist.splitlines() if l.strip() and l[0] != "#"]
+    return ["%s State: `%s` (%s) is not named" % (ARCHITECTURE, o, STATE_ALLOWLIST)
+            for o in objects if o not in named]
 
 
 # ---- C names ----
