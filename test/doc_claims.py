@@ -152,8 +152,12 @@ def readme_flag_rows(readme):
 
 
 def check_flags(help_text, readme, operating):
-    bad = []
     usage, flags = help_flags(help_text)
+    return _check_readme_flags(flags, readme) + _check_operating_flags(usage, flags, operating)
+
+
+def _check_readme_flags(flags, readme):
+    bad = []
     rows = readme_flag_rows(readme)
     if not rows:
         bad.append("%s: no table headed | flag | default |" % README)
@@ -168,6 +172,11 @@ def check_flags(help_text, readme, operating):
     for name in flags:
         if name not in named and name not in ("--help", "--version"):
             bad.append("%s: --help's %s is not named" % (README, name))
+    return bad
+
+
+def _check_operating_flags(usage, flags, operating):
+    bad = []
     section = _section(operating, r"^## Flags")
     first = operating.count("\n", 0, operating.find(section))
     block = re.search(r"```\n(.*?)```", section, re.S)
