@@ -147,7 +147,8 @@ enum sys_nr { SYS_TABLE(SYS_TABLE_NR) };
 #undef SYS_TABLE_NR
 #define SYS_NR(name) SYS_NR_##name
 
-/* The table as data, for the filter builder and its tests. */
+/* The table as data, for the filter builder (defined in common/process/sandbox.c) and its
+ * tests. */
 struct sys_row {
 	const char *name;
 	uint32_t nr;
