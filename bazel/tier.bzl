@@ -4,7 +4,7 @@ same shape. A tier's features derive everything: sources, defines, wire-test fea
 
 load("//bazel:copts.bzl", "DAEMON_COPTS", "DAEMON_LINKOPTS")
 load("//bazel:all_files.bzl", "all_files")
-load("//bazel:tiers.bzl", "tier_named", "tier_uring_body_copts", "tier_variant_defines")
+load("//bazel:tiers.bzl", "tier_named", "tier_variant_defines")
 
 # The C reference hot path; a tier with asm_hotpath links its package's :hotpath instead.
 C_HOTPATH = [
@@ -71,8 +71,7 @@ def apollod_tier(name):
         name = binary,
         srcs = srcs,
         deps = deps,
-        copts = DAEMON_COPTS + ["-D" + d for d in _tier_defines(tier)] +
-                tier_uring_body_copts(tier),
+        copts = DAEMON_COPTS + ["-D" + d for d in _tier_defines(tier)],
         linkopts = DAEMON_LINKOPTS,
         visibility = ["//visibility:public"],
     )

@@ -56,32 +56,6 @@ def tier_label(tier):
     """The daemon binary's label."""
     return "//variants/%s:%s" % (tier["name"], tier["binary"])
 
-# The uring tier's default way out for a body by reference: "sendfile", design (a), or
-# "splice", design (b) (docs/ARCHITECTURE.md, "io_uring bodies by reference"; measured in
-# benchmarks/reports/2026-12-02-uring-splice.md). --define=uring_body=... builds the other.
-URING_BODY_DEFAULT = "sendfile"
-
-def _uring_body_select(tier, prefix):
-    """APOLLOD_VARIANT_URING_SPLICE for a tier with the uring feature (common/base/config.h),
-    each string after prefix, as a select() on --define=uring_body (//bazel:uring_body_*);
-    [] for the other tiers."""
-    if "uring" not in tier["features"]:
-        return []
-    macro = prefix + "APOLLOD_VARIANT_URING_SPLICE="
-    return select({
-        "//bazel:uring_body_splice": [macro + "1"],
-        "//bazel:uring_body_sendfile": [macro + "0"],
-        "//conditions:default": [macro + ("1" if URING_BODY_DEFAULT == "splice" else "0")],
-    })
-
-def tier_uring_body_defines(tier):
-    """The uring way out's macro as NAME=VALUE, for the serve layer's local_defines."""
-    return _uring_body_select(tier, "")
-
-def tier_uring_body_copts(tier):
-    """The same as a -D copt, for the tier's binary."""
-    return _uring_body_select(tier, "-D")
-
 def tier_variant_defines(tier):
     """The APOLLOD_VARIANT_* macros common/base/config.h reads, as NAME=VALUE strings, for
     a routed tier's serve layer and entry."""

@@ -4,15 +4,10 @@
  * Variant macros (set by a tier's BUILD through apollod_tier(), each 0 or 1):
  *   APOLLOD_VARIANT_NO_DEADLINES  compile the idle-deadline machinery out entirely
  *   APOLLOD_VARIANT_URING         the io_uring event backend instead of epoll
- *   APOLLOD_VARIANT_URING_SPLICE  with it: a body by reference leaves through a linked
- *                                 splice chain (issue 23's design (b)) instead of a direct
- *                                 sendfile beside the ring (design (a)); bazel/tiers.bzl
  * Feature macros derived here (always defined, 0 or 1):
  *   APOLLOD_HAVE_DEADLINES        idle deadlines, the deadline queue and the clock
  *   APOLLOD_HAVE_URING            event_backend.h includes backend_uring.h (the tier
  *                                 links backend_uring.c instead of backend_epoll.c)
- *   APOLLOD_HAVE_URING_SPLICE     the uring backend sends bodies by reference through
- *                                 pipes and IORING_OP_SPLICE (backend_uring.h)
  *
  * Every tier's binary also gets APOLLOD_TIER_NAME, its name in bazel/tiers.bzl as a string
  * literal, which --version prints (daemon_main.c, min.c).
@@ -22,8 +17,7 @@
 #ifndef APOLLOD_COMMON_CONFIG_H
 #define APOLLOD_COMMON_CONFIG_H
 
-#if defined(APOLLOD_HAVE_DEADLINES) || defined(APOLLOD_HAVE_URING) || \
-	defined(APOLLOD_HAVE_URING_SPLICE)
+#if defined(APOLLOD_HAVE_DEADLINES) || defined(APOLLOD_HAVE_URING)
 #error "APOLLOD_HAVE_* are derived in config.h; set an APOLLOD_VARIANT_* macro instead"
 #endif
 
@@ -46,15 +40,5 @@
 #endif
 
 #define APOLLOD_HAVE_URING APOLLOD_VARIANT_URING
-
-#ifndef APOLLOD_VARIANT_URING_SPLICE
-#define APOLLOD_VARIANT_URING_SPLICE 0
-#endif
-
-#if APOLLOD_VARIANT_URING_SPLICE != 0 && APOLLOD_VARIANT_URING_SPLICE != 1
-#error "APOLLOD_VARIANT_URING_SPLICE must be 0 or 1"
-#endif
-
-#define APOLLOD_HAVE_URING_SPLICE (APOLLOD_HAVE_URING && APOLLOD_VARIANT_URING_SPLICE)
 
 #endif /* APOLLOD_COMMON_CONFIG_H */

@@ -17,9 +17,7 @@
 #define K_MSG_DONTWAIT 0x40
 #define K_MSG_NOSIGNAL 0x4000
 #define K_MSG_MORE 0x8000 /* more follows: hold a partial segment back (the head before a sendfile) */
-#define K_MSG_WAITALL 0x100 /* a send completes whole or fails (a linked chain's head) */
 #define K_SHUT_WR 1
-#define K_SHUT_RDWR 2
 #define K_SIGHUP 1
 #define K_SIGINT 2
 #define K_SIGPIPE 13
@@ -68,11 +66,6 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_O_NOFOLLOW ARCH_O_NOFOLLOW
 #define K_AT_EMPTY_PATH 0x1000 /* statx, fstatat: the descriptor itself */
 #define K_F_SETSIG 10 /* the signal an O_ASYNC descriptor raises instead of SIGIO */
-#define K_F_SETPIPE_SZ 1031 /* a pipe's capacity, in bytes (rounded up to pages) */
-#define K_F_GETPIPE_SZ 1032
-/* splice(2)'s flags (include/linux/splice.h; glibc's <fcntl.h>). */
-#define K_SPLICE_F_NONBLOCK 0x02 /* do not wait on the pipe */
-#define K_SPLICE_F_MORE 0x04     /* more follows: MSG_MORE on a socket */
 /* File seals (fcntl(2), include/uapi/linux/fcntl.h) and memfd_create(2)'s flags
  * (include/uapi/linux/memfd.h): the snapshot's sealed arenas (file_arenas.c). */
 #define K_F_ADD_SEALS 1033

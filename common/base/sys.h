@@ -242,12 +242,6 @@ static inline long sys_fork_until_exec(void)
 	return syscall5(SYS_NR(clone), K_CLONE_VFORK | K_SIGCHLD, 0, 0, 0, 0);
 }
 
-/* int pipe2(int pipefd[2], int flags); */
-static inline long sys_pipe2(int fds[2], int flags)
-{
-	return syscall2(SYS_NR(pipe2), (long)fds, flags);
-}
-
 /* int dup3(int oldfd, int newfd, int flags); (aarch64 has no dup2; old == new is EINVAL) */
 static inline long sys_dup3(int oldfd, int newfd, int flags)
 {

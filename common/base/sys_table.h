@@ -59,11 +59,10 @@ struct sys_arg_rule {
 #define SYS_PR_SET_NO_NEW_PRIVS 38
 #define SYS_PR_GET_SECCOMP 21
 #define SYS_PR_SET_SECCOMP 22
-/* fcntl while serving: conn_renumber's F_DUPFD_CLOEXEC; the uring splice design's pipe
- * sizing (admitted in every build: this table is compiled once for all tiers). */
+/* fcntl while serving: conn_renumber's F_DUPFD_CLOEXEC. */
 /* sendmsg while serving: a head before a body by reference; the readiness message. */
 #define SYS_MSG_SERVE K_MSG_NOSIGNAL | K_MSG_MORE, K_MSG_NOSIGNAL
-#define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC, K_F_SETPIPE_SZ, K_F_GETPIPE_SZ
+#define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC
 /* A disk-served file's opens (disk_open.c, which checks its flags are these): the file,
  * and with the per-component fallback each directory on the way. */
 #define SYS_OPEN_DISK_FILE (K_O_NOFOLLOW | K_O_NONBLOCK | K_O_CLOEXEC) /* O_RDONLY: 0 */
@@ -96,8 +95,6 @@ struct sys_arg_rule {
 	X(ppoll, __NR_ppoll, SYS_SERVE, SYS_ARGS_ANY)                                                   \
 	X(fcntl, __NR_fcntl, SYS_SERVE, SYS_ARG_IN(1, SYS_FCNTL_SERVE))                                 \
 	X(dup3, __NR_dup3, SYS_SERVE, SYS_ARG_IN(2, K_O_CLOEXEC))                                       \
-	/* the uring splice design's pipes, made when first needed */                                   \
-	X(pipe2, __NR_pipe2, SYS_SERVE, SYS_ARG_IN(1, K_O_CLOEXEC))                                     \
 	/* to the supervisor: a reload asked for (SIGHUP, --watch), accepts released (SIGIO) */         \
 	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGIO))                                 \
 	/* a fatal accept4 names its listener on the way out (console_fail_fd) */                       \
@@ -150,7 +147,8 @@ enum sys_nr { SYS_TABLE(SYS_TABLE_NR) };
 #undef SYS_TABLE_NR
 #define SYS_NR(name) SYS_NR_##name
 
-/* The table as data, for the filter builder and its tests. */
+/* The table as data, for the filter builder (defined in common/process/sandbox.c) and its
+ * tests. */
 struct sys_row {
 	const char *name;
 	uint32_t nr;

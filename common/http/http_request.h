@@ -16,9 +16,22 @@ struct http_request {
 	uint32_t head_len; /* line.line_len + headers.block_len */
 };
 
-/* Parses a whole head at the start of buf, reading only [buf, buf + len).
- * Returns COMPLETE (and fills *out), PARTIAL or BAD as the two parsers do. */
-enum parse_outcome parse_request(const char *buf, size_t len, struct http_request *out);
+/* Parses a whole head at the start of buf, reading only [buf, buf + len): the request
+ * line, then the header block after it. Returns COMPLETE (and fills *out), PARTIAL or BAD
+ * as the two parsers do. */
+static inline enum parse_outcome parse_request(const char *buf, size_t len,
+					       struct http_request *out)
+{
+	enum parse_outcome r = parse_request_line(buf, len, &out->line);
+	if (r != PARSE_COMPLETE)
+		return r;
+	uint32_t line_len = out->line.line_len;
+	r = parse_headers(buf + line_len, len - line_len, &out->headers);
+	if (r != PARSE_COMPLETE)
+		return r;
+	out->head_len = line_len + out->headers.block_len;
+	return PARSE_COMPLETE;
+}
 
 APOLLOD_EXTERN_C_END
 

@@ -383,10 +383,12 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 
 STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
 
-int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
+/* Start-up step 1 (BEHAVIOUR 3): the command line, the flags checked beyond their syntax
+ * (--header, --header-for, --error-page, --fallback), a reload's environment and the
+ * sockets passed. Returns STARTUP_CONTINUE, or the exit code to end with (--help and
+ * --version: EXIT_OK; a refused flag: EXIT_USAGE after one line). */
+static int read_command_line(int argc, char **argv, char **envp, struct serve_plan *plan)
 {
-	struct serve_plan *plan = &main_state.plan;
-	plan->auxv = auxv;
 	int done = startup_options(argc, argv, &routed, &plan->opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
@@ -396,40 +398,63 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	reload_setup(envp);
 	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
-	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
-	enum exit_code logged = access_log_open(plan->opts.access_log, auxv);
-	if (logged != EXIT_OK) /* before the socket, like --root */
-		return logged;
-	set_descriptor_limit();
-	if (plan->opts.mime_types) { /* before the tree: its heads name the types */
-		enum exit_code typed = mime_types_load(plan->opts.mime_types);
-		if (typed != EXIT_OK)
-			return typed;
-	}
-	if (plan->opts.root) { /* before the socket: a bad tree never opens a port */
-		enum exit_code watching = plan->opts.watch ? start_watch() : EXIT_OK;
-		if (watching != EXIT_OK)
-			return watching;
-		file_cache_set_budget(plan->opts.cache_bytes);
-		const int *handed;
-		uint32_t handed_count = reload_handed_over(&handed);
-		file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
-		enum exit_code loaded = file_cache_load(
-			plan->opts.root,
-			(plan->opts.dotfiles ? FILE_CACHE_DOTFILES : 0u) |
-				(plan->opts.listing ? FILE_CACHE_LISTING : 0u),
-			plan->opts.max_files);
-		if (loaded == EXIT_OK)
-			loaded = file_cache_pages(plan->opts.error_page, plan->opts.fallback,
-						  &plan->pages);
-		if (loaded != EXIT_OK)
-			return loaded;
-		int hand[FILE_CACHE_HANDOVER_MAX];
-		reload_hand_over(hand, file_cache_hand_over(hand));
-		counter_add(C_files_cached, file_cache_count());
-		counter_add(C_bytes_cached, file_cache_bytes());
-	}
+	return STARTUP_CONTINUE;
+}
 
+/* Loads --root (BEHAVIOUR 10.17): --watch's descriptor first, the arenas a reload handed
+ * over reused, the tree read into the snapshot, --error-page and --fallback found in it,
+ * the arenas handed on to the next reload, the files counted. Returns EXIT_OK or the
+ * failing step's code (reported). */
+static enum exit_code load_root(struct serve_plan *plan)
+{
+	const struct cli_options *opts = &plan->opts;
+	enum exit_code r = opts->watch ? start_watch() : EXIT_OK;
+	if (r != EXIT_OK)
+		return r;
+	file_cache_set_budget(opts->cache_bytes);
+	const int *handed;
+	uint32_t handed_count = reload_handed_over(&handed);
+	file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
+	r = file_cache_load(opts->root,
+			    (opts->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
+				    (opts->listing ? FILE_CACHE_LISTING : 0u),
+			    opts->max_files);
+	if (r == EXIT_OK)
+		r = file_cache_pages(opts->error_page, opts->fallback, &plan->pages);
+	if (r != EXIT_OK)
+		return r;
+	int hand[FILE_CACHE_HANDOVER_MAX];
+	reload_hand_over(hand, file_cache_hand_over(hand));
+	counter_add(C_files_cached, file_cache_count());
+	counter_add(C_bytes_cached, file_cache_bytes());
+	return EXIT_OK;
+}
+
+/* Start-up step 2, everything before the socket, so that a bad log, type table or tree
+ * never opens a port: SIGPIPE ignored, the access log, the descriptor limit, --mime-types
+ * (before the tree: its heads name the types), --root. Returns EXIT_OK or the failing
+ * step's code (reported). */
+static enum exit_code prepare_content(struct serve_plan *plan)
+{
+	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
+	enum exit_code r = access_log_open(plan->opts.access_log, plan->auxv);
+	if (r != EXIT_OK)
+		return r;
+	set_descriptor_limit();
+	if (plan->opts.mime_types) {
+		r = mime_types_load(plan->opts.mime_types);
+		if (r != EXIT_OK)
+			return r;
+	}
+	return plan->opts.root ? load_root(plan) : EXIT_OK;
+}
+
+/* Start-up step 3: the worker count resolved, the listeners opened and announced; the
+ * process started then becomes the resident supervisor (supervisor.h), which returns
+ * here only in the generation it forks. Returns SUPERVISOR_IN_GENERATION to go on and
+ * serve, else the exit code to end with (reported). */
+static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
+{
 	if (plan->opts.workers == CLI_WORKERS_AUTO)
 		plan->opts.workers = workers_auto();
 	uint32_t workers = plan->opts.workers;
@@ -438,18 +463,34 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		return r;
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
-	if (!reload_is_generation()) { /* the process started: the resident supervisor */
-		uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
-		int supervised = supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
-						rows, argv, envp, file_cache_release);
-		if (supervised != SUPERVISOR_IN_GENERATION)
-			return supervised;
-	}
-	if (plan->opts.user) { /* bound and loaded: root is no longer needed */
+	if (reload_is_generation())
+		return SUPERVISOR_IN_GENERATION;
+	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
+	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
+			      file_cache_release);
+}
+
+/* Start-up in BEHAVIOUR 3 order, step by step, then --user (bound and loaded: root is no
+ * longer needed) and serving: one loop, or --workers N under a supervisor. Returns the
+ * exit code, after the stop's line (say_stopped). */
+int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
+{
+	struct serve_plan *plan = &main_state.plan;
+	plan->auxv = auxv;
+	int step = read_command_line(argc, argv, envp, plan);
+	if (step != STARTUP_CONTINUE)
+		return step;
+	enum exit_code r = prepare_content(plan);
+	if (r != EXIT_OK)
+		return r;
+	step = bind_and_supervise(plan, argv, envp);
+	if (step != SUPERVISOR_IN_GENERATION)
+		return step;
+	if (plan->opts.user) {
 		r = sandbox_user(plan->opts.user);
 		if (r != EXIT_OK)
 			return r;
 	}
-	enum exit_code code = workers > 1 ? supervise(workers, plan) : serve(plan, 0);
-	return say_stopped(code);
+	uint32_t workers = plan->opts.workers;
+	return say_stopped(workers > 1 ? supervise(workers, plan) : serve(plan, 0));
 }

@@ -14,6 +14,10 @@ STATIC_ASSERT(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	      "an argument's low 32 bits are at its offset in struct seccomp_data");
 #define ARG_LOW(i) (__builtin_offsetof(struct seccomp_data, args) + (i) * sizeof(uint64_t))
 
+/* The syscall table as data (sys_table.h), the rows the filter is built from. */
+#define SYS_TABLE_DATA(name, nr, when, args) {#name, (nr), (when), args},
+const struct sys_row sys_rows[SYS_TABLE_ROWS] = {SYS_TABLE(SYS_TABLE_DATA)};
+
 /* Appends one instruction. */
 static void emit(struct sock_filter *out, uint32_t *n, uint16_t code, uint8_t jt, uint8_t jf,
 		 uint32_t k)

@@ -171,9 +171,6 @@ void uring_rx_reset(int fd)
 		return;
 	struct uring_rx *rx = &uring_rx[fd];
 	uring.starved_count -= (rx->state & URING_RX_STARVED) != 0;
-#if APOLLOD_HAVE_URING_SPLICE
-	uring.pipe_waiting -= (rx->state & URING_RX_PIPE_WAIT) != 0;
-#endif
 	uring.pbuf_held = (uint16_t)(uring.pbuf_held - rx->count);
 	for (uint16_t bid = rx->head; rx->count; rx->count--, bid = uring.pbuf_next[bid])
 		uring_pbuf_give(bid);
@@ -314,224 +311,6 @@ static void uring_rx_rearm_starved(void)
 	}
 }
 
-#if APOLLOD_HAVE_URING_SPLICE
-/* ---- Bodies by reference, design (b) (backend_uring.h) ---- */
-
-/* Makes pipe p: close-on-exec, blocking (its splices run in io-wq workers), asked for
- * URING_PIPE_BYTES; a kernel that grants less (pipe-max-size, or the user's
- * pipe-user-pages-soft) leaves the size it has, which F_GETPIPE_SZ reads. Returns 0 or
- * -errno. */
-static long uring_pipe_make(struct uring_pipe *p)
-{
-	int ends[2];
-	long r = COUNTED(sys_pipe2(ends, K_O_CLOEXEC));
-	if (sys_is_error(r))
-		return r;
-	long size = COUNTED(sys_fcntl(ends[1], K_F_SETPIPE_SZ, URING_PIPE_BYTES));
-	if (sys_is_error(size))
-		size = COUNTED(sys_fcntl(ends[1], K_F_GETPIPE_SZ, 0));
-	if (sys_is_error(size) || size < (long)URING_PAGE_BYTES) {
-		COUNTED(sys_close(ends[0]));
-		COUNTED(sys_close(ends[1]));
-		return sys_is_error(size) ? size : -ENOMEM;
-	}
-	p->rd = ends[0];
-	p->wr = ends[1];
-	p->size = (uint32_t)size;
-	return 0;
-}
-
-/* Closes pipe p after a chain that failed, whose bytes may still sit in it; it is made
- * again when next needed. */
-static void uring_pipe_discard(struct uring_pipe *p)
-{
-	COUNTED(sys_close(p->rd));
-	COUNTED(sys_close(p->wr));
-	p->rd = p->wr = -1;
-}
-
-/* A free pipe of the pool, made if need be: the first idle one that exists, else the
- * first idle one not made yet. Returns it, NULL when every pipe is busy, or sets *err
- * and returns NULL when making one failed. */
-static struct uring_pipe *uring_pipe_take(long *err)
-{
-	struct uring_pipe *unmade = 0;
-	*err = 0;
-	if (uring.pipes_busy == URING_PIPES)
-		return 0;
-	for (uint32_t i = 0; i < URING_PIPES; i++) {
-		struct uring_pipe *p = &uring.pipes[i];
-		if (p->busy)
-			continue;
-		if (p->size && p->rd >= 0)
-			return p;
-		if (!unmade)
-			unmade = p;
-	}
-	if (unmade)
-		*err = uring_pipe_make(unmade);
-	return *err ? 0 : unmade;
-}
-
-/* Prepares one SQE of a chain on pipe index i: step's user_data, linked to the next one
- * unless it is the last, and posting a CQE only on failure unless it is the last. */
-static struct io_uring_sqe *uring_chain_sqe(uint8_t opcode, int fd, uint32_t i,
-					    enum uring_xfer_step step, int last)
-{
-	struct io_uring_sqe *sqe = uring_sqe();
-	sqe->opcode = opcode;
-	sqe->fd = fd;
-	sqe->user_data = ((uint64_t)uring.pipes[i].gen << 32) | URING_XFER_TAG |
-			 ((uint32_t)step << URING_XFER_STEP_SHIFT) | i;
-	if (!last)
-		sqe->flags = IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-	return sqe;
-}
-
-long uring_chain(struct conn_io *io, const struct k_iovec *iov, uint32_t count, int in_fd,
-		 int64_t offset, uint64_t len)
-{
-	long err;
-	struct uring_pipe *p = uring_pipe_take(&err);
-	if (!p) {
-		if (err)
-			return err;
-		struct uring_rx *rx = &uring_rx[io->fd]; /* wait in turn (uring_pipe_wake) */
-		if (!(rx->state & URING_RX_PIPE_WAIT)) {
-			rx->state |= URING_RX_PIPE_WAIT;
-			rx->token = io->token;
-			uring.pipe_waiting++;
-		}
-		io->result = IO_R_PENDING;
-		return IO_PENDING;
-	}
-	/* The whole chain in one submission: a link is cut where a submission ends. */
-	uint32_t used = uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
-	if (used + URING_CHAIN_SQES > uring.sq_mask + 1) {
-		uring_submit();
-		used = uring.sq_next - __atomic_load_n(uring.sq_head, __ATOMIC_ACQUIRE);
-		if (used + URING_CHAIN_SQES > uring.sq_mask + 1)
-			return -ENOMEM; /* the ring failed */
-	}
-	/* Whole pages of the file fit the pipe: a round starting inside a page holds that
-	 * much less. */
-	uint32_t i = (uint32_t)(p - uring.pipes);
-	uint64_t chunk = p->size - ((uint64_t)offset & (URING_PAGE_BYTES - 1));
-	if (chunk > len)
-		chunk = len;
-	p->head = (uint32_t)iov_bytes(iov, count); /* a queue of heads: far below 4 GiB */
-	p->chunk = (uint32_t)chunk;
-	if (count) /* whole or failed (MSG_WAITALL): never a body after a cut head */
-		uring_prep_send(uring_chain_sqe(URING_SEND_OP(count), io->fd, i, URING_XFER_HEAD, 0),
-				iov, count, K_MSG_NOSIGNAL | K_MSG_WAITALL | K_MSG_MORE);
-	struct io_uring_sqe *fill = uring_chain_sqe(IORING_OP_SPLICE, p->wr, i, URING_XFER_FILL, 0);
-	fill->splice_fd_in = in_fd;
-	fill->splice_off_in = (uint64_t)offset;
-	fill->off = (uint64_t)-1; /* a pipe has no offset */
-	fill->len = p->chunk;
-	fill->splice_flags = K_SPLICE_F_NONBLOCK;
-	struct io_uring_sqe *drain = uring_chain_sqe(IORING_OP_SPLICE, io->fd, i, URING_XFER_DRAIN, 1);
-	drain->splice_fd_in = p->rd;
-	drain->splice_off_in = (uint64_t)-1;
-	drain->off = (uint64_t)-1;
-	drain->len = p->chunk;
-	drain->splice_flags = chunk < len ? K_SPLICE_F_MORE : 0;
-	p->busy = 1;
-	p->owner = io->token;
-	p->sock = io->fd;
-	uring.pipes_busy++;
-	io->result = IO_R_PENDING;
-	counter_add(C_response_syscalls, (count ? 1 : 0) + 2); /* one per operation */
-	return IO_PENDING;
-}
-
-int uring_chain_let_go(int fd, uint64_t token, int close_sock)
-{
-	for (uint32_t i = 0; i < URING_PIPES; i++) {
-		struct uring_pipe *p = &uring.pipes[i];
-		if (p->busy && p->owner == token && p->sock == fd) {
-			p->owner = 0;
-			p->close_sock = (uint8_t)close_sock;
-			if (close_sock) /* a failure means it is gone already: nothing to act on */
-				COUNTED(sys_shutdown(fd, K_SHUT_RDWR));
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Takes a chain's one CQE (backend_uring.h): the pipe is free again (closed first when
- * the chain failed), the socket closed when its connection let go meanwhile. Stores in
- * *event the owner's report: res the bytes the chain put on the socket (head and body),
- * else the failure's -errno, or 0 when the file ended before the round (it shrank).
- * Returns 1 when it stored one, else 0 (a stale CQE, or nobody waits for it). */
-static int uring_chain_complete(const struct io_uring_cqe *cqe, backend_event *event)
-{
-	uint32_t low = (uint32_t)cqe->user_data;
-	struct uring_pipe *p = &uring.pipes[low & URING_XFER_PIPE_MASK];
-	if (!p->busy || (uint32_t)(cqe->user_data >> 32) != p->gen)
-		return 0;
-	enum uring_xfer_step step = (enum uring_xfer_step)((low >> URING_XFER_STEP_SHIFT) & 3);
-	int32_t res = cqe->res;
-	int32_t sent;
-	if (step == URING_XFER_DRAIN && res == (int32_t)p->chunk) {
-		sent = (int32_t)(p->head + p->chunk);
-	} else {
-		/* Failed or short: what reached the socket is the head (unless it was the head
-		 * that failed) and what the last splice moved. */
-		sent = step == URING_XFER_HEAD ? (res > 0 ? res : 0)
-					       : (int32_t)p->head +
-							 (step == URING_XFER_DRAIN && res > 0 ? res : 0);
-		if (step != URING_XFER_HEAD)
-			uring_pipe_discard(p);
-		if (sent == 0)
-			sent = res < 0 ? res : step == URING_XFER_FILL ? 0 : -EPIPE;
-	}
-	p->busy = 0;
-	p->gen = (p->gen + 1) & URING_XFER_GEN_MASK;
-	uring.pipes_busy--;
-	if (p->close_sock) {
-		p->close_sock = 0;
-		if (!uring_sqe_unwatched(IORING_OP_CLOSE, p->sock))
-			COUNTED(sys_close(p->sock));
-	}
-	if (!p->owner)
-		return 0;
-	*event = (backend_event){.user_data = p->owner, .res = sent};
-	p->owner = 0;
-	return 1;
-}
-
-/* Wakes connections waiting for a pipe, as many as pipes are free and up to room
- * reports, in turn from where the last sweep stopped: each gets a report whose result,
- * -EAGAIN, makes its next call prepare the chain (io_take_result). Returns the count
- * stored in events. Bounded: one pass over the table at most, and only while some wait. */
-static long uring_pipe_wake(backend_event *events, long room)
-{
-	long n = 0;
-	uint32_t free = URING_PIPES - uring.pipes_busy;
-	for (uint32_t seen = 0; uring.pipe_waiting && free && n < room && seen < URING_RX_SLOTS;
-	     seen++) {
-		struct uring_rx *rx = &uring_rx[uring.pipe_wait_cursor & URING_RX_FD_MASK];
-		uring.pipe_wait_cursor++;
-		if (rx->state & URING_RX_PIPE_WAIT) {
-			rx->state &= (uint8_t)~URING_RX_PIPE_WAIT;
-			uring.pipe_waiting--;
-			free--;
-			events[n++] = (backend_event){.user_data = rx->token, .res = -EAGAIN};
-		}
-	}
-	return n;
-}
-
-/* Every pipe starts unmade. */
-static void uring_pipes_setup(void)
-{
-	for (uint32_t i = 0; i < URING_PIPES; i++)
-		uring.pipes[i].rd = uring.pipes[i].wr = -1;
-}
-#endif /* APOLLOD_HAVE_URING_SPLICE */
-
 enum exit_code backend_open(void)
 {
 	struct io_uring_params p = {.flags = URING_SETUP_FLAGS, .cq_entries = URING_CQ_ENTRIES};
@@ -548,9 +327,6 @@ enum exit_code backend_open(void)
 	if (sys_is_error(r))
 		return uring_refused("buffer ring", r);
 	uring_register_ring((int)fd);
-#if APOLLOD_HAVE_URING_SPLICE
-	uring_pipes_setup();
-#endif
 	return EXIT_OK;
 }
 
@@ -587,18 +363,13 @@ static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t tok
 	return sqe;
 }
 
-/* Design (a) makes the accepted sockets non-blocking for its direct sendfile
- * (io_send_file); design (b) keeps them blocking, so that its splices, which run in io-wq
- * workers, wait for a full socket instead of ending the chain short. */
-#if APOLLOD_HAVE_URING_SPLICE
-#define URING_ACCEPT_NONBLOCK 0
-#else
+/* The accepted sockets are non-blocking for the direct sendfile of a body by reference
+ * (io_send_file), which must not block the worker on a full socket. */
 #define URING_ACCEPT_NONBLOCK K_SOCK_NONBLOCK
-#endif
 
 /* Arms the multishot accept on listener i: every connection it takes comes back as a
  * CQE with LISTENER_TOKEN_OF(i), its descriptor in res, IORING_CQE_F_MORE while it goes
- * on. Accepted sockets are blocking and close-on-exec (BACKEND_LISTENER_FLAGS).
+ * on. Accepted sockets are non-blocking and close-on-exec (URING_ACCEPT_NONBLOCK).
  * Returns 0, or -ENOMEM without an SQE. */
 static long uring_arm_accept(uint32_t i)
 {
@@ -721,10 +492,6 @@ static long uring_reap(backend_event *events)
 			continue;
 		} else if ((uint32_t)cqe->user_data & URING_RX_TAG) {
 			n += uring_rx_complete(cqe, &events[n]);
-#if APOLLOD_HAVE_URING_SPLICE
-		} else if ((uint32_t)cqe->user_data & URING_XFER_TAG) {
-			n += uring_chain_complete(cqe, &events[n]);
-#endif
 		} else {
 			events[n++] = *cqe;
 		}
@@ -741,21 +508,7 @@ static long uring_reap(backend_event *events)
 	}
 	if (uring.signals_watched && !uring.signals_armed)
 		uring_arm_signals(); /* no SQE: the next reap tries again */
-#if APOLLOD_HAVE_URING_SPLICE
-	n += uring_pipe_wake(events + n, BACKEND_EVENTS_MAX - n);
-#endif
 	return n;
-}
-
-/* Whether a connection waits for a pipe while one is free (the last reap had no room
- * left to wake it): the next wait must not block. */
-static inline int uring_pipe_wake_due(void)
-{
-#if APOLLOD_HAVE_URING_SPLICE
-	return uring.pipe_waiting && uring.pipes_busy < URING_PIPES;
-#else
-	return 0;
-#endif
 }
 
 /* Submits what the connections prepared and waits in the same io_uring_enter: for one
@@ -772,7 +525,7 @@ long backend_wait(backend_event *events, int timeout_ms)
 		uring_accept_drained();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
-		    uring.listener_nudge || uring_pipe_wake_due();
+		    uring.listener_nudge;
 	struct k_timespec ts = {timeout_ms / MS_PER_S, (timeout_ms % MS_PER_S) * NS_PER_MS};
 	struct io_uring_getevents_arg arg = {.ts = timeout_ms < 0 ? 0 : (uint64_t)(uintptr_t)&ts};
 	unsigned wait_nr = ready || timeout_ms == 0 ? 0 : 1;

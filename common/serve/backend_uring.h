@@ -63,44 +63,6 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 			      * power of two (kernel), < 2^16 */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
 
-#if APOLLOD_HAVE_URING_SPLICE
-/* The pipes of design (b) (see "Bodies by reference, design (b)" below). */
-#define URING_PIPES 16                /* chains in flight at once */
-#define URING_PIPE_BYTES (1u << 20)   /* asked of F_SETPIPE_SZ: the default pipe-max-size */
-#define URING_PAGE_BYTES 4096u        /* a pipe holds whole pages, one per buffer */
-#define URING_CHAIN_SQES 3            /* head send, splice in, splice out */
-STATIC_ASSERT(URING_CHAIN_SQES <= URING_SQ_ENTRIES, "a chain fits the SQ whole");
-STATIC_ASSERT(URING_PIPE_BYTES % URING_PAGE_BYTES == 0 && URING_PIPE_BYTES <= 0x7fffffffu,
-	      "a round is whole pages and its result fits a CQE's res");
-
-/* A chain SQE's user_data: the pipe's index and the step in the low half with
- * URING_XFER_TAG (no connection token has it: a descriptor below CONN_SLOTS; nor the
- * receive side's tag), the pipe's chain generation in the high half, below bit 31 so it
- * never meets the listeners' and the loop's own tokens. */
-#define URING_XFER_TAG 0x20000000u
-#define URING_XFER_STEP_SHIFT 16
-#define URING_XFER_PIPE_MASK 0xffu
-#define URING_XFER_GEN_MASK 0x7fffffffu
-enum uring_xfer_step { URING_XFER_HEAD = 0, URING_XFER_FILL = 1, URING_XFER_DRAIN = 2 };
-STATIC_ASSERT(URING_PIPES <= URING_XFER_PIPE_MASK + 1, "a pipe's index fits its field");
-
-/* One pipe of the pool and the chain it carries. */
-struct uring_pipe {
-	int32_t rd, wr;     /* its ends; -1 before it is made (or after a failed chain) */
-	uint32_t size;      /* its capacity, as F_SETPIPE_SZ granted */
-	uint32_t gen;       /* bumped at each chain's end: an older chain's CQE is stale */
-	uint64_t owner;     /* the sending connection's token; 0 once it let go */
-	int32_t sock;       /* the socket the chain sends on */
-	uint32_t head;      /* bytes of the chain's head send (0: none) */
-	uint32_t chunk;     /* file bytes the chain moves */
-	uint8_t busy;       /* a chain is in flight */
-	uint8_t close_sock; /* the connection closed meanwhile: close sock at the end */
-	uint8_t reserved[2];
-};
-#define URING_PIPE_SIZE 40
-STATIC_ASSERT(sizeof(struct uring_pipe) == URING_PIPE_SIZE, "a pipe's slot");
-#endif
-
 /* The ring as mapped at start-up (backend_uring.c) and the accept queue. */
 struct uring_state {
 	struct io_uring_sqe *sqes;   /* URING_SQ_ENTRIES entries */
@@ -140,12 +102,6 @@ struct uring_state {
 	/* By buffer id, for the buffers queued on connections (uring_rx): */
 	uint16_t pbuf_len[URING_PBUF_COUNT];  /* bytes received into it */
 	uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
-#if APOLLOD_HAVE_URING_SPLICE
-	struct uring_pipe pipes[URING_PIPES]; /* design (b)'s pool; rd -1 until made */
-	uint32_t pipes_busy;         /* chains in flight */
-	uint32_t pipe_waiting;       /* connections waiting for a pipe (URING_RX_PIPE_WAIT) */
-	uint32_t pipe_wait_cursor;   /* where the next wake-up sweep starts: round robin */
-#endif
 };
 extern struct uring_state uring;
 STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
@@ -303,7 +259,6 @@ STATIC_ASSERT(URING_EV_RX < (1u << IORING_CQE_BUFFER_SHIFT), "below the buffer i
 #define URING_RX_CANCELLING 0x02 /* it holds URING_PBUF_CONN_MAX buffers: cancelled */
 #define URING_RX_STARVED 0x04    /* it ended with -ENOBUFS: falls back, or waits for buffers */
 #define URING_RX_ENDED 0x08      /* it ended for good: end follows the queue */
-#define URING_RX_PIPE_WAIT 0x20  /* design (b): its body waits for a pipe of the pool */
 #define URING_RX_OWN 0x10        /* the first read, or a starved one, goes through
 				  * io_recv_own: that recv is in flight or its outcome sits
 				  * in io->result */
@@ -446,8 +401,7 @@ static inline void uring_prep_send(struct io_uring_sqe *sqe, const struct k_iove
 	}
 }
 
-#if !APOLLOD_HAVE_URING_SPLICE
-/* Design (a)'s direct calls beside the ring (io_send with more, io_send_file) on the
+/* The direct calls beside the ring (io_send with more, io_send_file) on the
  * non-blocking socket: one that finds the socket full waits for POLLOUT with a one-shot
  * POLL_ADD through io->result, whose completion, whatever its mask, lets the call be tried
  * again (an error then comes from the call itself). Returns 1 while that poll waits, else
@@ -471,14 +425,12 @@ static inline long io_direct_result(struct conn_io *io, long n)
 	sqe->poll32_events = K_POLLOUT;
 	return IO_PENDING;
 }
-#endif
 
 static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32_t count,
 			   int more)
 {
 	long r;
-#if !APOLLOD_HAVE_URING_SPLICE
-	/* Design (a): the bytes before a body by reference go directly too, so that they and
+	/* The bytes before a body by reference go directly too, so that they and
 	 * the sendfile leave in the same turn, 2 calls when the socket takes them, instead of
 	 * waiting for a ring send's completion before the sendfile can start. */
 	if (more) {
@@ -489,7 +441,6 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 		return io_direct_result(
 			io, COUNTED(sys_sendmsg(io->fd, &m, K_MSG_NOSIGNAL | K_MSG_MORE)));
 	}
-#endif
 	if (io_take_result(io, &r)) {
 		/* A short send: the socket's buffer filled before everything fitted. */
 		if (r > 0 && (uint64_t)r < iov_bytes(iov, count))
@@ -504,76 +455,11 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 	return IO_PENDING;
 }
 
-#if APOLLOD_HAVE_URING_SPLICE
-/* ---- Bodies by reference, design (b): a linked splice chain ----
- * Issue 23's design (b), built with --define=uring_body=splice (bazel/tiers.bzl); the
- * measured choice between the two is in docs/ARCHITECTURE.md ("io_uring bodies by
- * reference"). A body by reference leaves in rounds of one pipe-full: each round is one
- * linked chain of SQEs handed over in the loop's one io_uring_enter,
- *   [send of the bytes queued before the body, MSG_WAITALL | MSG_MORE]   (first round)
- *   IORING_OP_SPLICE file -> pipe   (the file's pages into the pipe, by reference)
- *   IORING_OP_SPLICE pipe -> socket (SPLICE_F_MORE unless it is the body's last round)
- * linked (IOSQE_IO_LINK): each runs once the one before it finished whole; a short or
- * failed one ends the chain, and the rest complete -ECANCELED (io_uring/splice.c fails
- * the link on a splice shorter than asked; MSG_WAITALL makes a short send fail it too).
- * Every SQE but the last carries IOSQE_CQE_SKIP_SUCCESS, and a failed one with it
- * suppresses the CQEs of the cancelled ones after it (io_uring.h, req_set_fail's
- * REQ_F_SKIP_LINK_CQES): a chain posts exactly one CQE, the last SQE's when all went
- * well, else the failed one's. The kernel runs a splice only in its io-wq worker threads
- * (io_uring/splice.c forces it async), so the accepted sockets block (uring_arm_accept)
- * and a worker waits on a full socket, not the loop.
- * A chain needs a pipe of its own for as long as it runs: a small pool, made on first use
- * (after a --workers fork, so no two processes share one), each asked for
- * URING_PIPE_BYTES. A round moves at most what the pipe holds in whole pages, so the
- * splice into it never waits (it is also SPLICE_F_NONBLOCK: a miscount ends the chain
- * short rather than hanging a worker). A chain that failed may leave bytes in its pipe:
- * the pipe is closed and made again when next needed. With every pipe busy, a connection
- * waits for one (URING_RX_PIPE_WAIT), woken in turn as chains end. */
-STATIC_ASSERT((URING_XFER_TAG & URING_RX_TAG) == 0 && URING_XFER_TAG >= CONN_SLOTS &&
-		      (URING_XFER_DRAIN << URING_XFER_STEP_SHIFT) < URING_XFER_TAG,
-	      "the chain's tag and fields meet neither a descriptor nor the receive tag");
-
-/* Prepares io's next chain: the count (>= 0) buffers of iov, then up to one pipe-full of
- * len (> 0) bytes of in_fd from offset. Returns IO_PENDING (prepared, or waiting for a
- * pipe: then a report brings the connection back to call again) or -errno (no pipe could
- * be made, or the ring failed). */
-long uring_chain(struct conn_io *io, const struct k_iovec *iov, uint32_t count, int in_fd,
-		 int64_t offset, uint64_t len);
-
-/* The connection on socket fd (token) lets go of its chain, if one is in flight: its
- * result is dropped; with close_sock, the socket is shut down now (the chain ends at once
- * with -EPIPE, never to block a worker on a client that does not read) and closed when
- * the chain has ended, not before: a link not yet issued looks its descriptor up only
- * then, and must not find a later connection's. Returns 1 when there was one, else 0. */
-int uring_chain_let_go(int fd, uint64_t token, int close_sock);
-
-/* Sends the count (>= 1) buffers of iov, then the body by reference: the chain's first
- * round (event_backend.h). On the result moves *offset past the body bytes in it. */
-static inline long io_send_head_and_file(struct conn_io *io, const struct k_iovec *iov,
-					 uint32_t count, int in_fd, int64_t *offset,
-					 uint64_t len)
-{
-	long r;
-	if (io_take_result(io, &r)) {
-		uint64_t head = iov_bytes(iov, count);
-		if (r > 0 && (uint64_t)r > head)
-			*offset += (int64_t)((uint64_t)r - head);
-		return r;
-	}
-	return uring_chain(io, iov, count, in_fd, *offset, len);
-}
-
-/* Design (b): one round of the chain without a head (event_backend.h). */
-static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len)
-{
-	return io_send_head_and_file(io, 0, 0, in_fd, offset, len);
-}
-#define BACKEND_SENDS_HEAD_WITH_FILE 1
-#else
 /* sendfile's count is at most this per call (Linux caps a transfer at MAX_RW_COUNT). */
 #define IO_SEND_FILE_MAX 0x7ffff000ull
 
-/* Design (a) of issue 23: sendfile as a direct call beside the ring, on the socket made
+/* sendfile as a direct call beside the ring (the splice chain through the ring measured
+ * slower: benchmarks/reports/2026-12-02-uring-splice.md), on the socket made
  * non-blocking at accept (uring_arm_accept), so a full socket returns EAGAIN instead of
  * blocking the worker; then a one-shot POLL_ADD for POLLOUT waits in the ring (through
  * io->result, like a send), and its completion, whatever its mask, lets the sendfile be
@@ -587,8 +473,6 @@ static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, 
 						       len < IO_SEND_FILE_MAX ? len
 									      : IO_SEND_FILE_MAX)));
 }
-#define BACKEND_SENDS_HEAD_WITH_FILE 0
-#endif /* APOLLOD_HAVE_URING_SPLICE */
 
 /* A direct syscall, not IORING_OP_SHUTDOWN: the ring runs a shutdown on a worker thread
  * (it cannot be issued non-blocking), so the FIN could leave after the lingering reads and
@@ -631,10 +515,6 @@ static inline void io_cancel_in_flight(const struct conn_io *io, uint8_t link)
  * with the rest of the receive side. */
 static inline void io_abandon(struct conn_io *io)
 {
-#if APOLLOD_HAVE_URING_SPLICE
-	if (io->result == IO_R_PENDING && uring_chain_let_go(io->fd, io->token, 0))
-		io->result = IO_R_IDLE; /* its result is dropped; nothing else was in flight */
-#endif
 	io_cancel_in_flight(io, 0);
 	if (io->result == IO_R_PENDING)
 		io->token ^= URING_TOKEN_EPOCH;
@@ -642,30 +522,11 @@ static inline void io_abandon(struct conn_io *io)
 	uring_rx_reset(io->fd);
 }
 
-/* io_close's way while a chain is in flight (design (b)): the chain keeps the socket
- * until it ends (uring_chain_let_go), the receive side is let go as in io_close. Returns
- * 1 when it took the close, else 0 (no chain: close as usual). */
-static inline int io_close_after_chain(struct conn_io *io)
-{
-#if APOLLOD_HAVE_URING_SPLICE
-	if (io->result == IO_R_PENDING && uring_chain_let_go(io->fd, io->token, 1)) {
-		io->result = IO_R_IDLE; /* nothing else is in flight under the token */
-		io_cancel_in_flight(io, 0);
-		uring_rx_reset(io->fd);
-		return 1;
-	}
-#endif
-	(void)io;
-	return 0;
-}
-
 /* The most SQEs io_close prepares: a cancel for the send, one for the recv, the close. */
 #define URING_CLOSE_SQES 3
 
 static inline void io_close(struct conn_io *io)
 {
-	if (io_close_after_chain(io))
-		return;
 	/* An operation in flight holds the socket open: cancel it first, hard-linked so the
 	 * close runs whether or not the cancel found it (Linux 5.5 for hard links). Its
 	 * CQE (-ECANCELED) is dropped (see io_abandon). */
@@ -683,11 +544,7 @@ static inline void io_close(struct conn_io *io)
 static inline void io_close_now(struct conn_io *io)
 {
 	/* A ring close may run after a later accept in the same submission: close(2) frees
-	 * the descriptor now. What was in flight is cancelled; its completion is dropped.
-	 * A chain in flight (design (b)) must end first, so its socket is closed then, as in
-	 * io_close: eviction takes only connections waiting between requests, never one. */
-	if (io_close_after_chain(io))
-		return;
+	 * the descriptor now. What was in flight is cancelled; its completion is dropped. */
 	io_abandon(io);
 	COUNTED(sys_close(io->fd));
 	io->result = IO_R_IDLE;

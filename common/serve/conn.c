@@ -540,32 +540,8 @@ static long conn_send_reference(int fd, struct conn *c, struct k_iovec *iov)
 	return n;
 }
 
-/* Sends the count entries at iov, bytes in memory, and the body by reference after them
- * in one go where the backend fuses the two (BACKEND_SENDS_HEAD_WITH_FILE: io_uring's
- * linked splice chain), else the bytes alone with MSG_MORE (the body follows: its
- * io_send_file at the next turn of conn_flush). Returns the bytes sent of both,
- * IO_PENDING, or -errno, as io_send. */
-static long conn_send_head(int fd, struct conn *c, struct k_iovec *iov, uint32_t count)
-{
-#if BACKEND_SENDS_HEAD_WITH_FILE
-	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
-	struct k_iovec *ref = &iov[count];
-	uint64_t head = 0;
-	for (uint32_t i = 0; i < count; i++)
-		head += iov[i].iov_len;
-	long n = io_send_head_and_file(&c->io, iov, count, r->fd, &r->offset, ref->iov_len);
-	if (n > 0 && (uint64_t)n > head)
-		conn_reference_sent(fd, c, ref, (uint64_t)n - head);
-	return n;
-#else
-	(void)fd;
-	return io_send(&c->io, iov, count, 1); /* counts response_syscalls */
-#endif
-}
-
 /* Sends the queued responses, all of them in one call when the kernel takes them (a
- * body by reference: the bytes before it in one call with MSG_MORE, then its sendfile;
- * or both in one chain, conn_send_head).
+ * body by reference: the bytes before it in one call with MSG_MORE, then its sendfile).
  * Returns 1 when the queue is empty, 0 when the send must wait (IO_PENDING), or -1 when
  * the connection failed and was closed. Sets *progressed when bytes left. */
 static int conn_flush(int fd, struct conn *c, int *progressed)
@@ -573,9 +549,9 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 	while (c->out_count) {
 		struct k_iovec *iov = &conn_out[fd].queue[c->out_head];
 		uint32_t count = c->ref_count ? copied_run(iov, c->out_count) : c->out_count;
-		long n = !count			 ? conn_send_reference(fd, c, iov)
-			 : count < c->out_count ? conn_send_head(fd, c, iov, count)
-						: io_send(&c->io, iov, count, 0); /* counts */
+		/* more: a body by reference follows the bytes (counts response_syscalls) */
+		long n = count ? io_send(&c->io, iov, count, count < c->out_count)
+			       : conn_send_reference(fd, c, iov);
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
 			*progressed = 1;

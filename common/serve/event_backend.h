@@ -143,24 +143,6 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
  * than len), 0 when in_fd ended before *offset + len, IO_PENDING, or another -errno. */
 static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len);
 
-/* Whether the backend sends a body by reference together with the bytes queued before it
- * (io_send_head_and_file): io_uring's design (b), one linked chain of a send and two
- * splices (backend_uring.h). The others send those bytes with io_send's more, then the
- * body with io_send_file. */
-#ifndef BACKEND_SENDS_HEAD_WITH_FILE
-#define BACKEND_SENDS_HEAD_WITH_FILE 0
-#endif
-#if BACKEND_SENDS_HEAD_WITH_FILE
-/* Sends the count (>= 1) buffers of iov, then up to len (> 0) bytes of file in_fd from
- * *offset by reference, as io_send then io_send_file would, in one go. Moves *offset past
- * the file's bytes sent. Counts response_syscalls for each operation. Returns the bytes
- * sent of both (the buffers' first; possibly fewer than all), 0 when in_fd ended before
- * *offset + len and nothing was sent, IO_PENDING, or another -errno. */
-static inline long io_send_head_and_file(struct conn_io *io, const struct k_iovec *iov,
-					 uint32_t count, int in_fd, int64_t *offset,
-					 uint64_t len);
-#endif
-
 /* Ends the sending side: the peer reads end of input after what was sent. Returns 0 or
  * -errno (the peer is gone: nothing to act on). */
 static inline long io_shutdown_write(struct conn_io *io);

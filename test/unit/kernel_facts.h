@@ -15,13 +15,7 @@
 	X(K_MSG_DONTWAIT, MSG_DONTWAIT)                                                 \
 	X(K_MSG_NOSIGNAL, MSG_NOSIGNAL)                                                 \
 	X(K_MSG_MORE, MSG_MORE)                                                         \
-	X(K_MSG_WAITALL, MSG_WAITALL)                                                   \
 	X(K_SHUT_WR, SHUT_WR)                                                           \
-	X(K_SHUT_RDWR, SHUT_RDWR)                                                       \
-	X(K_F_SETPIPE_SZ, F_SETPIPE_SZ)                                                 \
-	X(K_F_GETPIPE_SZ, F_GETPIPE_SZ)                                                 \
-	X(K_SPLICE_F_NONBLOCK, SPLICE_F_NONBLOCK)                                       \
-	X(K_SPLICE_F_MORE, SPLICE_F_MORE)                                               \
 	X(K_SIGHUP, SIGHUP)                                                             \
 	X(K_SIGINT, SIGINT)                                                             \
 	X(K_SIGPIPE, SIGPIPE)                                                           \

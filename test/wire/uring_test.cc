@@ -340,19 +340,17 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 }
 
 // ---- Bodies by reference (BEHAVIOUR 10.17) through the ring ----
-// Whichever way out the tier is built with (bazel/tiers.bzl, --define=uring_body): design
-// (a), the direct sendfile beside the ring, or (b), the linked splice chain through a pipe
-// of URING_PIPE_BYTES (1 MiB) from a pool of URING_PIPES (16).
-constexpr size_t kPipeBytes = 1u << 20;     // URING_PIPE_BYTES in backend_uring.h
-constexpr int kPipes = 16;                  // URING_PIPES
+// A direct sendfile beside the ring, on a non-blocking socket (backend_uring.h).
+constexpr size_t kMiB = 1u << 20;
+constexpr int kTransfers = 16; // large transfers at once: more than one loop turn's worth
 constexpr size_t kByReferenceMin = 8u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
-constexpr size_t kBigBytes = 10 * kPipeBytes + 123; // rounds beyond the pipe, a ragged end
+constexpr size_t kBigBytes = 10 * kMiB + 123; // many sendfiles' worth, a ragged end
 constexpr size_t kMidBytes = 256 * 1024;          // by copy, between them
 constexpr size_t kOddBytes = 9000001;
 constexpr int kBigMs = 30000; // a correctness bound on a loaded machine, not a speed target
 
 // Bytes that differ at every offset and between files, so a slice from the wrong place
-// (a pipe's leftovers, a round sent twice) cannot pass for the right one.
+// (a round sent twice, bytes from the wrong offset) cannot pass for the right one.
 std::string PatternBytes(size_t n, unsigned seed)
 {
 	std::string s(n, '\0');
@@ -386,8 +384,8 @@ std::vector<HttpResponse> SplitResponses(const std::string &bytes)
 
 // Large bodies, whole and sliced, pipelined on one connection with one sent by copy
 // among them: each arrives byte-exact and in order, and so do the requests after them.
-// The 206 starts inside a page and spans the pipe four times (design (b) moves a round
-// of whole pages at a time); the 10 MiB body takes several rounds, the last one ragged.
+// The 206 starts inside a page and ends ragged; the 10 MiB body takes several sendfiles
+// on a socket that fills.
 TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 {
 	REQUIRE_FEATURE("uring");
@@ -421,14 +419,13 @@ TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 	EXPECT_EQ(m["bytes_by_reference"], kBigBytes + (kLast - kFirst + 1) + kOddBytes);
 }
 
-// More large transfers at once (10 MiB each) than design (b) has pipes: the ones beyond the pool wait
-// for a pipe in turn and every body still arrives whole (design (a) has no pool: the same
-// holds trivially).
+// Many large transfers at once (10 MiB each), each waiting for its full socket in the ring
+// in turn: every body arrives whole.
 TEST(UringTest, MoreLargeTransfersThanPipesAllArriveWhole)
 {
 	REQUIRE_FEATURE("uring");
 	REQUIRE_FEATURE("files");
-	constexpr int kClients = kPipes + 8;
+	constexpr int kClients = kTransfers + 8;
 	BigFiles f;
 	FileRoot root({{"big.bin", f.big}});
 	ASSERT_FALSE(root.dir().empty());
@@ -453,13 +450,13 @@ TEST(UringTest, MoreLargeTransfersThanPipesAllArriveWhole)
 
 // Clients that close in the middle of a large body (with bytes unread: the kernel resets
 // the connection) leave nothing behind: every one of their sockets is closed soon after
-// (design (b): when its chain has ended, which the close's shutdown hastens), the daemon
-// goes on serving the same body byte-exactly, and (b)'s pipes stay within the pool.
+// (a sendfile or its POLLOUT poll fails on the reset socket), the daemon goes on serving
+// the same body byte-exactly, and no pipe is left behind.
 TEST(UringTest, ClientsClosingMidBodyLeaveNothingBehind)
 {
 	REQUIRE_FEATURE("uring");
 	REQUIRE_FEATURE("files");
-	constexpr int kClients = kPipes + 4;
+	constexpr int kClients = kTransfers + 4;
 	constexpr size_t kReadFirst = 64 * 1024; // of the 10 MiB body, then close
 	constexpr int kSettleMs = 5000;
 	BigFiles f;
@@ -496,7 +493,7 @@ TEST(UringTest, ClientsClosingMidBodyLeaveNothingBehind)
 	int pipes = 0;
 	for (const std::string &t : DescriptorTargets(daemon.pid()))
 		pipes += t.rfind("pipe:", 0) == 0;
-	EXPECT_LE(pipes, 2 * kPipes + 2) << "a pool's pipes (two ends each) and the daemon's own";
+	EXPECT_LE(pipes, 2) << "the daemon's own at most: no body holds a pipe";
 	Received r = Roundtrip(daemon.port(), GetClose("/big.bin"), false, kBigMs);
 	HttpResponse resp = ParseResponse(r.bytes);
 	EXPECT_EQ(resp.status, 200);
