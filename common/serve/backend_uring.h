@@ -58,7 +58,18 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
-#define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
+/* The accept queue: descriptors (or a final -errno) the multishot accepts delivered and
+ * the loop has not taken. It must never fill: an accept CQE left in the CQ for want of
+ * room holds every CQE behind it, and with the listener parked nothing takes from the
+ * queue, so the loop spun on a CQ it never emptied, its connections' and signals'
+ * completions unread (issue 33). Its bound: every queued descriptor is a distinct number
+ * below the soft RLIMIT_NOFILE, DESCRIPTOR_BUDGET, and an accept is armed only on an
+ * empty queue (uring_accept_drained, backend_watch_listener), so each listener adds at
+ * most one final error. A descriptor that finds it full anyway (the limit could not be
+ * lowered to the budget) is closed unanswered: uring_take_accept. */
+#define URING_ACCEPT_MAX (2u * DESCRIPTOR_BUDGET)
+STATIC_ASSERT(URING_ACCEPT_MAX >= DESCRIPTOR_BUDGET + LISTENERS_MAX,
+	      "every descriptor the process may hold, and one error per listener");
 #define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
 			      * power of two (kernel), < 2^16 */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
