@@ -660,6 +660,17 @@ int backend_accepts_settled(void)
 	return uring.accept_head == uring.accept_tail;
 }
 
+void backend_cancel_all(void)
+{
+	/* One cancel of every request on the ring (IORING_ASYNC_CANCEL_ANY, Linux 5.19),
+	 * submitted without waiting: no completion is read any more, and the exit that
+	 * follows tears the ring down (the kernel cancels what this one missed). */
+	struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (sqe)
+		sqe->cancel_flags = IORING_ASYNC_CANCEL_ANY;
+	uring_submit();
+}
+
 long backend_watch_signals(int fd)
 {
 	uring.signal_fd = fd;

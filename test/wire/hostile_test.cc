@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -366,6 +367,44 @@ TEST_F(HostileTest, SlowDownloadsEndedBySendDeadline)
 	for (int fd : downloads)
 		close(fd);
 	ExpectBackAtRest(daemon_, serving_, baseline_, "slow downloads");
+}
+
+constexpr int kStopHeads = 4;
+constexpr int kStopDownloads = 4;
+constexpr int kDrainTimeoutExit = 12; // BEHAVIOUR 11: --drain-timeout passed
+
+// BEHAVIOUR 11: a stop that finds work in flight when the drain ends (unfinished heads of
+// fresh connections, downloads nobody reads, an idle crowd queued beyond a full table)
+// cancels it and exits 12 within the drain.
+TEST_F(HostileTest, StopWithWorkInFlightEndsWithinTheDrain)
+{
+	REQUIRE_FEATURE("stop");
+	REQUIRE_FEATURE("files");
+	FileRoot root({{"big", Random(kDownloadBytes, 33)}});
+	ASSERT_NE(root.dir(), "");
+	Start({"--max-connections", std::to_string(kHeadTable), "--root", root.dir(),
+	       "--cache-bytes", "0"},
+	      {"--header-timeout", "60", "--send-timeout", "60"});
+	std::vector<int> held;
+	for (int i = 0; i < kStopHeads + kStopDownloads; i++) {
+		int fd = ConnectLoopback(daemon_.port(), 10000, kSmallWindow);
+		ASSERT_GE(fd, 0);
+		ASSERT_TRUE(SendAll(fd, i < kStopHeads ? std::string(kUnfinishedHead) : Get("/big")));
+		held.push_back(fd);
+	}
+	WaitForConnections(kStopHeads + kStopDownloads);
+	Crowd idle(daemon_.port(), kIdleCrowd, kCrowdRunMs, [](int) { return ""; });
+	WaitForConnections(kHeadTable); // the crowd fills the table
+	int64_t start = NowMs();
+	ASSERT_EQ(kill(daemon_.pid(), SIGTERM), 0);
+	int status = 0;
+	ASSERT_TRUE(daemon_.WaitExit(kDrainSeconds * 1000 + kExitSlackMs, &status))
+		<< "no exit within the drain after SIGTERM";
+	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + kExitSlackMs);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kDrainTimeoutExit)
+		<< "status " << status;
+	for (int fd : held)
+		close(fd);
 }
 
 constexpr uint32_t kFuzzSeed = 33;
