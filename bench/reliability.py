@@ -7,6 +7,8 @@ Self-contained (standard library only) so it does not depend on the bench packag
 
     bazel run //bench:reliability                      # about 4 minutes
     bench/reliability.py --apollod PATH [--nginx PATH] [--json OUT]
+    bench/reliability.py --hostile --apollod FULL --uring URING [--uring-before OLD]
+        # issue 33's rows (benchmarks/reports/2026-12-03-uring-hostile.md), about 7 minutes
 
 Scale, reduced from the issue's so one run takes minutes: timeouts of 5 s (apollod
 --header-timeout 5 --idle-timeout 5, send timeout left at its 60 s default; nginx
