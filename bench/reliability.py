@@ -7,6 +7,8 @@ Self-contained (standard library only) so it does not depend on the bench packag
 
     bazel run //bench:reliability                      # about 4 minutes
     bench/reliability.py --apollod PATH [--nginx PATH] [--json OUT]
+    bench/reliability.py --hostile --apollod FULL --uring URING [--uring-before OLD]
+        # issue 33's rows (benchmarks/reports/2026-12-03-uring-hostile.md), about 7 minutes
 
 Scale, reduced from the issue's so one run takes minutes: timeouts of 5 s (apollod
 --header-timeout 5 --idle-timeout 5, send timeout left at its 60 s default; nginx
@@ -102,13 +104,14 @@ class Server:
     """One server process (apollod or nginx) on a loopback port; stopped on exit."""
 
     def __init__(self, kind, binary, root, conns=TABLE, fd_limit=None, idle=TIMEOUT_S,
-                 defaults=False, workers=1):
+                 defaults=False, workers=1, extra=()):
         self.kind, self.port = kind, free_port()
         self.dir = tempfile.mkdtemp(prefix="reliability_")
         if kind == "apollod" and defaults:  # the floods: default flags but an idle timeout
             argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root]
             if idle != DEFAULT_IDLE_S:
                 argv += ["--idle-timeout", str(idle)]
+            argv += list(extra)
         elif kind == "apollod":
             argv = [binary, "--listen", f"{HOST}:{self.port}", "--root", root,
                     "--header-timeout", str(TIMEOUT_S), "--idle-timeout", str(idle)]
@@ -500,6 +503,290 @@ def reloads(kind, binary, root):
     return result
 
 
+# The hostile rows of issue 33: clients that fill the table, then leave. Afterwards the
+# serving process must rest (no CPU), answer /health, hold few descriptors and stop on
+# SIGTERM within the drain (10 s).
+HOSTILE_HEADS = 64         # --max-connections, every slot an unfinished head
+HOSTILE_IDLE = 100         # idle connections beside them, reconnecting ...
+HOSTILE_IDLE_S = 2.0       # ... for this long
+HOSTILE_REST_S = 3.0       # after everybody left: CPU measured over this window
+HOSTILE_TRICKLERS = 4091   # default table (4090 or so) and one more
+HOSTILE_TRICKLE_EVERY_S = 8.0
+HOSTILE_TRICKLE_SETTLE_S = 10.0  # the tricklers open before the first fresh client
+HOSTILE_FRESH_EVERY_S = 3.0
+HOSTILE_FRESH_WAIT_S = 15
+HOSTILE_DOWNLOADS = 60     # parallel 16 MiB downloads, never read ...
+HOSTILE_DL_FD_LIMIT = 64   # ... under this descriptor limit, --cache-bytes 0
+HOSTILE_DL_SIZE = 16 << 20
+HOSTILE_DL_RCVBUF = 8192
+HOSTILE_SEND_TIMEOUT_S = 60  # the default --send-timeout ends them
+HOSTILE_STOP_BOUND_S = 15
+HOSTILE_LOOP_BOUND_S = 180   # every row's client loop ends by then whatever happens
+
+
+def serving_pid(server):
+    """The resident supervisor's one child (the serving generation), or the server."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        path = f"/proc/{server.proc.pid}/task/{server.proc.pid}/children"
+        try:
+            kids = open(path).read().split()
+        except OSError:
+            kids = []
+        if len(kids) == 1:
+            return int(kids[0])
+        time.sleep(0.05)
+    return server.proc.pid
+
+
+def cpu_s(pid):
+    """CPU seconds (user + system) pid has used, or None once gone."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def fd_count(pid):
+    """Descriptors pid holds, or None once gone."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+
+
+def health_within(port, wait_s):
+    """Seconds until GET /health was answered 200 (asked again until wait_s), or None."""
+    start = time.monotonic()
+    while time.monotonic() - start < wait_s:
+        try:
+            with socket.create_connection((HOST, port), timeout=1) as s:
+                s.sendall(b"GET /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                if status_of(read_until_close(s, 1)) == 200:
+                    return round(time.monotonic() - start, 2)
+        except OSError:
+            pass
+    return None
+
+
+def after_leaving(server, pid):
+    """What the serving process does once every client has gone: CPU over
+    HOSTILE_REST_S, its descriptors, /health, and the seconds SIGTERM takes to end it."""
+    before = cpu_s(pid)
+    time.sleep(HOSTILE_REST_S)
+    after = cpu_s(pid)
+    used = round(after - before, 2) if before is not None and after is not None else None
+    out = {"cpu_s": used, "rest_window_s": HOSTILE_REST_S, "fds": fd_count(pid),
+           "health_s": health_within(server.port, 5)}
+    start = time.monotonic()
+    server.proc.send_signal(signal.SIGTERM)
+    try:
+        server.proc.wait(timeout=HOSTILE_STOP_BOUND_S)
+        out["stop_s"] = round(time.monotonic() - start, 2)
+    except subprocess.TimeoutExpired:
+        out["stop_s"] = None  # Server.stop kills it
+        os.kill(pid, signal.SIGKILL)
+    return out
+
+
+def nonblocking_connect(port):
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect((HOST, port))
+    except BlockingIOError:
+        pass
+    return s
+
+
+def hostile_heads(binary, root):
+    """Issue 33 (1): a full table of unfinished heads, an idle crowd that reconnects and a
+    few fresh clients for HOSTILE_IDLE_S, then every client closes."""
+    with Server("apollod", binary, root, conns=HOSTILE_HEADS, defaults=True,
+                extra=["--max-connections", str(HOSTILE_HEADS), "--header-timeout", "60"]) as server:
+        pid = serving_pid(server)
+        base = fd_count(pid)
+        heads = []
+        for _ in range(HOSTILE_HEADS):
+            s = socket.create_connection((HOST, server.port))
+            s.sendall(TRICKLE_HEAD)
+            heads.append(s)
+        settle = time.monotonic() + 5  # every head taken before the crowd comes
+        while time.monotonic() < settle and fd_count(pid) < base + HOSTILE_HEADS:
+            time.sleep(0.01)
+        idle = [nonblocking_connect(server.port) for _ in range(HOSTILE_IDLE)]
+        fresh, end = [], time.monotonic() + HOSTILE_IDLE_S
+        while time.monotonic() < end:
+            for i, s in enumerate(idle):
+                if closed_or_spoke(s, 0):
+                    s.close()
+                    idle[i] = nonblocking_connect(server.port)
+            if len(fresh) < 3 and time.monotonic() > end - HOSTILE_IDLE_S * (3 - len(fresh)) / 3:
+                c = nonblocking_connect(server.port)
+                fresh.append(c)
+            time.sleep(0.01)
+        during = fd_count(pid)
+        for s in heads + idle + fresh:
+            s.close()
+        out = after_leaving(server, pid)
+        out["fds_during"] = during
+        return out
+
+
+def hostile_tricklers(binary, root):
+    """Issue 33 (2): HOSTILE_TRICKLERS connections trickling a head byte every
+    HOSTILE_TRICKLE_EVERY_S, reconnecting when closed, default flags; FRESH fresh clients
+    HOSTILE_FRESH_EVERY_S apart, each a whole GET /health in one packet."""
+    with Server("apollod", binary, root, conns=None, defaults=True) as server:
+        pid = serving_pid(server)
+        stop, fresh_results = threading.Event(), []
+
+        def crowd():
+            socks = {}
+            end = time.monotonic() + HOSTILE_LOOP_BOUND_S
+            for _ in range(HOSTILE_TRICKLERS):
+                s = nonblocking_connect(server.port)
+                socks[s] = [0, time.monotonic()]
+            poller = select.poll()
+            for s in socks:
+                poller.register(s, select.POLLIN)
+            by_fd = {s.fileno(): s for s in socks}
+            while not stop.is_set() and time.monotonic() < end:
+                for fd, _ in poller.poll(100):
+                    s = by_fd.pop(fd)
+                    poller.unregister(fd)
+                    socks.pop(s)
+                    s.close()
+                    n = nonblocking_connect(server.port)
+                    socks[n] = [0, time.monotonic()]
+                    by_fd[n.fileno()] = n
+                    poller.register(n, select.POLLIN)
+                now = time.monotonic()
+                for s, st in socks.items():
+                    if now - st[1] >= HOSTILE_TRICKLE_EVERY_S and st[0] < len(TRICKLE_HEAD):
+                        try:
+                            s.send(TRICKLE_HEAD[st[0]:st[0] + 1])
+                            st[0] += 1
+                        except OSError:
+                            pass
+                        st[1] = now
+            for s in socks:
+                s.close()
+
+        def one_fresh():
+            start = time.monotonic()
+            try:
+                with socket.create_connection((HOST, server.port),
+                                              timeout=HOSTILE_FRESH_WAIT_S) as s:
+                    s.sendall(b"GET /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                    data = read_until_close(s, HOSTILE_FRESH_WAIT_S)
+                fresh_results.append((status_of(data), round(time.monotonic() - start, 1)))
+            except OSError:
+                fresh_results.append((None, round(time.monotonic() - start, 1)))
+
+        t = threading.Thread(target=crowd)
+        t.start()
+        time.sleep(HOSTILE_TRICKLE_SETTLE_S)
+        during = fd_count(pid)
+        fresh = []
+        for _ in range(FRESH):
+            f = threading.Thread(target=one_fresh)
+            f.start()
+            fresh.append(f)
+            time.sleep(HOSTILE_FRESH_EVERY_S)
+        for f in fresh:
+            f.join()
+        stop.set()
+        t.join()
+        out = after_leaving(server, pid)
+        out["fresh_answered"] = sum(1 for st, _ in fresh_results if st == 200)
+        out["fresh"] = fresh_results
+        out["fds_during"] = during
+        return out
+
+
+def hostile_downloads(binary, root):
+    """Issue 33 (3): HOSTILE_DOWNLOADS downloads of a 16 MiB file from disk, never read,
+    under a descriptor limit of HOSTILE_DL_FD_LIMIT; the send deadline ends them. How long
+    after that deadline /health is answered."""
+    with Server("apollod", binary, root, conns=None, defaults=True,
+                fd_limit=(HOSTILE_DL_FD_LIMIT, HOSTILE_DL_FD_LIMIT),
+                extra=["--cache-bytes", "0"]) as server:
+        pid = serving_pid(server)
+        downloads = []
+        for _ in range(HOSTILE_DOWNLOADS):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, HOSTILE_DL_RCVBUF)
+            s.settimeout(5)
+            try:
+                s.connect((HOST, server.port))
+                s.sendall(b"GET /hostile.bin HTTP/1.1\r\nHost: a\r\n\r\n")
+            except OSError:
+                pass
+            downloads.append(s)
+        start = time.monotonic()
+        fds = []
+        while time.monotonic() - start < HOSTILE_SEND_TIMEOUT_S:
+            fds.append(fd_count(pid))
+            time.sleep(1)
+        served = health_within(server.port, 30)
+        fds_after = fd_count(pid)
+        for s in downloads:
+            s.close()
+        out = after_leaving(server, pid)
+        out.update({"health_after_deadline_s": served, "fds_max_during": max(f for f in fds if f),
+                    "fds_at_deadline": fds_after})
+        return out
+
+
+HOSTILE_ROWS = [
+    ("heads", f"{HOSTILE_HEADS} unfinished heads fill --max-connections {HOSTILE_HEADS}; "
+              f"{HOSTILE_IDLE} idle reconnecting for {HOSTILE_IDLE_S:g} s; then all close",
+     hostile_heads),
+    ("tricklers", f"{HOSTILE_TRICKLERS} tricklers (a byte every {HOSTILE_TRICKLE_EVERY_S:g} s, "
+                  f"reconnecting), default flags; {FRESH} fresh GET /health "
+                  f"{HOSTILE_FRESH_EVERY_S:g} s apart", hostile_tricklers),
+    ("downloads", f"{HOSTILE_DOWNLOADS} unread 16 MiB downloads, RLIMIT_NOFILE "
+                  f"{HOSTILE_DL_FD_LIMIT}, --cache-bytes 0, ended by the {HOSTILE_SEND_TIMEOUT_S} s "
+                  "send deadline", hostile_downloads),
+]
+
+
+def describe_hostile(attack, r):
+    """One table cell for a hostile row."""
+    rest = (f"then {r['cpu_s']} s CPU in {r['rest_window_s']:g} s, {r['fds']} fds, "
+            f"/health {'in ' + str(r['health_s']) + ' s' if r['health_s'] is not None else 'unanswered'}, "
+            f"SIGTERM exit {'in ' + str(r['stop_s']) + ' s' if r['stop_s'] is not None else 'none in 15 s'}")
+    if attack == "tricklers":
+        return f"{r['fresh_answered']} of {FRESH} fresh answered; " + rest
+    if attack == "downloads":
+        h = r["health_after_deadline_s"]
+        return (f"/health {'in ' + str(h) + ' s' if h is not None else 'unanswered for 30 s'} "
+                f"after the deadline (fds up to {r['fds_max_during']}); " + rest)
+    return f"{r['fds_during']} fds while full; " + rest
+
+
+def hostile(binaries, root, rows):
+    """The hostile rows against each binary; prints the table."""
+    with open(os.path.join(root, "hostile.bin"), "wb") as f:
+        f.write(b"h" * HOSTILE_DL_SIZE)
+    results = {kind: {} for kind in binaries}
+    for attack, _, run in HOSTILE_ROWS:
+        if attack not in rows:
+            continue
+        for kind, binary in binaries.items():
+            results[kind][attack] = run(binary, root)
+            print(f"{kind} {attack}: {json.dumps(results[kind][attack])}", file=sys.stderr)
+    print("| attack | " + " | ".join(binaries) + " |")
+    print("| --- |" + " --- |" * len(binaries))
+    for attack, label, _ in HOSTILE_ROWS:
+        if attack in rows:
+            print(f"| {label} | " + " | ".join(describe_hostile(attack, results[k][attack])
+                                               for k in binaries) + " |")
+    return results
+
+
 def in_parallel(*calls):
     """Runs each zero-argument call in its own thread; returns their results in order."""
     results = [None] * len(calls)
@@ -558,11 +845,16 @@ def main():
     p.add_argument("--json")
     p.add_argument("--floods", action="store_true",
                    help="only the two idle floods of issue 24 (full, --uring, nginx)")
-    p.add_argument("--uring", help="the uring tier's binary, for --floods")
+    p.add_argument("--uring", help="the uring tier's binary, for --floods and --hostile")
+    p.add_argument("--hostile", action="store_true",
+                   help="only the hostile rows of issue 33 (full, --uring, --uring-before)")
+    p.add_argument("--uring-before", help="another uring binary for --hostile (an older build)")
     p.add_argument("--rows", default=",".join(a for a, _ in ROWS),
                    help="comma-separated attacks to run (default: all)")
     args = p.parse_args()
     rows = set(args.rows.split(","))
+    if args.hostile and args.rows == p.get_default("rows"):
+        rows = {a for a, _, _ in HOSTILE_ROWS}
     want = 2 * FLOOD + 1024 if args.floods else 8192
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(want, resource.getrlimit(
         resource.RLIMIT_NOFILE)[1])))
@@ -572,6 +864,20 @@ def main():
         f.write(b"b" * FILE_SIZE)
     with open(os.path.join(root, RELOAD_FILE), "wb") as f:
         f.write(b"a\n")
+    if args.hostile:
+        binaries = {"full": args.apollod}
+        if args.uring:
+            binaries["uring"] = args.uring
+        if args.uring_before:
+            binaries["uring (before)"] = args.uring_before
+        try:
+            results = hostile(binaries, root, rows)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=2)
+        return
     if args.floods:
         binaries = {"full": args.apollod}
         if args.uring:

@@ -10,6 +10,11 @@
  * accept. The deadline queue, the access log's per-peer text and the io_uring receive
  * sides all have one entry per slot. */
 #define CONN_SLOTS 4096
+/* The descriptors a serving process may hold, its soft RLIMIT_NOFILE (BEHAVIOUR 4;
+ * daemon_main.c): each connection slot twice, for its socket and for the one file a
+ * connection may be sending from disk, which leaves room for the daemon's own
+ * descriptors too, since those take slots' numbers. */
+#define DESCRIPTOR_BUDGET (2u * CONN_SLOTS)
 /* Responses queued per slot: they leave in one writev (IOV_MAX is 1024). */
 #define CONN_QUEUE_MAX 64
 /* Request line + header fields + CRLFCRLF: one whole head fits one slot's buffer. 16 KiB:

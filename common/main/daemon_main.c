@@ -49,10 +49,6 @@ STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
 	      "--cache-bytes: one default, one bound");
 
-/* The descriptors a serving process may hold (BEHAVIOUR 4): each connection slot twice,
- * for its socket and for the one file a connection may be sending from disk, which
- * leaves room for the daemon's own descriptors too, since those take slots' numbers. */
-#define DESCRIPTOR_BUDGET (2u * CONN_SLOTS)
 /* Descriptors one ppoll asks about while counting the open ones (2 KiB of stack). */
 #define DESCRIPTOR_PROBE_BATCH 256u
 

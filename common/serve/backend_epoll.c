@@ -22,6 +22,11 @@ int backend_accepts_settled(void)
 	return 1; /* accept4 is called by the loop: nothing is accepted behind its back */
 }
 
+void backend_cancel_all(void)
+{
+	/* epoll has no operation in flight: the exit's close of each descriptor is all */
+}
+
 long backend_watch_listener(uint32_t index, int fd, int on)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data = LISTENER_TOKEN_OF(index)};

@@ -394,7 +394,9 @@ long backend_watch_listener(uint32_t index, int fd, int on)
 	 * new completion will announce them: report a listener once more. */
 	if (on && uring.accept_head != uring.accept_tail)
 		uring.listener_nudge = 1;
-	if (on && !(uring.accept_armed & bit))
+	/* Armed only on an empty queue, which bounds it (URING_ACCEPT_MAX): with descriptors
+	 * queued, the nudge's report takes them, and the drained queue arms the accept. */
+	if (on && !(uring.accept_armed & bit) && uring.accept_head == uring.accept_tail)
 		return uring_arm_accept(index);
 	if (!on && (uring.accept_armed & bit)) { /* its -ECANCELED end is dropped when reaped */
 		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
@@ -429,6 +431,17 @@ int backend_accepts_settled(void)
 	return uring.accept_head == uring.accept_tail;
 }
 
+void backend_cancel_all(void)
+{
+	/* One cancel of every request on the ring (IORING_ASYNC_CANCEL_ANY, Linux 5.19),
+	 * submitted without waiting: no completion is read any more, and the exit that
+	 * follows tears the ring down (the kernel cancels what this one missed). */
+	struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (sqe)
+		sqe->cancel_flags = IORING_ASYNC_CANCEL_ANY;
+	uring_submit();
+}
+
 long backend_watch_signals(int fd)
 {
 	uring.signal_fd = fd;
@@ -444,12 +457,21 @@ long uring_accept_drained(void)
 	return -EAGAIN;
 }
 
-/* Takes an accept CQE: queues its descriptor or error, notes whether the multishot
- * accept goes on. Returns 0, or -1 when the queue is full (the CQE stays in the ring). */
-static int uring_take_accept(const struct io_uring_cqe *cqe)
+/* Queues an accept CQE's descriptor or error. The queue does not fill (URING_ACCEPT_MAX);
+ * if it does, a descriptor is closed unanswered rather than the CQE left in the CQ, where
+ * it would hold every completion behind it (issue 33). */
+static void uring_queue_accepted(int32_t res)
 {
-	if (uring.accept_tail - uring.accept_head == URING_ACCEPT_MAX)
-		return -1;
+	if (uring.accept_tail - uring.accept_head < URING_ACCEPT_MAX)
+		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = res;
+	else if (res >= 0)
+		COUNTED(sys_close(res));
+}
+
+/* Takes an accept CQE: queues its descriptor or error, notes whether the multishot
+ * accept goes on. Consumes every CQE: none stays in the ring. */
+static void uring_take_accept(const struct io_uring_cqe *cqe)
+{
 	if (!(cqe->flags & IORING_CQE_F_MORE)) { /* ended: re-armed when the queue is drained */
 		int i = listener_of_token(cqe->user_data);
 		/* A cancelled one is not the armed one: backend_watch_listener cleared its bit
@@ -461,8 +483,7 @@ static int uring_take_accept(const struct io_uring_cqe *cqe)
 			uring.accept_live[i]--;
 	}
 	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
-		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
-	return 0;
+		uring_queue_accepted(cqe->res);
 }
 
 /* Copies up to BACKEND_EVENTS_MAX reports out of the CQ into events: connection CQEs as
@@ -480,8 +501,7 @@ static long uring_reap(backend_event *events)
 	for (; head != tail && n < BACKEND_EVENTS_MAX; head++) {
 		const struct io_uring_cqe *cqe = &uring.cqes[head & uring.cq_mask];
 		if (listener_of_token(cqe->user_data) >= 0) {
-			if (uring_take_accept(cqe) < 0)
-				break;
+			uring_take_accept(cqe);
 			if (!listener_reported++)
 				events[n++] = *cqe;
 		} else if (cqe->user_data == SIGNAL_TOKEN) {

@@ -58,7 +58,18 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
-#define URING_ACCEPT_MAX 64  /* descriptors delivered by accept CQEs, not yet taken */
+/* The accept queue: descriptors (or a final -errno) the multishot accepts delivered and
+ * the loop has not taken. It must never fill: an accept CQE left in the CQ for want of
+ * room holds every CQE behind it, and with the listener parked nothing takes from the
+ * queue, so the loop spun on a CQ it never emptied, its connections' and signals'
+ * completions unread (issue 33). Its bound: every queued descriptor is a distinct number
+ * below the soft RLIMIT_NOFILE, DESCRIPTOR_BUDGET, and an accept is armed only on an
+ * empty queue (uring_accept_drained, backend_watch_listener), so each listener adds at
+ * most one final error. A descriptor that finds it full anyway (the limit could not be
+ * lowered to the budget) is closed unanswered: uring_take_accept. */
+#define URING_ACCEPT_MAX (2u * DESCRIPTOR_BUDGET)
+STATIC_ASSERT(URING_ACCEPT_MAX >= DESCRIPTOR_BUDGET + LISTENERS_MAX,
+	      "every descriptor the process may hold, and one error per listener");
 #define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
 			      * power of two (kernel), < 2^16 */
 STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
@@ -207,12 +218,13 @@ static inline long backend_accept(int listen_fd)
  * cannot fall back yet (a send in flight) is armed again by a wait after buffers came back,
  * in turn (a round-robin sweep, uring_rx_rearm_starved), or falls back once the send is
  * done, whichever comes first. Either way one recv at a time (multishot, or own-buffer)
- * keeps the input in order. A connection's first read goes through io_recv_own too: its
- * request usually came with the handshake, so that recv completes in the enter that
- * submits it, and a connection answered once and closed never arms a multishot recv,
- * whose cancel at the close would post one more completion and wake the loop once more
- * (an io_uring_enter more per connection: benchmarks/reports/2026-12-01-uring-receive.md,
- * close c=1).
+ * keeps the input in order. A connection's first read is a direct read(2)
+ * (io_read_first; issue 33): its request usually came with the handshake and is in the
+ * slot before the next accept can evict a connection; only an empty socket waits through
+ * io_recv_own. Either way a connection answered once and closed never arms a multishot
+ * recv, whose cancel at the close would post one more completion and wake the loop once
+ * more (an io_uring_enter more per connection:
+ * benchmarks/reports/2026-12-01-uring-receive.md, close c=1).
  * What the kernel does, as io_uring/net.c has it (io_recv, io_recv_buf_select,
  * io_recv_finish; io_uring/kbuf.c for the ring):
  *   - the buffer is selected before sock_recvmsg: a recv armed while the ring is empty ends
@@ -356,6 +368,26 @@ static inline long uring_rx_own(struct conn_io *io, struct uring_rx *rx, char *b
 	return r;
 }
 
+/* A connection's first read: a direct read(2), as the epoll tiers make it, so that the
+ * request, which usually came with the handshake, is in the slot before the loop takes
+ * the next accepted descriptor. Through the ring its completion came at the next wait
+ * only, and meanwhile the connection counted as waiting between requests: with the table
+ * full, the next accept of the same batch evicted it, request unread, and so on down the
+ * batch (issue 33 (2): fresh clients closed without a byte). Only an empty socket
+ * (-EAGAIN) waits, through io_recv_own. Design (b)'s sockets block: it keeps the ring's
+ * recv. Returns what read(2) returns, or what uring_rx_own returns. */
+static inline long io_read_first(struct conn_io *io, struct uring_rx *rx, char *buf,
+				 uint32_t len)
+{
+#if !APOLLOD_HAVE_URING_SPLICE
+	long n = COUNTED(sys_read(io->fd, buf, len));
+	io->result = IO_R_IDLE; /* not fresh: a recv that waits polls first */
+	if (n != -EAGAIN)
+		return n;
+#endif
+	return uring_rx_own(io, rx, buf, len);
+}
+
 static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 {
 	struct uring_rx *rx = &uring_rx[io->fd];
@@ -371,7 +403,9 @@ static inline long io_read(struct conn_io *io, char *buf, uint32_t len)
 		return uring_rx_take(rx, buf, len);
 	if (rx->state & URING_RX_ENDED)
 		return rx->end;
-	if ((rx->state & URING_RX_STARVED) || io->result == IO_R_FRESH)
+	if (io->result == IO_R_FRESH)
+		return io_read_first(io, rx, buf, len);
+	if (rx->state & URING_RX_STARVED)
 		return uring_rx_own(io, rx, buf, len);
 	if (rx->state & URING_RX_ARMED)
 		return IO_PENDING;

@@ -92,6 +92,12 @@ long backend_watch_listener(uint32_t index, int fd, int on);
  * connection is closed unanswered at exit. Readiness backend: always 1. */
 int backend_accepts_settled(void);
 
+/* A stop is over with work still in flight (--drain-timeout passed, or a second stop
+ * signal: BEHAVIOUR 11): cancels every operation the backend still has in flight and
+ * returns without waiting for their completions; the process exits next, and its exit
+ * releases the descriptors. Readiness backend: nothing is in flight, nothing to do. */
+void backend_cancel_all(void);
+
 /* Watches the signal descriptor (signals.h), reported with SIGNAL_TOKEN until it is
  * closed. Returns 0 or -errno. */
 long backend_watch_signals(int fd);

@@ -305,8 +305,10 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 	while (r == EXIT_OK) {
 		int done;
 		long n = loop_wait(&done);
-		if (done >= 0)
-			return (enum exit_code)done;
+		if (done >= 0) {
+			r = (enum exit_code)done;
+			break;
+		}
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
@@ -324,5 +326,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (r == EXIT_OK && loop.listener_parked && (conn_slots_freed() || n == 0))
 			r = listener_set_parked(0);
 	}
+	if (r == EXIT_DRAIN_TIMEOUT || r == EXIT_STOP_AGAIN)
+		backend_cancel_all(); /* the stop ends with work in flight: BEHAVIOUR 11 */
 	return r;
 }
