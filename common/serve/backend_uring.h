@@ -374,17 +374,14 @@ static inline long uring_rx_own(struct conn_io *io, struct uring_rx *rx, char *b
  * only, and meanwhile the connection counted as waiting between requests: with the table
  * full, the next accept of the same batch evicted it, request unread, and so on down the
  * batch (issue 33 (2): fresh clients closed without a byte). Only an empty socket
- * (-EAGAIN) waits, through io_recv_own. Design (b)'s sockets block: it keeps the ring's
- * recv. Returns what read(2) returns, or what uring_rx_own returns. */
+ * (-EAGAIN) waits, through io_recv_own. Returns what read(2) returns, or what uring_rx_own returns. */
 static inline long io_read_first(struct conn_io *io, struct uring_rx *rx, char *buf,
 				 uint32_t len)
 {
-#if !APOLLOD_HAVE_URING_SPLICE
 	long n = COUNTED(sys_read(io->fd, buf, len));
 	io->result = IO_R_IDLE; /* not fresh: a recv that waits polls first */
 	if (n != -EAGAIN)
 		return n;
-#endif
 	return uring_rx_own(io, rx, buf, len);
 }
 
