@@ -13,6 +13,9 @@ aarch64 section (aarch64_section.py: static rows, instructions per request under
 Usage (compare/BUILD wraps it as //compare:table):
   table.py --manifest M --first-response BIN [--quick] [--pin] [--out DIR]
            [--nginx PATH] [--h2o PATH] [--lighttpd PATH] [--aarch64-manifest M]
+           [--scenario NAME]...
+--scenario NAME (repeatable) measures only those load rows, every server, and prints
+them alone: `bazel run -c opt //compare:table -- --scenario "4 MiB file, keep-alive c=8"`.
 """
 
 import argparse
@@ -321,6 +324,40 @@ def markdown_rows(columns, rows):
     return lines
 
 
+def collect_scenarios(args, scenarios):
+    """--scenario: only those load rows, every server in them, nothing else (no static
+    facts, counts, access log, workers or start-up): the way to rerun one row, e.g. to
+    see that it reproduces. Returns the JSON-able result."""
+    tiers = tier_manifest.load(args.manifest)
+    peers = tier_manifest.peers(args)
+    columns = [t["name"] for t in tiers] + [name for name, _ in peers]
+    duration = load.QUICK_DURATION_S if args.quick else load.DEFAULT_DURATION_S
+    rounds = load.QUICK_ROUNDS if args.quick else load.DEFAULT_ROUNDS
+    values, details = {}, {"wrk": {}, "load_duration_s": duration, "load_rounds": rounds,
+                           "load_average": {"before": os.getloadavg()[0]},
+                           "pin": args.pin, "quick": args.quick}
+    with open(os.path.join(args.out, "wrk.txt"), "w") as wrk_text:
+        loaded = load.measure(tier_manifest.serving(tiers), peers, duration, rounds,
+                              scenarios, log=log, pin=args.pin, parallel=args.quick)
+        load_values(loaded, values, details["wrk"], wrk_text,
+                    "pinned" if args.pin else "shared CPUs")
+    details["load_average"]["after"] = os.getloadavg()[0]
+    return {"columns": columns, "tiers": [t["name"] for t in tiers], "peers": PEERS,
+            "rows": build_rows(load_rows(scenarios), values, columns, "measured"),
+            "scenarios": scenarios, "details": details}
+
+
+def render_scenarios(result):
+    """collect_scenarios' table and how it was measured, as Markdown."""
+    d = result["details"]
+    return "\n".join(markdown_rows(result["columns"], result["rows"]) + [
+        "", "Only the rows asked for (--scenario), wrk %d s per server, median of %d "
+        "round(s)%s; server CPU from /proc/PID/stat (bench/load.py prints schedstat's "
+        "beside it). Load average before / after: %.1f / %.1f."
+        % (d["load_duration_s"], d["load_rounds"], ", pinned" if d["pin"] else "",
+           d["load_average"]["before"], d["load_average"]["after"])]) + "\n"
+
+
 def render_markdown(result):
     """The main table, its notes and, after --pin, the pinned load table, as Markdown."""
     d = result["details"]
@@ -382,9 +419,22 @@ def main():
     ap.add_argument("--first-response", required=True)
     ap.add_argument("--out", help="the output folder (default: compare/out/)")
     ap.add_argument("--aarch64-manifest", help="adds the aarch64 section (aarch64_section.py)")
+    ap.add_argument("--scenario", action="append", metavar="NAME",
+                    help="only this load row (repeatable; bench/load.py's names, e.g. "
+                    "'4 MiB file, keep-alive c=8'): every server, nothing else measured")
     args = ap.parse_args()
     args.out = os.path.abspath(out_dir(args.out))
     os.makedirs(args.out, exist_ok=True)
+    if args.scenario:
+        chosen = [sc for sc in load.SCENARIOS if sc["name"] in args.scenario]
+        if len(chosen) != len(set(args.scenario)):
+            ap.error("unknown scenario in %s; the names: %s" % (
+                args.scenario, ", ".join(sc["name"] for sc in load.SCENARIOS)))
+        markdown = render_scenarios(collect_scenarios(args, chosen))
+        with open(os.path.join(args.out, "table.md"), "w") as f:
+            f.write(markdown)
+        sys.stdout.write(markdown)
+        return
     started = time.monotonic()
     result = collect(args)
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)
