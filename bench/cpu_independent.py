@@ -201,6 +201,9 @@ def one_run(server, size, tree, args):
             stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if count < 4 * args.connections:  # the c responses in flight at the end weigh too much
+        raise RuntimeError("%s, %d KiB: %d responses in %d s; lengthen --duration"
+                           % (name, size, count, args.duration))
     return {"stat_us": (after[0] - before[0]) * 1e6 / count,
             "sched_us": (after[1] - before[1]) * 1e6 / count, "rps": rate,
             "responses": count}
