@@ -102,6 +102,20 @@ def log(message):
     print("[%s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr, flush=True)
 
 
+def cpu_figures(r):
+    """(server CPU µs per request, (user, system) µs) of one combined load result: the
+    scheduler's run time (schedstat, exact) split in the proportion of /proc/PID/stat's
+    user and system ticks, which count in 10 ms steps and so read 0 for a short or
+    light run (issue 34); the ticks themselves where the kernel has no schedstat."""
+    run = r.get("cpu_run_us_per_request")
+    user, system = r["cpu_user_us_per_request"], r["cpu_system_us_per_request"]
+    if run is None:
+        return r["cpu_us_per_request"], (user, system)
+    ticks = (user or 0) + (system or 0)
+    share = user / ticks if ticks else 0.0
+    return run, (share * run, run - share * run)
+
+
 def load_values(loaded, values, details, wrk_text, title):
     """Moves load.measure's results into values (row key -> {column: number}) and
     details; appends every wrk report to the open file wrk_text under title."""
@@ -113,10 +127,10 @@ def load_values(loaded, values, details, wrk_text, title):
             row = values.setdefault
             row("rps/" + scenario, {})[server] = r["rps"]
             row("p99/" + scenario, {})[server] = r["p99_us"]
-            row("cpu/" + scenario, {})[server] = r["cpu_us_per_request"]
-            if r["cpu_us_per_request"] is not None:
-                row("cpu_split/" + scenario, {})[server] = (
-                    r["cpu_user_us_per_request"], r["cpu_system_us_per_request"])
+            cpu = cpu_figures(r)
+            row("cpu/" + scenario, {})[server] = cpu[0]
+            if cpu[0] is not None:
+                row("cpu_split/" + scenario, {})[server] = cpu[1]
             if r["syscalls_per_request"] is not None:
                 row("syscalls/" + scenario, {})[server] = r["syscalls_per_request"]
             lowest = values.setdefault("success_share", {})
@@ -352,8 +366,7 @@ def render_scenarios(result):
     d = result["details"]
     return "\n".join(markdown_rows(result["columns"], result["rows"]) + [
         "", "Only the rows asked for (--scenario), wrk %d s per server, median of %d "
-        "round(s)%s; server CPU from /proc/PID/stat (bench/load.py prints schedstat's "
-        "beside it). Load average before / after: %.1f / %.1f."
+        "round(s)%s; server CPU from schedstat (split by /proc/PID/stat's ticks). Load average before / after: %.1f / %.1f."
         % (d["load_duration_s"], d["load_rounds"], ", pinned" if d["pin"] else "",
            d["load_average"]["before"], d["load_average"]["after"])]) + "\n"
 
@@ -368,9 +381,10 @@ def render_markdown(result):
         "Measured cells: value (ratio to nginx / ratio to the best peer of the row), all "
         "from this one run. Latencies and CPU in µs.",
         "Load: wrk, %d s per server and scenario, 2 wrk threads at most, on the same 2 "
-        "CPUs as the servers; median of %d round(s)%s. Server CPU per request: user + "
-        "system time of all the server's processes (/proc/PID/stat) over the wrk run, "
-        "divided by the responses wrk counted. The machine's 1-minute load average "
+        "CPUs as the servers; median of %d round(s)%s. Server CPU per request: "
+        "the run time of all the server's processes and threads (schedstat; "
+        "/proc/PID/stat's ticks split it into user and system) over the wrk run, divided "
+        "by the responses wrk counted. The machine's 1-minute load average "
         "before / after the load: %.1f / %.1f (%d CPUs; other work shares them)."
         % (d["load_duration_s"], d["load_rounds"],
            "; --quick: every server loaded at once" if d["quick"] else "",
