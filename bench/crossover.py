@@ -10,12 +10,15 @@ Build the two ways of one tier first (the define only moves the threshold):
       //variants/full:apollod && cp bazel-bin/variants/full/apollod /tmp/apollod-reference
 
 Usage:
-  python3 -m bench.crossover NAME=BINARY... [--nginx PATH [--nginx-tmpfs]] [--sizes 4,16,...(KiB)]
-          [--connections C] [--rounds N] [--duration S] [--syscalls]
+  python3 -m bench.crossover NAME=BINARY... [--disk NAME=BINARY]... [--nginx PATH [--nginx-tmpfs]]
+          [--sizes 4,16,...(KiB)] [--connections C] [--rounds N] [--duration S] [--syscalls] [--pin]
 Each size is one scenario; within it the servers run one after another, the order
 rotating by round; each figure is the median over the rounds. Server CPU is given
 twice: from the scheduler's run time (schedstat, exact) and from /proc/PID/stat's
-ticks (sampled once per tick on a tick-accounting kernel, and so noisy in short runs). --syscalls adds, for each
+ticks (sampled once per tick on a tick-accounting kernel, and so noisy in short runs); a
+round where the two differ by more than servers.CLOCKS_AGREE_SHARE is warned about on
+stderr. --disk starts a build with --cache-bytes 0 (bodies from disk by sendfile, as a
+peer sends them); --pin puts the servers on CPU 0 and wrk on CPU 1. --syscalls adds, for each
 apollod server, Δresponse_syscalls, Δwrite_eagains and Δresponses_by_reference per
 response over the same run (from /metrics).
 """
@@ -24,6 +27,7 @@ import argparse
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 
 from bench import load
@@ -46,7 +50,12 @@ def per_response(result, name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("tiers", nargs="+", help="NAME=BINARY of an apollod build")
+    parser.add_argument("tiers", nargs="*", help="NAME=BINARY of an apollod build")
+    parser.add_argument("--disk", action="append", default=[], metavar="NAME=BINARY",
+                        help="an apollod build run with --cache-bytes 0: every body from "
+                        "disk by sendfile (BEHAVIOUR 10.18)")
+    parser.add_argument("--pin", action="store_true",
+                        help="servers on CPU 0, wrk on CPU 1 (taskset)")
     parser.add_argument("--nginx", help="nginx binary (sendfile on), run beside them")
     parser.add_argument("--nginx-tmpfs", action="store_true",
                         help="with --nginx, a second nginx serving a copy of the tree on "
@@ -61,11 +70,15 @@ def main():
     sizes = [int(s) * KIB for s in args.sizes.split(",")]
     with servers.ServingTree(sizes=sizes, prefix="apollod-crossover-") as tree:
         running = []
-        for spec in args.tiers:
+        wrapper = load.PIN_SERVER if args.pin else ()
+        for spec, budget in ([(t, []) for t in args.tiers]
+                             + [(t, ["--cache-bytes", "0"]) for t in args.disk]):
             name, binary = spec.split("=", 1)
-            running.append(servers.start_tier(name, binary, extra_args=["--root", tree.root]))
+            running.append(servers.start_tier(name, binary, wrapper,
+                                              extra_args=["--root", tree.root] + budget))
         if args.nginx:
-            running.append(servers.start_peer("nginx", args.nginx, tree.workdir, tree.root))
+            running.append(servers.start_peer("nginx", args.nginx, tree.workdir, tree.root,
+                                              wrapper))
         shm = None
         if args.nginx and args.nginx_tmpfs:
             shm = tempfile.mkdtemp(prefix="apollod-crossover-", dir=TMPFS)
@@ -86,7 +99,8 @@ def main():
                 for r in range(args.rounds):
                     order = running[r % len(running):] + running[:r % len(running)]
                     for s in order:
-                        runs[s.name].append(load.run_wrk(s, scenario, args.duration))
+                        runs[s.name].append(load.run_wrk(
+                            s, scenario, args.duration, load.PIN_LOAD if args.pin else ()))
                 for s in running:
                     rs = runs[s.name]
                     ticks = statistics.median(
@@ -95,6 +109,12 @@ def main():
                         x["cpu_run_s"] / x["requests"] * 1e6 for x in rs)
                         if None not in (x["cpu_run_s"] for x in rs) else "-")
                     rps = statistics.median(x["rps"] for x in rs)
+                    for x in rs:  # the self-check, round by round
+                        gap = servers.clocks_disagree(x["cpu_user_s"] + x["cpu_system_s"],
+                                                      x["cpu_run_s"])
+                        if gap is not None:
+                            print("WARNING: %d KiB, %s: stat and schedstat %.0f%% apart"
+                                  % (size // KIB, s.name, 100 * gap), file=sys.stderr)
                     extra = ["", "", ""]
                     if args.syscalls and rs[0]["counters_before"]:
                         values = [[per_response(x, c) for x in rs]

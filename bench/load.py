@@ -6,8 +6,11 @@ files (the served tree's 4 KiB and 256 KiB files). Within a scenario the servers
 after another, so each gets the same machine state; the order rotates between
 scenarios. The whole set runs several rounds and each figure is the median over the
 rounds (the machines are shared and noisy). Around every wrk run the server's own CPU
-time is read from /proc/PID/stat (its whole process tree) and, for apollod, its
-/metrics counters: server CPU and syscalls per request over the same window.
+time is read from /proc/PID/stat (its whole process tree) and from the scheduler's
+schedstat, and for apollod its /metrics counters: server CPU and syscalls per request
+over the same window. Each row prints the CPU by both clocks side by side and warns (on
+stderr) when they are more than servers.CLOCKS_AGREE_SHARE apart (issue 34's self-check);
+bench/cpu_independent.py measures the same thing with code of its own.
 
 --pin puts every server on CPU 0 and wrk on CPU 1 (taskset); --quick runs every server
 at once within a scenario (1 s each): rough figures, for the table's shape test.
@@ -71,9 +74,9 @@ SCENARIOS = [
      "headers": [], "file": 256 * KIB},
     {"name": "4 KiB file, close c=8", "family": "files", "connections": 8,
      "headers": CLOSE, "file": 4 * KIB},
-    # Issue 23's rows: a 4 MiB body (by copy: below FILE_BY_REFERENCE_MIN, 8 MiB, where
-    # sendfile stops costing more on loopback), and one the tiers serve from disk by
-    # sendfile (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
+    # Issue 23's rows: a 4 MiB body (by reference: FILE_BY_REFERENCE_MIN is 2 MiB, where
+    # sendfile starts to cost less than the copy on loopback, issue 34), and one the tiers
+    # serve from disk by sendfile (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
     {"name": "4 MiB file, keep-alive c=8", "family": "files", "connections": 8,
      "headers": [], "file": 4 * MIB},
     {"name": "16 MiB file from disk, keep-alive c=4", "family": "files", "connections": 4,
@@ -208,6 +211,8 @@ def combine_rounds(results):
     attempts = requests + sum(errors[k] for k in ("connect", "read", "write", "timeout"))
     user = sum(r["cpu_user_s"] for r in results)
     system = sum(r["cpu_system_s"] for r in results)
+    runs = [r.get("cpu_run_s") for r in results]
+    run = None if None in runs else sum(runs)
     per_request = (lambda s: s * 1e6 / requests) if requests else (lambda s: None)
     return {
         "requests": requests,
@@ -219,6 +224,10 @@ def combine_rounds(results):
         "cpu_us_per_request": per_request(user + system),
         "cpu_user_us_per_request": per_request(user),
         "cpu_system_us_per_request": per_request(system),
+        # the same window by the scheduler's clock (schedstat), None without it: the
+        # self-check against the ticks above (servers.clocks_disagree)
+        "cpu_run_us_per_request": None if run is None else per_request(run),
+        "clocks_gap": servers.clocks_disagree(user + system, run),
         "syscalls_per_request": (
             None if any(r["syscalls_per_request"] is None for r in results)
             else _median([r["syscalls_per_request"] for r in results])),
@@ -330,6 +339,29 @@ def access_log_cost(tiers, peers, duration_s, rounds, log=None, log_dir=None):
             "%.2f" % _median(sys_on) if None not in sys_on else "-"))
 
 
+def _us(value):
+    return "-" if value is None else "%.1f" % value
+
+
+def result_line(name, server, r):
+    """One printed row: req/s, p99, server CPU per request by both clocks (ticks from
+    /proc/PID/stat, run time from schedstat), syscalls per request, success share."""
+    sys_req = r["syscalls_per_request"]
+    return ("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6s us/req (stat) %6s (schedstat)"
+            "  syscalls/req %s  success %.4f"
+            % (name, server, r["rps"], r["p99_us"], _us(r["cpu_us_per_request"]),
+               _us(r.get("cpu_run_us_per_request")),
+               "-" if sys_req is None else "%.3f" % sys_req, r["success_share"]))
+
+
+def clocks_warning(name, server, r):
+    """The self-check's warning for a row whose two CPU clocks disagree."""
+    return ("WARNING: %s, %s: server CPU %s us/req by /proc/PID/stat but %s by schedstat "
+            "(%.0f%% apart, more than %.0f%%): do not use this figure"
+            % (name, server, _us(r["cpu_us_per_request"]), _us(r["cpu_run_us_per_request"]),
+               100 * r["clocks_gap"], 100 * servers.CLOCKS_AGREE_SHARE))
+
+
 def parse_tier_args(pairs):
     """NAME=BINARY strings -> [(name, binary)]."""
     return [tuple(p.split("=", 1)) for p in pairs]
@@ -372,11 +404,9 @@ def main():
                    log=lambda m: print(m, file=sys.stderr))
     for name, per_server in data["scenarios"].items():
         for server, r in per_server.items():
-            sys_req = r["syscalls_per_request"]
-            print("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6.1f us/req  syscalls/req %s"
-                  "  success %.4f"
-                  % (name, server, r["rps"], r["p99_us"], r["cpu_us_per_request"] or 0,
-                     "-" if sys_req is None else "%.3f" % sys_req, r["success_share"]))
+            print(result_line(name, server, r))
+            if r["clocks_gap"] is not None:
+                print(clocks_warning(name, server, r), file=sys.stderr)
     for server, kib in data["peak_rss_kib"].items():
         print("peak RSS %-11s %d KiB" % (server, kib))
     if args.json:

@@ -1,6 +1,7 @@
 """Unit tests for the parsers of tool output in bench/, on outputs captured from the real
 tools and kept in bench/testdata/: wrk (with wrk_report.lua's WRK_JSON line), strace -c,
-callgrind's output file, hyperfine's JSON export and /proc/PID/stat."""
+callgrind's output file, hyperfine's JSON export, /proc/PID/stat and schedstat, and the
+self-check between the two CPU clocks."""
 
 import os
 import unittest
@@ -49,7 +50,8 @@ class WrkTest(unittest.TestCase):
         rounds = []
         for user, system, rps in ((0.1, 0.3, 3.0), (0.2, 0.2, 1.0), (0.3, 0.1, 2.0)):
             r = dict(one, rps=rps, cpu_user_s=user, cpu_system_s=system,
-                     syscalls_per_request=None, wrk_output="")
+                     cpu_run_s=(user + system) * 1.05, syscalls_per_request=None,
+                     wrk_output="")
             rounds.append(r)
         c = load.combine_rounds(rounds)
         self.assertEqual(c["rps"], 2.0)
@@ -58,6 +60,53 @@ class WrkTest(unittest.TestCase):
         self.assertAlmostEqual(c["cpu_user_us_per_request"]
                                + c["cpu_system_us_per_request"], c["cpu_us_per_request"])
         self.assertIsNone(c["syscalls_per_request"])
+        # the scheduler's clock over the same windows, 5% above the ticks: no warning
+        self.assertAlmostEqual(c["cpu_run_us_per_request"], 1.26e6 / (3 * 22854))
+        self.assertIsNone(c["clocks_gap"])
+        self.assertIn("%.1f us/req (stat)   %.1f (schedstat)" % (
+            c["cpu_us_per_request"], c["cpu_run_us_per_request"]),
+            load.result_line("4 MiB", "nginx", c))
+
+    def test_rounds_whose_clocks_disagree_are_flagged(self):
+        one = load.parse_wrk(sample("wrk_close.txt"))
+        rounds = [dict(one, rps=1.0, cpu_user_s=0.1, cpu_system_s=0.2, cpu_run_s=0.1,
+                       syscalls_per_request=None, wrk_output="")] * 2
+        c = load.combine_rounds(rounds)
+        self.assertAlmostEqual(c["clocks_gap"], 2.0)  # stat 0.6 s against run time 0.2 s
+        self.assertIn("200% apart", load.clocks_warning("4 MiB", "nginx", c))
+
+    def test_rounds_without_schedstat(self):
+        one = load.parse_wrk(sample("wrk_close.txt"))
+        rounds = [dict(one, rps=1.0, cpu_user_s=0.1, cpu_system_s=0.2, cpu_run_s=None,
+                       syscalls_per_request=None, wrk_output="")]
+        c = load.combine_rounds(rounds)
+        self.assertIsNone(c["cpu_run_us_per_request"])
+        self.assertIsNone(c["clocks_gap"])
+        self.assertIn("     - (schedstat)", load.result_line("x", "nginx", c))
+
+
+class ClocksTest(unittest.TestCase):
+    """The self-check's arithmetic: /proc/PID/stat's ticks against schedstat's run time."""
+
+    def test_schedstat_run_time(self):
+        self.assertEqual(servers.parse_schedstat("1234567890 55 17\n"), 1234567890)
+
+    def test_within_ten_percent_agree(self):
+        self.assertIsNone(servers.clocks_disagree(1.09, 1.0))
+        self.assertIsNone(servers.clocks_disagree(0.90, 1.0))
+
+    def test_beyond_ten_percent_disagree(self):
+        self.assertAlmostEqual(servers.clocks_disagree(1.2, 1.0), 0.2)
+        self.assertAlmostEqual(servers.clocks_disagree(0.5, 1.0), 0.5)
+
+    def test_no_run_time_no_verdict(self):
+        self.assertIsNone(servers.clocks_disagree(1.0, None))
+        self.assertIsNone(servers.clocks_disagree(1.0, 0.0))
+
+    def test_this_process_by_both_clocks(self):
+        run = servers.run_seconds(os.getpid())
+        self.assertIsNotNone(run)
+        self.assertGreater(run, 0)
 
 
 class StraceTest(unittest.TestCase):

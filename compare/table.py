@@ -13,6 +13,9 @@ aarch64 section (aarch64_section.py: static rows, instructions per request under
 Usage (compare/BUILD wraps it as //compare:table):
   table.py --manifest M --first-response BIN [--quick] [--pin] [--out DIR]
            [--nginx PATH] [--h2o PATH] [--lighttpd PATH] [--aarch64-manifest M]
+           [--scenario NAME]...
+--scenario NAME (repeatable) measures only those load rows, every server, and prints
+them alone: `bazel run -c opt //compare:table -- --scenario "4 MiB file, keep-alive c=8"`.
 """
 
 import argparse
@@ -99,6 +102,20 @@ def log(message):
     print("[%s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr, flush=True)
 
 
+def cpu_figures(r):
+    """(server CPU µs per request, (user, system) µs) of one combined load result: the
+    scheduler's run time (schedstat, exact) split in the proportion of /proc/PID/stat's
+    user and system ticks, which count in 10 ms steps and so read 0 for a short or
+    light run (issue 34); the ticks themselves where the kernel has no schedstat."""
+    run = r.get("cpu_run_us_per_request")
+    user, system = r["cpu_user_us_per_request"], r["cpu_system_us_per_request"]
+    if run is None:
+        return r["cpu_us_per_request"], (user, system)
+    ticks = (user or 0) + (system or 0)
+    share = user / ticks if ticks else 0.0
+    return run, (share * run, run - share * run)
+
+
 def load_values(loaded, values, details, wrk_text, title):
     """Moves load.measure's results into values (row key -> {column: number}) and
     details; appends every wrk report to the open file wrk_text under title."""
@@ -110,10 +127,10 @@ def load_values(loaded, values, details, wrk_text, title):
             row = values.setdefault
             row("rps/" + scenario, {})[server] = r["rps"]
             row("p99/" + scenario, {})[server] = r["p99_us"]
-            row("cpu/" + scenario, {})[server] = r["cpu_us_per_request"]
-            if r["cpu_us_per_request"] is not None:
-                row("cpu_split/" + scenario, {})[server] = (
-                    r["cpu_user_us_per_request"], r["cpu_system_us_per_request"])
+            cpu = cpu_figures(r)
+            row("cpu/" + scenario, {})[server] = cpu[0]
+            if cpu[0] is not None:
+                row("cpu_split/" + scenario, {})[server] = cpu[1]
             if r["syscalls_per_request"] is not None:
                 row("syscalls/" + scenario, {})[server] = r["syscalls_per_request"]
             lowest = values.setdefault("success_share", {})
@@ -321,6 +338,39 @@ def markdown_rows(columns, rows):
     return lines
 
 
+def collect_scenarios(args, scenarios):
+    """--scenario: only those load rows, every server in them, nothing else (no static
+    facts, counts, access log, workers or start-up): the way to rerun one row, e.g. to
+    see that it reproduces. Returns the JSON-able result."""
+    tiers = tier_manifest.load(args.manifest)
+    peers = tier_manifest.peers(args)
+    columns = [t["name"] for t in tiers] + [name for name, _ in peers]
+    duration = load.QUICK_DURATION_S if args.quick else load.DEFAULT_DURATION_S
+    rounds = load.QUICK_ROUNDS if args.quick else load.DEFAULT_ROUNDS
+    values, details = {}, {"wrk": {}, "load_duration_s": duration, "load_rounds": rounds,
+                           "load_average": {"before": os.getloadavg()[0]},
+                           "pin": args.pin, "quick": args.quick}
+    with open(os.path.join(args.out, "wrk.txt"), "w") as wrk_text:
+        loaded = load.measure(tier_manifest.serving(tiers), peers, duration, rounds,
+                              scenarios, log=log, pin=args.pin, parallel=args.quick)
+        load_values(loaded, values, details["wrk"], wrk_text,
+                    "pinned" if args.pin else "shared CPUs")
+    details["load_average"]["after"] = os.getloadavg()[0]
+    return {"columns": columns, "tiers": [t["name"] for t in tiers], "peers": PEERS,
+            "rows": build_rows(load_rows(scenarios), values, columns, "measured"),
+            "scenarios": scenarios, "details": details}
+
+
+def render_scenarios(result):
+    """collect_scenarios' table and how it was measured, as Markdown."""
+    d = result["details"]
+    return "\n".join(markdown_rows(result["columns"], result["rows"]) + [
+        "", "Only the rows asked for (--scenario), wrk %d s per server, median of %d "
+        "round(s)%s; server CPU from schedstat (split by /proc/PID/stat's ticks). Load average before / after: %.1f / %.1f."
+        % (d["load_duration_s"], d["load_rounds"], ", pinned" if d["pin"] else "",
+           d["load_average"]["before"], d["load_average"]["after"])]) + "\n"
+
+
 def render_markdown(result):
     """The main table, its notes and, after --pin, the pinned load table, as Markdown."""
     d = result["details"]
@@ -331,9 +381,10 @@ def render_markdown(result):
         "Measured cells: value (ratio to nginx / ratio to the best peer of the row), all "
         "from this one run. Latencies and CPU in µs.",
         "Load: wrk, %d s per server and scenario, 2 wrk threads at most, on the same 2 "
-        "CPUs as the servers; median of %d round(s)%s. Server CPU per request: user + "
-        "system time of all the server's processes (/proc/PID/stat) over the wrk run, "
-        "divided by the responses wrk counted. The machine's 1-minute load average "
+        "CPUs as the servers; median of %d round(s)%s. Server CPU per request: "
+        "the run time of all the server's processes and threads (schedstat; "
+        "/proc/PID/stat's ticks split it into user and system) over the wrk run, divided "
+        "by the responses wrk counted. The machine's 1-minute load average "
         "before / after the load: %.1f / %.1f (%d CPUs; other work shares them)."
         % (d["load_duration_s"], d["load_rounds"],
            "; --quick: every server loaded at once" if d["quick"] else "",
@@ -382,9 +433,22 @@ def main():
     ap.add_argument("--first-response", required=True)
     ap.add_argument("--out", help="the output folder (default: compare/out/)")
     ap.add_argument("--aarch64-manifest", help="adds the aarch64 section (aarch64_section.py)")
+    ap.add_argument("--scenario", action="append", metavar="NAME",
+                    help="only this load row (repeatable; bench/load.py's names, e.g. "
+                    "'4 MiB file, keep-alive c=8'): every server, nothing else measured")
     args = ap.parse_args()
     args.out = os.path.abspath(out_dir(args.out))
     os.makedirs(args.out, exist_ok=True)
+    if args.scenario:
+        chosen = [sc for sc in load.SCENARIOS if sc["name"] in args.scenario]
+        if len(chosen) != len(set(args.scenario)):
+            ap.error("unknown scenario in %s; the names: %s" % (
+                args.scenario, ", ".join(sc["name"] for sc in load.SCENARIOS)))
+        markdown = render_scenarios(collect_scenarios(args, chosen))
+        with open(os.path.join(args.out, "table.md"), "w") as f:
+            f.write(markdown)
+        sys.stdout.write(markdown)
+        return
     started = time.monotonic()
     result = collect(args)
     result["details"]["runtime_s"] = round(time.monotonic() - started, 1)

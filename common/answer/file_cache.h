@@ -48,14 +48,14 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_CACHE_ENTRY_SIZE 80                /* sizeof(struct cached_file) */
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
  * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
- * crossover measured by bench/crossover.py (benchmarks/reports/2026-12-02-crossover.md,
- * -sendfile-profile.md): on loopback the copy cost less up to 3 MiB, the two were level
- * or the copy cheaper at 4 MiB (-files-side-by-side.md: 702 against 1,084 us), and
- * sendfile cost less at 8 MiB in every run. */
+ * crossover measured on 2026-12-03 by bench/crossover.py and by bench/cpu_independent.py
+ * (benchmarks/reports/2026-12-03-crossover-remeasured.md), loopback, keep-alive, pinned
+ * and not: up to 512 KiB the copy cost less in every run, at 1 MiB the runs split, from
+ * 2 MiB sendfile cost less in every run (0.4 to 0.7 of the copy). */
 #ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
 #define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
 #else
-#define FILE_BY_REFERENCE_MIN ((uint64_t)8u << 20)
+#define FILE_BY_REFERENCE_MIN ((uint64_t)2u << 20)
 #endif
 /* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
 #define FILE_ARENAS_MAX 8

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -343,8 +344,10 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 // A direct sendfile beside the ring, on a non-blocking socket (backend_uring.h).
 constexpr size_t kMiB = 1u << 20;
 constexpr int kTransfers = 16; // large transfers at once: more than one loop turn's worth
-constexpr size_t kByReferenceMin = 8u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
+constexpr size_t kByReferenceMin = 2u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
 constexpr size_t kBigBytes = 10 * kMiB + 123; // many sendfiles' worth, a ragged end
+// The 206 slice: by reference, four MiB past the threshold.
+constexpr size_t kSliceBytes = kByReferenceMin + 4 * kMiB + 4000;
 constexpr size_t kMidBytes = 256 * 1024;          // by copy, between them
 constexpr size_t kOddBytes = 9000001;
 constexpr int kBigMs = 30000; // a correctness bound on a loaded machine, not a speed target
@@ -395,7 +398,7 @@ TEST(UringTest, LargeBodiesByReferenceArriveWholeAndInOrder)
 	ASSERT_FALSE(root.dir().empty());
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{{"--root", root.dir()}});
-	constexpr size_t kFirst = 100, kLast = kFirst + kByReferenceMin + 4000 - 1;
+	constexpr size_t kFirst = 100, kLast = kFirst + kSliceBytes - 1;
 	std::string batch = Get("/big.bin") + Get("/mid.bin") +
 			    "GET /big.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=" +
 			    std::to_string(kFirst) + "-" + std::to_string(kLast) + "\r\n\r\n" +
