@@ -87,6 +87,7 @@ struct file_cache_state {
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
+	uint32_t skipped;          /* entries passed over (file_cache_skip) */
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
 	uint32_t max_entries;      /* --max-files */
@@ -128,6 +129,12 @@ static inline uint32_t file_cache_name_hash(const char *s, size_t n)
  * relative path being cache.path (none when empty), the reason err's text (none when
  * err is 0: a limit). Returns code. */
 enum exit_code file_cache_fail(enum exit_code code, const char *what, long err);
+
+/* An entry start-up passes over (BEHAVIOUR 10.3): in the loading walk, writes
+ * "apollod: --root DIR: skipped: <what>[: <relative path>][: <reason>]\n" and counts it
+ * (file_cache_skipped); the counting walk, which meets it first, says nothing. Returns
+ * EXIT_OK: the walk goes on. */
+enum exit_code file_cache_skip(const char *what, long err);
 
 /* Maps bytes of anonymous memory at *at (nothing, *at NULL, for 0). Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */

@@ -11,11 +11,11 @@
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
 
-/* Closes the file being loaded, then reports like file_cache_fail(). */
-static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
+/* Closes the file being loaded, then skips it (file_cache_skip). Returns EXIT_OK. */
+static enum exit_code close_and_skip(long fd, const char *what, long err)
 {
 	sys_close((int)fd);
-	return file_cache_fail(code, what, err);
+	return file_cache_skip(what, err);
 }
 
 /* Reads up to size bytes of fd into the body arena after what it holds. Returns the
@@ -59,20 +59,21 @@ static void note_times(const struct statx *st, struct loaded_file *out)
  * budget: the snapshot, which no later change to the file can reach; otherwise reads no
  * byte of it and marks it FILE_ON_DISK, with the size and times of the open. Returns
  * EXIT_OK with *out filled, EXIT_OK with out->size == FILE_SKIPPED when the entry is no
- * longer a regular file, or the start-up error (reported). */
+ * longer a regular file or cannot be opened, stat'ed or read (file_cache_skip), or the
+ * start-up error (reported). */
 #define FILE_SKIPPED UINT64_MAX
 static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 				struct loaded_file *out)
 {
+	out->size = FILE_SKIPPED;
+	out->body = 0;
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot open", fd);
+		return file_cache_skip("cannot open", fd);
 	struct statx st;
 	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
 	if (sys_is_error(r))
-		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
-	out->size = FILE_SKIPPED;
-	out->body = 0;
+		return close_and_skip(fd, "cannot stat", r);
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
@@ -100,7 +101,7 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 	long got = copy_body((int)fd, st.stx_size);
 	sys_close((int)fd);
 	if (sys_is_error(got))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot read", got);
+		return file_cache_skip("cannot read", got);
 	out->arena = cache.new_arena;
 	out->body = got ? cache.body_arena + cache.body_fill : 0;
 	out->size = (uint64_t)got;
@@ -181,7 +182,8 @@ static enum exit_code walk_directory(int dirfd, int depth, size_t len)
 
 /* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
  * value for anything never served. Some file systems leave d_type unknown: then it asks
- * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
+ * statx, without following a symbolic link; an entry it cannot stat is skipped
+ * (file_cache_skip) as one never served. Returns EXIT_OK. */
 static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
 {
 	*type = d->d_type;
@@ -190,7 +192,7 @@ static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned
 	struct statx st;
 	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (sys_is_error(r))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot stat", r);
+		return file_cache_skip("cannot stat", r);
 	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
 		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
 						    : K_DT_UNKNOWN;
@@ -212,9 +214,8 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 				(name_len == 2 && name[1] == '.')))
 		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
-	if (sub_len > FILE_CACHE_PATH_MAX)
-		return file_cache_fail(EXIT_ROOT_LIMIT,
-					       "a path below it is longer than 255 bytes", 0);
+	if (sub_len > FILE_CACHE_PATH_MAX) /* never in DIR itself: a name has 255 bytes */
+		return file_cache_skip("a path longer than 255 bytes, in", 0);
 	char *p = cache.path + len;
 	if (len)
 		*p++ = '/';
@@ -224,16 +225,16 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	enum exit_code r = entry_type(dirfd, d, &type);
 	if (well_known && !dotfiles && type != K_DT_DIR)
 		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
-	if (r == EXIT_OK && type == K_DT_DIR) {
-		if (depth == FILE_CACHE_DEPTH_MAX)
-			return file_cache_fail(EXIT_ROOT_LIMIT, "more than 8 directory levels", 0);
+	if (r == EXIT_OK && type == K_DT_DIR) { /* depth < FILE_CACHE_DEPTH_MAX: sub_len */
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sys_is_error(sub))
-			return file_cache_fail(EXIT_ROOT_READ, "cannot open directory", sub);
-		r = add_directory(sub_len, (int)sub);
-		if (r == EXIT_OK)
-			r = walk_directory((int)sub, depth + 1, sub_len);
-		sys_close((int)sub);
+		if (sys_is_error(sub)) {
+			r = file_cache_skip("cannot open directory", sub);
+		} else {
+			r = add_directory(sub_len, (int)sub);
+			if (r == EXIT_OK)
+				r = walk_directory((int)sub, depth + 1, sub_len);
+			sys_close((int)sub);
+		}
 	} else if (r == EXIT_OK && type == K_DT_REG) {
 		r = load_file(dirfd, name, sub_len);
 	}
@@ -242,7 +243,9 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 }
 
 /* Walks directory dirfd, `depth` levels below the root, whose relative path is
- * path[0..len). Returns EXIT_OK or the start-up error (reported). */
+ * path[0..len): a subdirectory that cannot be listed keeps what was listed of it and
+ * skips the rest. Returns EXIT_OK or the start-up error (reported; DIR itself cannot be
+ * listed). */
 static enum exit_code walk(int dirfd, int depth, size_t len)
 {
 	char *buf = cache.dirent_buffer[depth];
@@ -251,7 +254,8 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		if (n == 0)
 			return EXIT_OK;
 		if (sys_is_error(n))
-			return file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
+			return depth ? file_cache_skip("cannot list", n)
+				     : file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;

@@ -428,6 +428,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		reload_hand_over(hand, file_cache_hand_over(hand));
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
+		counter_add(C_entries_skipped, file_cache_skipped());
 	}
 
 	if (plan->opts.workers == CLI_WORKERS_AUTO)
