@@ -23,6 +23,8 @@ STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout
 
 struct file_cache_state cache;
 
+#define NS_PER_MS 1000000ull
+
 /* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail). */
 static void root_line(const char *lead, const char *what, long err)
 {
@@ -86,6 +88,17 @@ uint64_t file_cache_bytes(void)
 uint32_t file_cache_skipped(void)
 {
 	return cache.skipped;
+}
+
+void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms)
+{
+	cache.quiet_ns = (uint64_t)quiet_ms * NS_PER_MS;
+	cache.settle_left_ns = (uint64_t)wait_ms * NS_PER_MS;
+}
+
+uint32_t file_cache_unsettled(void)
+{
+	return cache.unsettled;
 }
 
 void file_cache_set_budget(uint64_t bytes)

@@ -309,6 +309,16 @@ uint64_t file_cache_bytes(void);
 /* Entries the last load skipped (file_cache_load): unreadable or too long a path. */
 uint32_t file_cache_skipped(void);
 
+/* --watch (BEHAVIOUR 10.16): before file_cache_load, makes it take only settled files. A
+ * file whose size, mtime or ctime changed while it was read, or whose mtime is less than
+ * quiet_ms old, is read again once its mtime is quiet_ms old; the load waits wait_ms at
+ * most in all. A file that does not settle in time keeps the bytes and validators the
+ * previous image had of it (a reload's manifest) or, with none, is left out, and counts
+ * in file_cache_unsettled: the caller reads the tree again later. Never called: every
+ * file is taken as read. */
+void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms);
+uint32_t file_cache_unsettled(void);
+
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the
  * root's): no loaded name ends in '/' or is empty. Pure: no syscalls. */

@@ -411,6 +411,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		if (watching != EXIT_OK)
 			return watching;
 		file_cache_set_budget(plan->opts.cache_bytes);
+		if (plan->opts.watch) /* BEHAVIOUR 10.16: only settled files */
+			file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS);
 		const int *handed;
 		uint32_t handed_count = reload_handed_over(&handed);
 		file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
@@ -429,6 +431,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		counter_add(C_files_cached, file_cache_count());
 		counter_add(C_bytes_cached, file_cache_bytes());
 		counter_add(C_entries_skipped, file_cache_skipped());
+		if (file_cache_unsettled())
+			watch_recheck(); /* read them again once they are quiet */
 	}
 
 	if (plan->opts.workers == CLI_WORKERS_AUTO)
