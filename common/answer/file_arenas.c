@@ -72,7 +72,7 @@ const struct file_manifest_record *file_cache_reusable(size_t len,
 		const struct file_manifest_record *r = &rec[slot - 1];
 		if (r->name_len != len || !span_eq(names + r->name_at, cache.path, len))
 			continue;
-		return r->size == size && same_stamp(&r->stamp, now) ? r : 0;
+		return !now || (r->size == size && same_stamp(&r->stamp, now)) ? r : 0;
 	}
 }
 

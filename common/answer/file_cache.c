@@ -23,12 +23,16 @@ STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout
 
 struct file_cache_state cache;
 
-enum exit_code file_cache_fail(enum exit_code code, const char *what, long err)
+#define NS_PER_MS 1000000ull
+
+/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail). */
+static void root_line(const char *lead, const char *what, long err)
 {
 	char reason[ERRNO_TEXT_MAX];
 	write_stderr(LITERAL("apollod: --root "));
 	write_stderr(cache.root_dir, cstr_len(cache.root_dir));
 	write_stderr(LITERAL(": "));
+	write_stderr(lead, cstr_len(lead));
 	write_stderr(what, cstr_len(what));
 	if (cache.path[0]) {
 		write_stderr(LITERAL(": "));
@@ -39,7 +43,21 @@ enum exit_code file_cache_fail(enum exit_code code, const char *what, long err)
 		write_stderr(reason, errno_text(err, reason));
 	}
 	write_stderr(LITERAL("\n"));
+}
+
+enum exit_code file_cache_fail(enum exit_code code, const char *what, long err)
+{
+	root_line("", what, err);
 	return code;
+}
+
+enum exit_code file_cache_skip(const char *what, long err)
+{
+	if (!cache.counting) { /* the loading walk meets every entry the counting one did */
+		cache.skipped++;
+		root_line("skipped: ", what, err);
+	}
+	return EXIT_OK;
 }
 
 
@@ -65,6 +83,22 @@ uint32_t file_cache_count(void)
 uint64_t file_cache_bytes(void)
 {
 	return cache.bytes_total;
+}
+
+uint32_t file_cache_skipped(void)
+{
+	return cache.skipped;
+}
+
+void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms)
+{
+	cache.quiet_ns = (uint64_t)quiet_ms * NS_PER_MS;
+	cache.settle_left_ns = (uint64_t)wait_ms * NS_PER_MS;
+}
+
+uint32_t file_cache_unsettled(void)
+{
+	return cache.unsettled;
 }
 
 void file_cache_set_budget(uint64_t bytes)

@@ -31,10 +31,17 @@
 
 APOLLOD_EXTERN_C_BEGIN
 
-/* Limits. Exceeding any of them is a start-up error (EXIT_ROOT_LIMIT), never a silent
- * truncation. The number of files and directories is --max-files (cli.h). */
-#define FILE_CACHE_DEPTH_MAX 8                  /* directory levels below DIR */
+/* Limits. More files and directories than --max-files (cli.h) is a start-up error
+ * (EXIT_ROOT_LIMIT), never a silent truncation; an entry whose path is too long is
+ * skipped with one line (file_cache_load). */
 #define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
+/* Directory levels below DIR. No limit of its own: each level takes a name of at least
+ * one byte and a '/', so a 255-byte path holds at most 128 directories, and the walk's
+ * state per level (a getdents buffer, in .bss and touched only as deep as the tree goes,
+ * an open descriptor and a few stack frames) is bounded by the path limit. */
+#define FILE_CACHE_DEPTH_MAX ((FILE_CACHE_PATH_MAX + 1) / 2)
+STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
+	      "a path one level deeper than FILE_CACHE_DEPTH_MAX is longer than the limit");
 /* --cache-bytes: the snapshot's budget, the body bytes held in memory (BEHAVIOUR 10.18).
  * 256 MiB by default: a site's pages, styles, scripts and images fit many times over, so
  * they keep the snapshot and the one-writev path, while what does not fit (downloads,
@@ -237,10 +244,13 @@ int file_cache_root_fd(void);
 
 /* Loads every regular file under root (a NUL-terminated path), whatever bytes its name
  * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits; at most
- * max_files files and directories together. Subdirectories are walked up to FILE_CACHE_DEPTH_MAX levels; symbolic links and other non-regular
- * entries are skipped, never followed. Returns EXIT_OK, EXIT_ROOT_LIMIT when a limit is
- * exceeded, or EXIT_ROOT_READ when something cannot be opened, listed or mapped; in
- * both failure cases a one-line reason naming the path has gone to stderr. */
+ * max_files files and directories together. Symbolic links and other non-regular
+ * entries are skipped, never followed. An entry that cannot be opened, listed or read,
+ * or whose path is longer than FILE_CACHE_PATH_MAX, is skipped with one line naming it
+ * (file_cache_skip; file_cache_skipped counts them) and the rest is loaded. Returns
+ * EXIT_OK, EXIT_ROOT_LIMIT past max_files, or EXIT_ROOT_READ when DIR itself cannot be
+ * opened or listed or memory cannot be mapped; in both failure cases a one-line reason
+ * has gone to stderr. */
 enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files);
 
 /* A hook the first walk of file_cache_load calls for every directory it is about to list
@@ -295,6 +305,19 @@ void file_cache_release(void);
  * and of body bytes loaded. */
 uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);
+
+/* Entries the last load skipped (file_cache_load): unreadable or too long a path. */
+uint32_t file_cache_skipped(void);
+
+/* --watch (BEHAVIOUR 10.16): before file_cache_load, makes it take only settled files. A
+ * file whose size, mtime or ctime changed while it was read, or whose mtime is less than
+ * quiet_ms old, is read again once its mtime is quiet_ms old; the load waits wait_ms at
+ * most in all. A file that does not settle in time keeps the bytes and validators the
+ * previous image had of it (a reload's manifest) or, with none, is left out, and counts
+ * in file_cache_unsettled: the caller reads the tree again later. Never called: every
+ * file is taken as read. */
+void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms);
+uint32_t file_cache_unsettled(void);
 
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the

@@ -87,6 +87,11 @@ struct file_cache_state {
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
+	uint32_t skipped;          /* entries passed over (file_cache_skip) */
+	uint32_t unsettled;        /* files that never settled (file_cache_settle) */
+	uint64_t quiet_ns;         /* --watch: how old an mtime must be; 0: take every file */
+	uint64_t settle_left_ns;   /* what the load may still wait for files to settle */
+	uint64_t load_ns;          /* CLOCK_REALTIME when the load began */
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
 	uint32_t max_entries;      /* --max-files */
@@ -110,6 +115,7 @@ struct loaded_file {
 	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
 	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
 	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
+	uint64_t settle_ns; /* FILE_UNSETTLED: when it may be settled (CLOCK_REALTIME) */
 };
 
 /* FNV-1a over the name: cheap, and good enough for short path keys. Returns the hash
@@ -128,6 +134,12 @@ static inline uint32_t file_cache_name_hash(const char *s, size_t n)
  * relative path being cache.path (none when empty), the reason err's text (none when
  * err is 0: a limit). Returns code. */
 enum exit_code file_cache_fail(enum exit_code code, const char *what, long err);
+
+/* An entry start-up passes over (BEHAVIOUR 10.3): in the loading walk, writes
+ * "apollod: --root DIR: skipped: <what>[: <relative path>][: <reason>]\n" and counts it
+ * (file_cache_skipped); the counting walk, which meets it first, says nothing. Returns
+ * EXIT_OK: the walk goes on. */
+enum exit_code file_cache_skip(const char *what, long err);
 
 /* Maps bytes of anonymous memory at *at (nothing, *at NULL, for 0). Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
@@ -189,7 +201,8 @@ enum exit_code file_cache_open_body_arena(void);
 int file_cache_above_slots(int fd);
 
 /* The previous image's record of path[0..len) when its stamp is the file's now (device,
- * inode, size, mtime and ctime): its bytes are the file's. NULL when there is none. */
+ * inode, size, mtime and ctime): its bytes are the file's; with now NULL, whatever its
+ * stamp (a file that never settled keeps it: file_cache_settle). NULL when there is none. */
 const struct file_manifest_record *file_cache_reusable(size_t len,
 						       const struct file_stamp *now,
 						       uint64_t size);

@@ -10,12 +10,15 @@
 
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
+/* loaded_file.size when the file is left out, or read while it changed (file_cache_settle) */
+#define FILE_SKIPPED UINT64_MAX
+#define FILE_UNSETTLED (UINT64_MAX - 1) /* read while it changed: file_cache_settle */
 
-/* Closes the file being loaded, then reports like file_cache_fail(). */
-static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
+/* Closes the file being loaded, then skips it (file_cache_skip). Returns EXIT_OK. */
+static enum exit_code close_and_skip(long fd, const char *what, long err)
 {
 	sys_close((int)fd);
-	return file_cache_fail(code, what, err);
+	return file_cache_skip(what, err);
 }
 
 /* Reads up to size bytes of fd into the body arena after what it holds. Returns the
@@ -42,16 +45,75 @@ static uint64_t served_second(int64_t s)
 	return s < 0 ? 0 : (uint64_t)s > cache.load_second ? cache.load_second : (uint64_t)s;
 }
 
-/* The file's times as served: Last-Modified is served_second of its mtime; the ETag
- * takes the mtime as it is, to the ns. */
-static void note_times(const struct statx *st, struct loaded_file *out)
+/* The file's times as served, from its stamp: Last-Modified is served_second of its
+ * mtime; the ETag takes the mtime as it is, to the ns. */
+static void note_times(const struct file_stamp *s, struct loaded_file *out)
 {
-	int64_t s = st->stx_mtime.tv_sec;
-	out->mtime = served_second(s);
-	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
-	out->stamp = (struct file_stamp){st->stx_ino, s, st->stx_ctime.tv_sec,
-					 st->stx_mtime.tv_nsec, st->stx_ctime.tv_nsec,
-					 st->stx_dev_major, st->stx_dev_minor};
+	out->mtime = served_second(s->mtime_s);
+	out->mtime_ns = (uint64_t)s->mtime_s * NS_PER_S + s->mtime_ns;
+	out->stamp = *s;
+}
+
+/* The stamp of the file st describes. */
+static struct file_stamp stamp_of(const struct statx *st)
+{
+	return (struct file_stamp){st->stx_ino, st->stx_mtime.tv_sec, st->stx_ctime.tv_sec,
+				   st->stx_mtime.tv_nsec, st->stx_ctime.tv_nsec,
+				   st->stx_dev_major, st->stx_dev_minor};
+}
+
+/* Takes the previous image's bytes of the file, its record old, for *out. */
+static void use_record(const struct file_manifest_record *old, struct loaded_file *out)
+{
+	out->place = FILE_IN_MEMORY;
+	out->arena = old->arena;
+	out->body = cache.arenas[old->arena].base + old->offset;
+	out->size = old->size;
+}
+
+/* CLOCK_REALTIME in ns (the clock file times are taken from). */
+static uint64_t realtime_ns(void)
+{
+	struct k_timespec t = {0, 0};
+	sys_clock_gettime(K_CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * NS_PER_S + (uint64_t)t.tv_nsec;
+}
+
+/* Whether the file just read from fd, stat'ed as *before the read, is settled
+ * (file_cache_settle): always without it; else its size, mtime and ctime are as before
+ * and its mtime is quiet_ns old. Sets out->settle_ns: when its mtime will be. */
+static int settled(int fd, const struct statx *before, struct loaded_file *out)
+{
+	if (!cache.quiet_ns)
+		return 1;
+	struct statx now;
+	if (sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_WANTED, &now)))
+		return 0;
+	struct file_stamp a = stamp_of(before), b = stamp_of(&now);
+	out->settle_ns = (uint64_t)b.mtime_s * NS_PER_S + b.mtime_ns + cache.quiet_ns;
+	return now.stx_size == before->stx_size && a.mtime_s == b.mtime_s &&
+	       a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
+	       (out->settle_ns <= cache.load_ns || out->settle_ns <= realtime_ns());
+}
+
+/* Copies the file open as fd, stat'ed as *st, into the body arena for *out, and closes
+ * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (file_cache_settle:
+ * the bytes are left where the next file's go) or, after a read error, FILE_SKIPPED
+ * (file_cache_skip). */
+static enum exit_code read_body(long fd, const struct statx *st, struct loaded_file *out)
+{
+	long got = copy_body((int)fd, st->stx_size);
+	int stable = !sys_is_error(got) && settled((int)fd, st, out);
+	sys_close((int)fd);
+	if (sys_is_error(got))
+		return file_cache_skip("cannot read", got);
+	out->size = stable ? (uint64_t)got : FILE_UNSETTLED;
+	if (stable) {
+		out->arena = cache.new_arena;
+		out->body = got ? cache.body_arena + cache.body_fill : 0;
+		cache.body_fill += (uint64_t)got;
+	}
+	return EXIT_OK;
 }
 
 /* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
@@ -59,20 +121,20 @@ static void note_times(const struct statx *st, struct loaded_file *out)
  * budget: the snapshot, which no later change to the file can reach; otherwise reads no
  * byte of it and marks it FILE_ON_DISK, with the size and times of the open. Returns
  * EXIT_OK with *out filled, EXIT_OK with out->size == FILE_SKIPPED when the entry is no
- * longer a regular file, or the start-up error (reported). */
-#define FILE_SKIPPED UINT64_MAX
+ * longer a regular file or cannot be opened, stat'ed or read (file_cache_skip), or the
+ * start-up error (reported). */
 static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 				struct loaded_file *out)
 {
+	out->size = FILE_SKIPPED;
+	out->body = 0;
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot open", fd);
+		return file_cache_skip("cannot open", fd);
 	struct statx st;
 	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
 	if (sys_is_error(r))
-		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
-	out->size = FILE_SKIPPED;
-	out->body = 0;
+		return close_and_skip(fd, "cannot stat", r);
 	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
 		sys_close((int)fd);
 		return EXIT_OK;
@@ -81,7 +143,8 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		sys_close((int)fd);
 		return EXIT_ROOT_READ;
 	}
-	note_times(&st, out);
+	struct file_stamp stamp = stamp_of(&st);
+	note_times(&stamp, out);
 	if (st.stx_size > cache.budget - cache.bytes_total) { /* beyond the budget: metadata */
 		sys_close((int)fd);
 		out->place = FILE_ON_DISK;
@@ -92,20 +155,10 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 	const struct file_manifest_record *old = file_cache_reusable(len, &out->stamp, st.stx_size);
 	if (old) { /* unchanged since the previous image read it: its bytes, no copy */
 		sys_close((int)fd);
-		out->arena = old->arena;
-		out->body = cache.arenas[old->arena].base + old->offset;
-		out->size = old->size;
+		use_record(old, out);
 		return EXIT_OK;
 	}
-	long got = copy_body((int)fd, st.stx_size);
-	sys_close((int)fd);
-	if (sys_is_error(got))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot read", got);
-	out->arena = cache.new_arena;
-	out->body = got ? cache.body_arena + cache.body_fill : 0;
-	out->size = (uint64_t)got;
-	cache.body_fill += (uint64_t)got;
-	return EXIT_OK;
+	return read_body(fd, &st, out);
 }
 
 /* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
@@ -145,8 +198,37 @@ static enum exit_code add_directory(size_t len, int fd)
 	return r;
 }
 
-/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
- * Returns EXIT_OK or the start-up error (reported). */
+/* Waits for a file read unsettled until settle_ns (CLOCK_REALTIME), or a quiet period
+ * when that has passed, if what is left of the load's waiting allows. Returns 1 when it
+ * waited, 0 when it did not: the file stays unsettled. */
+static int settle_wait(uint64_t settle_ns)
+{
+	uint64_t now = realtime_ns();
+	uint64_t wait = settle_ns > now ? settle_ns - now : cache.quiet_ns;
+	if (wait > cache.settle_left_ns)
+		return 0;
+	cache.settle_left_ns -= wait;
+	struct k_timespec t = {(int64_t)(wait / NS_PER_S), (int64_t)(wait % NS_PER_S)};
+	sys_ppoll(0, 0, &t); /* a sleep: no descriptor, only the timeout */
+	return 1;
+}
+
+/* A file that did not settle (file_cache_settle): the bytes and validators the previous
+ * image had of it, or, with none, left out (out->size FILE_SKIPPED). Counted. */
+static void keep_previous(size_t len, struct loaded_file *out)
+{
+	cache.unsettled++;
+	const struct file_manifest_record *old = file_cache_reusable(len, 0, 0);
+	out->size = FILE_SKIPPED;
+	if (!old)
+		return;
+	note_times(&old->stamp, out);
+	use_record(old, out);
+}
+
+/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len),
+ * read again while it is unsettled (settle_wait). Returns EXIT_OK or the start-up error
+ * (reported). */
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
 	if (cache.counting) {
@@ -157,7 +239,12 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
 	 * walk_entry is inlined into walk (-Wmaybe-uninitialized). */
 	struct loaded_file l = {0};
-	enum exit_code r = copy_file(dirfd, name, len, &l);
+	enum exit_code r;
+	do
+		r = copy_file(dirfd, name, len, &l);
+	while (r == EXIT_OK && l.size == FILE_UNSETTLED && settle_wait(l.settle_ns));
+	if (r == EXIT_OK && l.size == FILE_UNSETTLED)
+		keep_previous(len, &l);
 	if (r == EXIT_OK && l.size != FILE_SKIPPED)
 		file_cache_add_file(len, &l);
 	return r;
@@ -181,7 +268,8 @@ static enum exit_code walk_directory(int dirfd, int depth, size_t len)
 
 /* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
  * value for anything never served. Some file systems leave d_type unknown: then it asks
- * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
+ * statx, without following a symbolic link; an entry it cannot stat is skipped
+ * (file_cache_skip) as one never served. Returns EXIT_OK. */
 static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
 {
 	*type = d->d_type;
@@ -190,7 +278,7 @@ static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned
 	struct statx st;
 	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (sys_is_error(r))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot stat", r);
+		return file_cache_skip("cannot stat", r);
 	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
 		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
 						    : K_DT_UNKNOWN;
@@ -212,9 +300,8 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 				(name_len == 2 && name[1] == '.')))
 		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
-	if (sub_len > FILE_CACHE_PATH_MAX)
-		return file_cache_fail(EXIT_ROOT_LIMIT,
-					       "a path below it is longer than 255 bytes", 0);
+	if (sub_len > FILE_CACHE_PATH_MAX) /* never in DIR itself: a name has 255 bytes */
+		return file_cache_skip("a path longer than 255 bytes, in", 0);
 	char *p = cache.path + len;
 	if (len)
 		*p++ = '/';
@@ -224,16 +311,16 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	enum exit_code r = entry_type(dirfd, d, &type);
 	if (well_known && !dotfiles && type != K_DT_DIR)
 		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
-	if (r == EXIT_OK && type == K_DT_DIR) {
-		if (depth == FILE_CACHE_DEPTH_MAX)
-			return file_cache_fail(EXIT_ROOT_LIMIT, "more than 8 directory levels", 0);
+	if (r == EXIT_OK && type == K_DT_DIR) { /* depth < FILE_CACHE_DEPTH_MAX: sub_len */
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sys_is_error(sub))
-			return file_cache_fail(EXIT_ROOT_READ, "cannot open directory", sub);
-		r = add_directory(sub_len, (int)sub);
-		if (r == EXIT_OK)
-			r = walk_directory((int)sub, depth + 1, sub_len);
-		sys_close((int)sub);
+		if (sys_is_error(sub)) {
+			r = file_cache_skip("cannot open directory", sub);
+		} else {
+			r = add_directory(sub_len, (int)sub);
+			if (r == EXIT_OK)
+				r = walk_directory((int)sub, depth + 1, sub_len);
+			sys_close((int)sub);
+		}
 	} else if (r == EXIT_OK && type == K_DT_REG) {
 		r = load_file(dirfd, name, sub_len);
 	}
@@ -242,7 +329,9 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 }
 
 /* Walks directory dirfd, `depth` levels below the root, whose relative path is
- * path[0..len). Returns EXIT_OK or the start-up error (reported). */
+ * path[0..len): a subdirectory that cannot be listed keeps what was listed of it and
+ * skips the rest. Returns EXIT_OK or the start-up error (reported; DIR itself cannot be
+ * listed). */
 static enum exit_code walk(int dirfd, int depth, size_t len)
 {
 	char *buf = cache.dirent_buffer[depth];
@@ -251,7 +340,8 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		if (n == 0)
 			return EXIT_OK;
 		if (sys_is_error(n))
-			return file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
+			return depth ? file_cache_skip("cannot list", n)
+				     : file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;
@@ -285,6 +375,7 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	cache.root_dir = root;
 	cache.load_flags = flags;
 	cache.load_second = clock_now_unix_s();
+	cache.load_ns = realtime_ns();
 	cache.max_entries = max_files;
 	cache.body_fd = -1;
 	cache.manifest_fd = -1;

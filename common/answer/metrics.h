@@ -106,6 +106,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_bodies_cut_short_total", "counter",                                        \
 	  "Disk-served bodies whose file shrank while sent; the connection closed.")          \
 	S("apollod_bodies_cut_short_total", C_bodies_cut_short)                               \
+	F("apollod_skipped_entries", "gauge",                                                 \
+	  "Files and directories under --root the load passed over: unreadable or too deep.") \
+	S("apollod_skipped_entries", C_entries_skipped)                                       \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
 	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)

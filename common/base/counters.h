@@ -39,7 +39,9 @@ APOLLOD_EXTERN_C_BEGIN
  * responses_from_disk: responses made from a file served from disk (BEHAVIOUR 10.18: beyond
  * --cache-bytes), every status (200, 304, 206, 416, the --error-page's 404) and HEAD;
  * bodies_cut_short: those whose file came up short while its body was sent (the
- * connection closed). */
+ * connection closed).
+ * entries_skipped: files and directories under --root the load passed over, each with one
+ * line: unreadable, or a path longer than 255 bytes (BEHAVIOUR 10.3). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -76,7 +78,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_by_reference) \
 	X(bytes_by_reference)     \
 	X(responses_from_disk)    \
-	X(bodies_cut_short)
+	X(bodies_cut_short)       \
+	X(entries_skipped)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

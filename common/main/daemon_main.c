@@ -399,7 +399,8 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 
 /* Loads --root (BEHAVIOUR 10.17): --watch's descriptor first, the arenas a reload handed
  * over reused, the tree read into the snapshot, --error-page and --fallback found in it,
- * the arenas handed on to the next reload, the files counted. Returns EXIT_OK or the
+ * the arenas handed on to the next reload, the files counted; under --watch, files still
+ * being written are read again once quiet. Returns EXIT_OK or the
  * failing step's code (reported). */
 static enum exit_code load_root(struct serve_plan *plan)
 {
@@ -408,6 +409,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 	if (r != EXIT_OK)
 		return r;
 	file_cache_set_budget(opts->cache_bytes);
+	if (opts->watch) /* BEHAVIOUR 10.16: only settled files */
+		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS);
 	const int *handed;
 	uint32_t handed_count = reload_handed_over(&handed);
 	file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
@@ -423,6 +426,9 @@ static enum exit_code load_root(struct serve_plan *plan)
 	reload_hand_over(hand, file_cache_hand_over(hand));
 	counter_add(C_files_cached, file_cache_count());
 	counter_add(C_bytes_cached, file_cache_bytes());
+	counter_add(C_entries_skipped, file_cache_skipped());
+	if (file_cache_unsettled())
+		watch_recheck(); /* read them again once they are quiet */
 	return EXIT_OK;
 }
 

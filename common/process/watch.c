@@ -111,6 +111,12 @@ static uint64_t watch_clock_ms(void)
 	return (uint64_t)t.tv_sec * MS_PER_S + (uint64_t)t.tv_nsec / NS_PER_MS;
 }
 
+void watch_recheck(void)
+{
+	if (watch.on)
+		watch.first_ms = watch.last_ms = watch_clock_ms() | 1; /* never 0: no burst */
+}
+
 /* Reads the queued events (up to WATCH_READS_MAX reads). Returns 1 when there was any. */
 static int drain_events(void)
 {

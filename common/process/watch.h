@@ -50,6 +50,11 @@ enum exit_code watch_directory(int dirfd, const char *path);
  * Returns 0 or -errno (the watch then stays silent). Nothing without --watch. */
 long watch_own(void);
 
+/* After a load that left files unsettled (file_cache_unsettled, BEHAVIOUR 10.16): starts
+ * a burst now, as a change would, so that the tree is read again one quiet period later
+ * (watch_filter). Nothing without --watch. */
+void watch_recheck(void);
+
 /* A worker of --workers N, whose generation watches, or the resident supervisor, whose
  * first generation does: closes this process's copy; from then
  * on watch_filter passes every signal through. */

@@ -34,6 +34,16 @@ std::string StatusField(pid_t pid, const std::string &name)
 	return "";
 }
 
+// Field name of pid's status once it reads want, or what it read last after 5 s: a worker
+// just forked installs its filter a moment after it appears.
+std::string StatusFieldSettled(pid_t pid, const std::string &name, const std::string &want)
+{
+	std::string got = StatusField(pid, name);
+	for (int64_t end = NowMs() + 5000; got != want && NowMs() < end; got = StatusField(pid, name))
+		SleepMs(5);
+	return got;
+}
+
 // The sandbox can be seen here: the daemon runs natively (not under qemu-user, whose
 // /proc/PID/status would be the emulator's, and which refuses seccomp to its guest) on a
 // kernel with seccomp.
@@ -189,7 +199,7 @@ TEST(SandboxTest, DiskWatchLogAndReloadWorkUnderTheFilter)
 			serving = WaitForChildren(generation, 2);
 		ASSERT_FALSE(serving.empty());
 		for (pid_t p : serving)
-			EXPECT_EQ(StatusField(p, "Seccomp"), "2") << "process " << p;
+			EXPECT_EQ(StatusFieldSettled(p, "Seccomp", "2"), "2") << "process " << p;
 		EXPECT_EQ(StatusField(d.pid(), "Seccomp"), "0");
 		int status = d.Stop();
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -302,6 +302,8 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 			close(STDOUT_FILENO);
 		else
 			dup2(out[1], STDOUT_FILENO);
+		if (options.stderr_fd >= 0)
+			dup2(options.stderr_fd, STDERR_FILENO);
 		// Only stdin, stdout and stderr go to the daemon: descriptors this process
 		// inherited would otherwise count against the daemon's RLIMIT_NOFILE.
 		close_range(3, ~0u, 0);
@@ -311,6 +313,14 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 			struct rlimit lim = {options.nofile_limit, hard};
 			if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
 				_exit(126);
+		}
+		if (options.as_nobody) {
+			int binary = open(argv[0], O_RDONLY | O_CLOEXEC);
+			if (binary < 0 || setgroups(0, nullptr) != 0 || setgid(kNobodyId) != 0 ||
+			    setuid(kNobodyId) != 0)
+				_exit(125);
+			fexecve(binary, argv.data(), environ);
+			_exit(127);
 		}
 		execv(argv[0], argv.data());
 		_exit(127);
@@ -1060,6 +1070,7 @@ const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference
 							 "bytes_by_reference"};
 // Files served from disk (BEHAVIOUR 10.18); counted in every routed tier.
 const std::vector<std::string> kDiskCounterNames = {"responses_from_disk", "bodies_cut_short"};
+const std::vector<std::string> kSkipCounterNames = {"entries_skipped"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1095,6 +1106,8 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kSkipCounterNames.begin(), kSkipCounterNames.end());
 	return names;
 }
 

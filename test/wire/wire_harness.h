@@ -77,6 +77,10 @@ struct DaemonOptions {
 	int fixed_port = 0; // without kPipe there is no announcement: listen on this port
 			    // (the min tier: always, when not 0)
 	rlim_t nofile_hard = 0; // with nofile_limit: a different hard limit (0: the same)
+	// Runs the daemon as nobody (kNobodyId): the binary is opened as root, then the
+	// groups, gid and uid are dropped before fexecve. Needs root, and no DaemonLauncher.
+	bool as_nobody = false;
+	int stderr_fd = -1; // >= 0: the daemon's standard error (else the test's own)
 };
 
 // One daemon child process listening on 127.0.0.1:<ephemeral port>.
