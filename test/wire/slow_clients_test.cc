@@ -112,7 +112,8 @@ TEST_F(SlowClientTest, TricklersFillingTheTableDoNotStarveFreshClients)
 	}
 	// Accepted and their first bytes read: inside a head, so none can be evicted.
 	ASSERT_EQ(WaitForOpenDescriptors(daemon_, baseline + kTricklers), baseline + kTricklers);
-	SleepMs(300);
+	for (int fd : tricklers)
+		ASSERT_TRUE(WaitUntilDaemonRead(daemon_.ServingPid(), fd)) << "a head not read";
 	int fresh = ConnectLoopback(daemon_.port());
 	ASSERT_GE(fresh, 0);
 	ASSERT_TRUE(SendAll(fresh, GetClose("/health")));
