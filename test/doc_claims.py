@@ -346,8 +346,13 @@ def in_report(figure, numbers):
     want = _decimal(figure)
     places = want.as_tuple().exponent
     for n in numbers:
-        if n.as_tuple().exponent <= places and \
-                n.quantize(decimal.Decimal(1).scaleb(places), decimal.ROUND_HALF_UP) == want:
+        if n.as_tuple().exponent > places:
+            continue
+        try:  # a number longer than the context's precision cannot be rounded: not it
+            rounded = n.quantize(decimal.Decimal(1).scaleb(places), decimal.ROUND_HALF_UP)
+        except decimal.InvalidOperation:
+            continue
+        if rounded == want:
             return True
     return False
 
