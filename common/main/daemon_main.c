@@ -383,10 +383,22 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 
 STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
 
+/* Every process of the daemon is named `apollod` in ps and top (comm): a generation is
+ * started with execveat(2) of a descriptor, which would name it after the descriptor's
+ * number (the kernel names a process after its image's path). Errors are ignored: the
+ * name is cosmetic. */
+static void name_process(void)
+{
+	STATIC_ASSERT(sizeof("apollod") <= K_TASK_COMM_LEN, "the name fits comm");
+	sys_prctl(K_PR_SET_NAME, (unsigned long)"apollod", 0);
+}
+
 int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
 	plan->auxv = auxv;
+	signals_ignore_strays(); /* BEHAVIOUR 11: a stray signal stops nothing */
+	name_process();
 	int done = startup_options(argc, argv, &routed, &plan->opts);
 	if (done != STARTUP_CONTINUE)
 		return done;

@@ -142,10 +142,10 @@ int reload_ready_fd(void)
 	return reload.ready_fd;
 }
 
-void reload_request(void)
+void reload_request(int sig)
 {
 	if (reload.generation)
-		sys_kill((int)reload.supervisor, K_SIGHUP);
+		sys_kill((int)reload.supervisor, sig);
 }
 
 void reload_accepts_released(void)

@@ -28,14 +28,18 @@
 APOLLOD_EXTERN_C_BEGIN
 
 /* The signal a supervisor sends a generation it has replaced: drain, answering one more
- * request on each keep-alive connection (BEHAVIOUR 17). */
-#define RELOAD_RETIRE_SIGNAL K_SIGUSR2
+ * request on each keep-alive connection (BEHAVIOUR 17). A real-time signal no tool sends
+ * by name (SIGUSR2 is the upgrade a user asks of the supervisor, BEHAVIOUR 11), ignored
+ * by every process that does not watch it (signals.h). */
+#define RELOAD_RETIRE_SIGNAL (K_SIGRTMIN + 8)
+STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only the parent's counts");
 
-/* The signals a generation watches besides the stop signals: a reload request to pass
- * on, the supervisor's SIGIO (re-arm), its retire signal, and --watch's change signal. */
+/* The signals a generation watches besides the stop signals: a reload request or a log
+ * reopen (SIGUSR1) to pass on, the supervisor's SIGIO (re-arm), its retire signal, and
+ * --watch's change signal. */
 #define RELOAD_SIGNALS                                                                   \
-	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(RELOAD_RETIRE_SIGNAL) |       \
-	 K_SIGBIT(WATCH_SIGNAL))
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1) | K_SIGBIT(K_SIGIO) |                  \
+	 K_SIGBIT(RELOAD_RETIRE_SIGNAL) | K_SIGBIT(WATCH_SIGNAL))
 
 /* Our own environment variables for a generation started by exec. */
 #define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness socket */
@@ -90,10 +94,10 @@ void reload_ready(void);
  * descriptor the serving process holds only until it serves. */
 int reload_ready_fd(void);
 
-/* SIGHUP reached a generation (or --watch asks): passes it to the resident supervisor
- * (the generation's parent at start: PR_SET_PDEATHSIG ends a generation whose supervisor
- * is gone). */
-void reload_request(void);
+/* SIGHUP or SIGUSR1 (sig) reached a generation (or --watch asks: K_SIGHUP): passes it to
+ * the resident supervisor (the generation's parent at start: PR_SET_PDEATHSIG ends a
+ * generation whose supervisor is gone), which reloads (BEHAVIOUR 11, 17). */
+void reload_request(int sig);
 
 /* A stopping generation (or one of its workers) whose backend has settled its accepts
  * (backend_accepts_settled): sends the resident supervisor SIGIO, which it passes to the

@@ -1,6 +1,7 @@
 /* The resident supervisor (see supervisor.h). */
 #include "common/process/supervisor.h"
 
+#include <linux/fcntl.h> /* AT_FDCWD */
 #include <linux/prctl.h> /* PR_SET_PDEATHSIG */
 
 #include "common/base/console.h"
@@ -18,6 +19,7 @@
 #define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, and the four RELOAD_ENV_* */
 #define SUPERVISOR_WORD_MAX 48 /* one of ours: a name and a decimal number */
 #define SUPERVISOR_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
+#define SUPERVISOR_PATH_MAX 4096 /* PATH_MAX: the binary's path, its NUL included */
 #define RETIRED_MAX 16 /* generations draining at once; a HUP beyond waits for one to end */
 #define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX) /* listeners, readiness, handed */
 #define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
@@ -25,6 +27,11 @@
 #define WAIT_CODE_MASK 0xff
 #define KILLED_BASE 128 /* a shell's status for a process a signal killed: 128 + N */
 STATIC_ASSERT(SUPERVISOR_ENV_OURS < SUPERVISOR_ENV_MAX, "room for the inherited words");
+/* What the supervisor reads besides the stop signals: a reload (HUP), a log reopen (USR1,
+ * a reload too), an upgrade (USR2), its children (CHLD) and a retired one's re-arm (IO). */
+#define SIGNALS_SUPERVISOR                                                              \
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1) | K_SIGBIT(K_SIGUSR2) |               \
+	 K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO))
 STATIC_ASSERT(K_PR_SET_PDEATHSIG == PR_SET_PDEATHSIG, "prctl option from the UAPI header");
 
 /* Everything the supervisor keeps: in .bss (zero) until supervisor_run fills it. */
@@ -45,6 +52,10 @@ struct supervisor_state {
 	uint32_t handed_count;
 	int stops;  /* stop signals received */
 	int status; /* the exit code to end with */
+	int exe_fd;      /* the image a reload runs (O_PATH): this one, or the last upgrade's */
+	int upgrade_fd;  /* the pending generation's image when it is an upgrade, else -1 */
+	int reopen_again; /* a SIGUSR1 came during a reload: one more once it has ended */
+	char exe_path[SUPERVISOR_PATH_MAX]; /* where this binary was started from */
 	/* Built for a child (static: kept off the stack): */
 	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
 	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
@@ -163,13 +174,18 @@ static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
 			sys_exit_group(SUPERVISOR_EXIT_SETUP);
 		sup.moved[i] = (int)m;
 	}
+	/* The image, copied above the targets too (a dup3 may take its number). */
+	long exe = sys_fcntl(sup.upgrade_fd >= 0 ? sup.upgrade_fd : sup.exe_fd,
+			     K_F_DUPFD_CLOEXEC, above);
+	if (sys_is_error(exe))
+		sys_exit_group(SUPERVISOR_EXIT_SETUP);
 	for (uint32_t i = 0; i < n; i++) /* dup3 with flags 0: open across the exec */
 		if (sys_is_error(sys_dup3(sup.moved[i], ACTIVATION_FIRST_FD + (int)i, 0)))
 			sys_exit_group(SUPERVISOR_EXIT_SETUP);
 	char **env = child_env(listeners, n - listeners - 1, reloads);
 	if (!env)
 		sys_exit_group(SUPERVISOR_EXIT_SETUP);
-	sys_execve(SUPERVISOR_EXE, sup.argv, env);
+	sys_execveat((int)exe, "", sup.argv, env, K_AT_EMPTY_PATH_EXEC);
 	sys_exit_group(SUPERVISOR_EXIT_EXEC);
 }
 
@@ -244,6 +260,24 @@ static void close_held(void)
 	sup.handed_count = 0;
 }
 
+/* Forgets a failed upgrade's image (the pending generation ended without serving). */
+static void upgrade_dropped(void)
+{
+	if (sup.upgrade_fd >= 0)
+		sys_close(sup.upgrade_fd);
+	sup.upgrade_fd = -1;
+}
+
+/* A reload has ended (ready or failed): a SIGUSR1 that came meanwhile starts the next,
+ * so the log it asked to reopen is opened after the rename that preceded it. */
+static void reload_again(void)
+{
+	if (!sup.reopen_again || sup.stops || !sup.serving || sup.pending)
+		return;
+	sup.reopen_again = 0;
+	start_generation();
+}
+
 /* The pending generation answered on its readiness socket: if ready it serves now (and
  * the one it replaces drains), its descriptors kept for the next; the end of input
  * means it failed, which its reaping reports. */
@@ -281,8 +315,17 @@ static void take_ready(void)
 		sys_kill(old, RELOAD_RETIRE_SIGNAL);
 	sup.retired[sup.retired_count++] = old;
 	counter_add(C_reloads, 1);
-	say("reloaded: process ", (uint64_t)sup.serving, " serves the new snapshot; process ",
-	    (uint64_t)old, " drains\n");
+	if (sup.upgrade_fd >= 0) { /* from now on reloads run the new image */
+		sys_close(sup.exe_fd);
+		sup.exe_fd = sup.upgrade_fd;
+		sup.upgrade_fd = -1;
+		say("upgraded: process ", (uint64_t)sup.serving, " runs the new binary; process ",
+		    (uint64_t)old, " drains\n");
+	} else {
+		say("reloaded: process ", (uint64_t)sup.serving, " serves the new snapshot; process ",
+		    (uint64_t)old, " drains\n");
+	}
+	reload_again();
 }
 
 /* A stop signal: the first closes the listeners and passes a graceful stop on; a second
@@ -312,7 +355,11 @@ static void generation_exited(int pid, int wstatus)
 				stop(K_SIGTERM);
 			return;
 		}
-		say_ended("reload failed: the new process ", wstatus, "; serving on\n");
+		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
+					       : "reload failed: the new process ",
+			  wstatus, "; serving on\n");
+		upgrade_dropped();
+		reload_again();
 		return;
 	}
 	if (pid == sup.serving) {
@@ -355,6 +402,29 @@ static void reap(void)
 		generation_exited((int)pid, wstatus);
 }
 
+/* SIGUSR2: a generation of the binary now at sup.exe_path, as a reload. On failure to
+ * open it, one line and the old one serves on. */
+static void upgrade(void)
+{
+	long fd = sys_openat(AT_FDCWD, sup.exe_path, K_O_PATH | K_O_CLOEXEC);
+	if (sys_is_error(fd)) {
+		console_fail("upgrade failed: cannot open the binary", sup.exe_path,
+			     cstr_len(sup.exe_path), fd);
+		return;
+	}
+	sup.upgrade_fd = (int)fd;
+	start_generation();
+	if (!sup.pending) /* it could not start: start_generation said why */
+		upgrade_dropped();
+}
+
+/* Whether a reload (or an upgrade) may start now: not stopping, none under way, one
+ * serving, and room for it to drain. */
+static int reload_may_start(void)
+{
+	return !sup.stops && !sup.pending && sup.serving && sup.retired_count < RETIRED_MAX;
+}
+
 /* One signal read from the signalfd. */
 static void act(long sig)
 {
@@ -362,9 +432,33 @@ static void act(long sig)
 		stop(sig);
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
-	else if (sig == K_SIGHUP && !sup.stops && !sup.pending && sup.serving &&
-		 sup.retired_count < RETIRED_MAX)
+	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start())
 		start_generation(); /* ignored during a stop or a reload under way */
+	else if (sig == K_SIGUSR1 && sup.pending && !sup.stops)
+		sup.reopen_again = 1; /* the log is reopened once this reload has ended */
+	else if (sig == K_SIGUSR2 && reload_may_start())
+		upgrade();
+	else if (sig == K_SIGUSR2)
+		write_stderr(LITERAL("apollod: upgrade ignored: a stop or a reload is under way\n"));
+}
+
+/* Opens this image for reloads (sup.exe_fd) and notes the path it was started from for
+ * upgrades (sup.exe_path). Returns 0, or -errno after one line. */
+static long find_image(void)
+{
+	sup.upgrade_fd = -1;
+	long fd = sys_openat(AT_FDCWD, SUPERVISOR_EXE, K_O_PATH | K_O_CLOEXEC);
+	long n = sys_is_error(fd) ? fd
+				  : sys_readlinkat(AT_FDCWD, SUPERVISOR_EXE, sup.exe_path,
+						   sizeof(sup.exe_path) - 1);
+	if (sys_is_error(n) || n >= (long)sizeof(sup.exe_path) - 1) {
+		console_fail("cannot open its own binary", LITERAL(SUPERVISOR_EXE),
+			     sys_is_error(n) ? n : -ENAMETOOLONG);
+		return sys_is_error(n) ? n : -ENAMETOOLONG;
+	}
+	sup.exe_path[n] = 0;
+	sup.exe_fd = (int)fd;
+	return 0;
 }
 
 /* Supervises until no generation is left. Returns sup.status. */
@@ -396,19 +490,22 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 	for (uint32_t i = 0; i < count && sup.listener_count < RELOAD_FDS_MAX; i++)
 		if (fds[i] >= 0)
 			sup.listeners[sup.listener_count++] = fds[i];
-	long signal_fd = signals_watch(
-		SIGNALS_STOP | K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO), 0);
+	long signal_fd = signals_watch(SIGNALS_STOP | SIGNALS_SUPERVISOR, 0);
 	int pair[2];
 	long r = sys_is_error(signal_fd) ? signal_fd : ready_pair(pair);
 	if (sys_is_error(r)) {
 		console_fail(sys_is_error(signal_fd) ? "signalfd" : "socketpair", 0, 0, r);
 		return EXIT_WORKERS;
 	}
+	r = find_image();
+	if (sys_is_error(r))
+		return EXIT_WORKERS;
 	sup.signal_fd = (int)signal_fd;
 	long parent = sys_getpid();
 	long pid = sys_fork();
 	if (pid == 0) { /* the first generation: start-up goes on as a server */
 		sys_close(sup.signal_fd);
+		sys_close(sup.exe_fd); /* the supervisor's: reloads start from it */
 		sys_close(pair[0]);
 		sys_setpgid(0, 0);
 		supervisor_follow_parent(parent);

@@ -55,12 +55,13 @@ static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 		sys_close(signal_fd); /* the worker reads its own signals */
 		sys_setpgid(0, 0);
 		supervisor_follow_parent(parent); /* it ends with its generation */
-		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP sent to a worker directly
-		 * is ignored. Ignoring cannot fail for SIGHUP with a valid struct. */
+		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP or USR1 sent to a worker
+		 * directly is ignored. Ignoring cannot fail for them with a valid struct. */
 		struct k_sigaction ignore = {.handler = K_SIG_IGN};
 		sys_rt_sigaction(K_SIGHUP, &ignore, 0);
-		uint64_t hup = K_SIGBIT(K_SIGHUP);
-		sys_rt_sigprocmask(K_SIG_UNBLOCK, &hup, 0);
+		sys_rt_sigaction(K_SIGUSR1, &ignore, 0);
+		uint64_t passed_on = K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1);
+		sys_rt_sigprocmask(K_SIG_UNBLOCK, &passed_on, 0);
 		sys_exit_group(serve(ctx, (uint32_t)i));
 	}
 	if (pid > 0)
@@ -117,8 +118,8 @@ static void close_listeners(const int *listen_fd, uint32_t listen_fds)
  * passed to the resident supervisor; its SIGIO to every worker, to re-arm (reload.h). */
 static int supervisor_signal(long sig, uint32_t n)
 {
-	if (sig == K_SIGHUP)
-		reload_request();
+	if (sig == K_SIGHUP || sig == K_SIGUSR1)
+		reload_request((int)sig);
 	if (sig == K_SIGIO)
 		signal_all(n, K_SIGIO);
 	return sig == K_SIGTERM || sig == K_SIGINT || sig == RELOAD_RETIRE_SIGNAL;
@@ -158,7 +159,7 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 	watch_filter(WATCH_SIGNAL); /* changes before the signal was blocked (loop.c) */
 	for (;;) {
 		long sig = supervisor_next(signal_fd);
-		if ((sig == K_SIGHUP || sig == RELOAD_RETIRE_SIGNAL) && stops)
+		if ((sig == K_SIGHUP || sig == K_SIGUSR1 || sig == RELOAD_RETIRE_SIGNAL) && stops)
 			sig = 0; /* stopping: no reload, and no drain of another kind */
 		if (supervisor_signal(sig, n)) {
 			if (!stops)
