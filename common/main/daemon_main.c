@@ -10,11 +10,13 @@
 #include "common/serve/conn.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
+#include "common/process/counter_page.h"
 #include "common/serve/event_backend.h"
 #include "common/base/exit_codes.h"
 #include "common/answer/extra_fields.h"
 #include "common/answer/file_cache.h"
 #include "common/answer/path_fields.h"
+#include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
@@ -32,6 +34,10 @@
 #ifndef APOLLOD_TIER_NAME
 #error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
 #endif
+
+/* BEHAVIOUR 7.2: apollod_build_info's tier label (metrics.h). */
+const char apollod_tier_name[] = APOLLOD_TIER_NAME;
+STATIC_ASSERT(sizeof(APOLLOD_TIER_NAME) - 1 <= METRICS_TIER_MAX, "the label is whole");
 
 /* The routed tiers' name and flags. */
 static const struct program routed = {
@@ -406,6 +412,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	    setup_site_flags(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
 	reload_setup(envp);
+	counter_page_adopt(envp); /* before anything counts: the supervisor's page */
 	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
@@ -438,8 +445,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 			return loaded;
 		int hand[FILE_CACHE_HANDOVER_MAX];
 		reload_hand_over(hand, file_cache_hand_over(hand));
-		counter_add(C_files_cached, file_cache_count());
-		counter_add(C_bytes_cached, file_cache_bytes());
+		counter_set(C_files_cached, file_cache_count()); /* this snapshot's, on a page */
+		counter_set(C_bytes_cached, file_cache_bytes()); /* a reload's old one shares */
 	}
 
 	if (plan->opts.workers == CLI_WORKERS_AUTO)

@@ -44,7 +44,6 @@ STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only th
 /* Our own environment variables for a generation started by exec. */
 #define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness socket */
 #define RELOAD_ENV_GROUPS "APOLLOD_LISTEN_GROUPS=" /* LISTEN_FDS is this many equal groups */
-#define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter it starts at */
 #define RELOAD_ENV_HANDED "APOLLOD_HANDED_FDS=" /* descriptors handed over, after READY_FD */
 
 #define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
@@ -52,16 +51,14 @@ STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only th
 #define RELOAD_READY_BYTE 'R' /* the readiness message's one byte of data */
 
 /* Remembers envp, and whether this process is a generation started by exec
- * (RELOAD_ENV_READY_FD): its readiness socket, its `reloads` start and the descriptors
- * handed over. Call once at start-up. */
+ * (RELOAD_ENV_READY_FD): its readiness socket and the descriptors handed over. Call once at start-up. */
 void reload_setup(char **envp);
 
 /* Whether this process is a serving generation (started by exec, or forked as the first
  * one: reload_become_generation), not the supervisor. */
 int reload_is_generation(void);
 
-/* In the first generation, just forked: answer readiness on ready_fd; `reloads` starts
- * at 0. */
+/* In the first generation, just forked: answer readiness on ready_fd. */
 void reload_become_generation(int ready_fd);
 
 /* How many groups LISTEN_FDS comes in (RELOAD_ENV_GROUPS, 1..max), 1 without the
@@ -83,10 +80,8 @@ void reload_release_hand_over(void);
  * in the order given; returns their count (0 when none) and sets *fds. */
 uint32_t reload_handed_over(const int **fds);
 
-/* The generation is ready: counts `reloads` (RELOAD_ENV_RELOADS), sends the readiness
- * byte with the registered descriptors and closes the socket. Nothing when this process
- * is not a generation, or answered already. With --workers, call it after
- * counters_share, so the count is in the shared page. Errors are ignored: the supervisor
+/* The generation is ready: sends the readiness byte with the registered descriptors and closes the socket. Nothing when this process
+ * is not a generation, or answered already. Errors are ignored: the supervisor
  * then reads the socket's end and reports the generation as failed once it exits. */
 void reload_ready(void);
 

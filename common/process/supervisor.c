@@ -11,17 +11,19 @@
 #include "common/base/sys.h"
 #include "common/base/text_out.h"
 #include "common/process/activation.h"
+#include "common/process/counter_page.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
 #include "common/process/watch.h"
 
 #define SUPERVISOR_ENV_MAX 256 /* environment words passed on, ours included */
-#define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, and the four RELOAD_ENV_* */
+#define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, three RELOAD_ENV_*, the page's */
 #define SUPERVISOR_WORD_MAX 48 /* one of ours: a name and a decimal number */
 #define SUPERVISOR_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
 #define SUPERVISOR_PATH_MAX 4096 /* PATH_MAX: the binary's path, its NUL included */
 #define RETIRED_MAX 16 /* generations draining at once; a HUP beyond waits for one to end */
-#define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX) /* listeners, readiness, handed */
+/* What a generation gets: listeners, readiness, handed over, the counter page. */
+#define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX + 1)
 #define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
 #define WAIT_CODE_SHIFT 8
 #define WAIT_CODE_MASK 0xff
@@ -50,6 +52,7 @@ struct supervisor_state {
 	uint32_t retired_count;
 	int handed[RELOAD_HANDOVER_MAX]; /* what the serving generation handed over */
 	uint32_t handed_count;
+	int counters_fd; /* the counter page, passed to every generation (counter_page.h) */
 	int stops;  /* stop signals received */
 	int status; /* the exit code to end with */
 	int exe_fd;      /* the image a reload runs (O_PATH): this one, or the last upgrade's */
@@ -117,8 +120,8 @@ static int env_is_ours(const char *word)
 {
 	static const char *const ours[] = {"LISTEN_PID=",       "LISTEN_FDS=",
 					   "LISTEN_FDNAMES=",   RELOAD_ENV_READY_FD,
-					   RELOAD_ENV_GROUPS,   RELOAD_ENV_RELOADS,
-					   RELOAD_ENV_HANDED};
+					   RELOAD_ENV_GROUPS,   RELOAD_ENV_HANDED,
+					   COUNTER_PAGE_ENV};
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (span_eq(word, ours[i], cstr_len(ours[i])) &&
 		    cstr_len(word) >= cstr_len(ours[i]))
@@ -138,9 +141,9 @@ static char *env_word(char *word, const char *name, uint64_t value)
 }
 
 /* The child's environment: the inherited words but ours, then ours, for `fds` listeners
- * and `handed` descriptors after the readiness socket. Returns it, or NULL when it does
- * not fit SUPERVISOR_ENV_MAX. */
-static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
+ * and `handed` descriptors after the readiness socket, then the counter page. Returns
+ * it, or NULL when it does not fit SUPERVISOR_ENV_MAX. */
+static char **child_env(uint32_t fds, uint32_t handed)
 {
 	char **env = sup.env;
 	char(*words)[SUPERVISOR_WORD_MAX] = sup.words;
@@ -156,8 +159,9 @@ static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
 	env[n++] = env_word(words[1], "LISTEN_FDS=", fds);
 	env[n++] = env_word(words[2], RELOAD_ENV_GROUPS, sup.groups);
 	env[n++] = env_word(words[3], RELOAD_ENV_READY_FD, (uint64_t)ACTIVATION_FIRST_FD + fds);
-	env[n++] = env_word(words[4], RELOAD_ENV_RELOADS, reloads);
-	env[n++] = env_word(words[5], RELOAD_ENV_HANDED, handed);
+	env[n++] = env_word(words[4], RELOAD_ENV_HANDED, handed);
+	env[n++] = env_word(words[5], COUNTER_PAGE_ENV,
+			    (uint64_t)ACTIVATION_FIRST_FD + fds + 1 + handed);
 	env[n] = 0;
 	return env;
 }
@@ -165,7 +169,7 @@ static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
 /* In the forked child: sup.passed[0..n) to 3..3+n-1, everything else left close-on-exec,
  * then execve. First every source is copied above the targets (F_DUPFD_CLOEXEC), so no
  * dup3 overwrites a source not yet moved. Never returns. */
-static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
+static void child_exec(uint32_t n, uint32_t listeners)
 {
 	int above = ACTIVATION_FIRST_FD + (int)n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -182,7 +186,7 @@ static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
 	for (uint32_t i = 0; i < n; i++) /* dup3 with flags 0: open across the exec */
 		if (sys_is_error(sys_dup3(sup.moved[i], ACTIVATION_FIRST_FD + (int)i, 0)))
 			sys_exit_group(SUPERVISOR_EXIT_SETUP);
-	char **env = child_env(listeners, n - listeners - 1, reloads);
+	char **env = child_env(listeners, n - listeners - 2); /* readiness, page */
 	if (!env)
 		sys_exit_group(SUPERVISOR_EXIT_SETUP);
 	sys_execveat((int)exe, "", sup.argv, env, K_AT_EMPTY_PATH_EXEC);
@@ -213,8 +217,7 @@ static void start_generation(void)
 	sup.passed[n++] = pair[1];
 	for (uint32_t i = 0; i < sup.handed_count; i++)
 		sup.passed[n++] = sup.handed[i];
-	/* The count it starts at: one more for a reload, the same for a restart. */
-	uint64_t reloads = counter_read(C_reloads) + (sup.serving ? 1 : 0);
+	sup.passed[n++] = sup.counters_fd;
 	long parent = sys_getpid();
 	/* CLONE_VFORK: the supervisor waits (microseconds) until the child has exec'd, so
 	 * no descriptor it closes meanwhile lives on in the child's copy. */
@@ -222,7 +225,7 @@ static void start_generation(void)
 	if (pid == 0) {
 		sys_setpgid(0, 0); /* a terminal's Ctrl-C reaches the supervisor only */
 		supervisor_follow_parent(parent);
-		child_exec(n, listeners, reloads);
+		child_exec(n, listeners);
 	}
 	sys_close(pair[1]); /* the child's copy alone: its exit ends the input */
 	if (sys_is_error(pid)) {
@@ -500,12 +503,19 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 	r = find_image();
 	if (sys_is_error(r))
 		return EXIT_WORKERS;
+	r = counter_page_create();
+	if (sys_is_error(r)) {
+		console_fail("counters: memfd page", 0, 0, r);
+		return EXIT_WORKERS;
+	}
+	sup.counters_fd = (int)r;
 	sup.signal_fd = (int)signal_fd;
 	long parent = sys_getpid();
 	long pid = sys_fork();
 	if (pid == 0) { /* the first generation: start-up goes on as a server */
 		sys_close(sup.signal_fd);
 		sys_close(sup.exe_fd); /* the supervisor's: reloads start from it */
+		sys_close(sup.counters_fd); /* mapped already, shared by the fork */
 		sys_close(pair[0]);
 		sys_setpgid(0, 0);
 		supervisor_follow_parent(parent);

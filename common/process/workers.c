@@ -1,8 +1,6 @@
 /* The worker supervisor (see workers.h). */
 #include "common/process/workers.h"
 
-#include <linux/mman.h> /* PROT_*, MAP_* */
-
 #include "common/process/cli.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
@@ -28,22 +26,6 @@ uint32_t workers_auto(void)
 	if (cpus > CLI_WORKERS_MAX)
 		cpus = CLI_WORKERS_MAX;
 	return cpus ? cpus : 1;
-}
-
-long counters_share(void)
-{
-	/* The values while the page is replaced: the counters alone (the rest of the page is
-	 * padding), so on the stack, not a page-aligned copy of the block. */
-	uint64_t saved[COUNTER_COUNT];
-	for (int i = 0; i < COUNTER_COUNT; i++)
-		saved[i] = apollod_counters.value[i];
-	long m = sys_mmap(&apollod_counters, sizeof(apollod_counters), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	if (sys_is_error(m))
-		return m;
-	for (int i = 0; i < COUNTER_COUNT; i++)
-		apollod_counters.value[i] = saved[i];
-	return 0;
 }
 
 /* Starts worker i. Returns its pid, or -errno; never returns in the child. */

@@ -13,11 +13,6 @@ typedef enum exit_code (*worker_main_fn)(void *ctx, uint32_t index);
 /* The CPUs this process may run on (sched_getaffinity), at least 1: --workers auto. */
 uint32_t workers_auto(void);
 
-/* Replaces the counter block's page with a shared anonymous mapping holding the same
- * values, so every process forked afterwards adds to the same counters.
- * Returns 0 or -errno (the block is then unchanged). */
-long counters_share(void);
-
 /* Forks n workers, each running serve(ctx) in a process group of its own (a terminal's
  * Ctrl-C reaches the resident supervisor only) and ending with this process
  * (PR_SET_PDEATHSIG), and supervises them: a worker that dies is replaced and counted in

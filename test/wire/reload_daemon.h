@@ -81,6 +81,16 @@ protected:
 	std::string dir_;
 };
 
+// Puts a copy of source at dest by rename, as an installer does (a running image's file
+// cannot be written: ETXTBSY), executable. Returns whether it worked.
+inline bool InstallByRename(const std::string &source, const std::string &dest)
+{
+	std::string next = dest + ".next";
+	CommandResult r = RunCommand({"cp", source, next}, "", 10000);
+	return r.ran && r.exit_code == 0 && chmod(next.c_str(), 0755) == 0 &&
+	       rename(next.c_str(), dest.c_str()) == 0;
+}
+
 // The instances' names: Single, Workers2.
 inline std::string ProcessesName(const testing::TestParamInfo<int> &p)
 {

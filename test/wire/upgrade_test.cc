@@ -78,15 +78,7 @@ protected:
 	}
 	std::string binary() const { return dir_ + "/apollod"; }
 
-	// Puts a copy of source at binary() by rename, as an installer does (the running
-	// image's file cannot be written: ETXTBSY). Returns whether it worked.
-	bool Install(const std::string &source)
-	{
-		std::string next = binary() + ".next";
-		CommandResult r = RunCommand({"cp", source, next}, "", 10000);
-		return r.ran && r.exit_code == 0 && chmod(next.c_str(), 0755) == 0 &&
-		       rename(next.c_str(), binary().c_str()) == 0;
-	}
+	bool Install(const std::string &source) { return InstallByRename(source, binary()); }
 	bool InstallText(const std::string &text)
 	{
 		std::string source = dir_ + "/source";
