@@ -4,6 +4,7 @@
 #include <linux/fcntl.h> /* AT_FDCWD */
 #include <linux/prctl.h> /* PR_SET_PDEATHSIG */
 
+#include "common/base/clock.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
 #include "common/base/exit_codes.h"
@@ -11,6 +12,7 @@
 #include "common/base/sys.h"
 #include "common/base/text_out.h"
 #include "common/process/activation.h"
+#include "common/process/backoff.h"
 #include "common/process/counter_page.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
@@ -28,6 +30,7 @@
 #define WAIT_CODE_SHIFT 8
 #define WAIT_CODE_MASK 0xff
 #define KILLED_BASE 128 /* a shell's status for a process a signal killed: 128 + N */
+
 STATIC_ASSERT(SUPERVISOR_ENV_OURS < SUPERVISOR_ENV_MAX, "room for the inherited words");
 /* What the supervisor reads besides the stop signals: a reload (HUP), a log reopen (USR1,
  * a reload too), an upgrade (USR2), its children (CHLD) and a retired one's re-arm (IO). */
@@ -53,6 +56,7 @@ struct supervisor_state {
 	int handed[RELOAD_HANDOVER_MAX]; /* what the serving generation handed over */
 	uint32_t handed_count;
 	int counters_fd; /* the counter page, passed to every generation (counter_page.h) */
+	struct backoff restart; /* restarts after a death (backoff.h): healthy since ready */
 	int stops;  /* stop signals received */
 	int status; /* the exit code to end with */
 	int exe_fd;      /* the image a reload runs (O_PATH): this one, or the last upgrade's */
@@ -306,6 +310,7 @@ static void take_ready(void)
 	int old = sup.serving;
 	sup.serving = sup.pending;
 	sup.pending = 0;
+	backoff_started(&sup.restart, clock_now_ms());
 	if (sup.pending_first) {
 		sup.pending_first = 0;
 		return;
@@ -335,9 +340,56 @@ static void take_ready(void)
  * passes on the stop at once. */
 static void stop(long sig)
 {
+	sup.restart.due_ms = 0; /* nothing starts during a stop */
 	if (sup.stops++ == 0)
 		close_held();
 	signal_generations(sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
+}
+
+/* "<what>was killed by signal N; starting a new one in <ms> ms" on stderr. */
+static void say_restart(const char *what, int wstatus, uint64_t ms)
+{
+	char text[CONSOLE_LINE_MAX];
+	struct text_out o = {text, text + sizeof(text) - 1};
+	put_cstr(&o, "; starting a new one in ");
+	char digits[U64_DEC_MAX];
+	put(&o, digits, u64_to_dec(ms, digits));
+	put_cstr(&o, " ms\n");
+	*o.p = 0;
+	say_ended(what, wstatus, text);
+}
+
+/* Nothing serves: the serving generation was killed, or its replacement before it was
+ * ready. Schedules a restart after the backoff and says so after `what` and how it
+ * ended (no line when what is NULL: a fork that failed said why). */
+static void schedule_restart(const char *what, int wstatus)
+{
+	uint64_t wait = backoff_schedule(&sup.restart, clock_now_ms());
+	if (what)
+		say_restart(what, wstatus, wait);
+}
+
+/* A scheduled restart whose time has come: starts it (counted), or, if it cannot be
+ * forked, schedules the next. */
+static void restart_if_due(void)
+{
+	if (!backoff_due(&sup.restart, clock_now_ms()))
+		return;
+	if (sup.stops || sup.pending || sup.serving)
+		return;
+	start_generation();
+	if (sup.pending)
+		counter_add(C_restarts_backed_off, 1);
+	else
+		schedule_restart(0, 0);
+}
+
+/* Ends the daemon with status: a stop with nothing left to serve. */
+static void give_up(int status)
+{
+	sup.status = status;
+	if (!sup.stops)
+		stop(K_SIGTERM);
 }
 
 /* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
@@ -352,10 +404,16 @@ static void generation_exited(int pid, int wstatus)
 		sup.pending_ready = -1;
 		if (sup.serving && sup.stops)
 			return; /* called off by the stop: the serving one's status counts */
-		if (!sup.serving) { /* the first, or a restart: nothing serves, end */
-			sup.status = exit_code_of(wstatus); /* it wrote its own line */
-			if (!sup.stops)
-				stop(K_SIGTERM);
+		if (!sup.serving && !sup.pending_first && !sup.stops &&
+		    (wstatus & WAIT_SIGNAL_MASK)) { /* a restart killed before it was ready */
+			schedule_restart("the new process ", wstatus);
+			return;
+		}
+		if (!sup.serving) { /* the first, or a restart that reported an error: end */
+			if (!sup.pending_first && !sup.stops)
+				say_ended("giving up: the new process ", wstatus,
+					  " before it was ready; no generation can start\n");
+			give_up(exit_code_of(wstatus)); /* the first wrote its own line */
 			return;
 		}
 		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
@@ -370,18 +428,12 @@ static void generation_exited(int pid, int wstatus)
 		if (sup.stops || !(wstatus & WAIT_SIGNAL_MASK)) {
 			/* An exit is the generation's own verdict (a fatal error, BEHAVIOUR 3,
 			 * written on stderr): the daemon ends with it. */
-			sup.status = exit_code_of(wstatus);
-			if (!sup.stops)
-				stop(K_SIGTERM);
+			give_up(exit_code_of(wstatus));
 			return;
 		}
-		say_ended("serving process ", wstatus, "; starting a new one\n");
-		if (!sup.pending)
-			start_generation(); /* a reload under way replaces it anyway */
-		if (!sup.pending) {
-			sup.status = EXIT_WORKERS;
-			stop(K_SIGTERM);
-		}
+		sup.status = exit_code_of(wstatus); /* if a stop comes before a restart serves */
+		if (!sup.pending) /* a reload under way replaces it anyway */
+			schedule_restart("serving process ", wstatus);
 		return;
 	}
 	for (uint32_t i = 0; i < sup.retired_count; i++) {
@@ -467,9 +519,11 @@ static long find_image(void)
 /* Supervises until no generation is left. Returns sup.status. */
 static int supervise_generations(void)
 {
-	while (sup.serving || sup.pending || sup.retired_count) {
+	while (sup.serving || sup.pending || sup.retired_count || sup.restart.due_ms) {
 		struct k_pollfd p[2] = {{sup.signal_fd, K_POLLIN, 0}, {sup.pending_ready, K_POLLIN, 0}};
-		long r = sys_ppoll(p, sup.pending_ready >= 0 ? 2 : 1, 0);
+		struct k_timespec t;
+		long r = sys_ppoll(p, sup.pending_ready >= 0 ? 2 : 1,
+				   backoff_timeout(&sup.restart, clock_now_ms(), &t));
 		if (r > 0 && sup.pending_ready >= 0 && p[1].revents)
 			take_ready();
 		if (r > 0 && p[0].revents) {
@@ -478,6 +532,7 @@ static int supervise_generations(void)
 				act(sig);
 		}
 		reap();
+		restart_if_due();
 	}
 	close_held();
 	return sup.status;

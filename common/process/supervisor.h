@@ -10,7 +10,9 @@
  *     one exits first the old one serves on.
  *   - SIGUSR2 upgrades: the same, from the binary now at the path this one was started
  *     from; once it is ready, later reloads run it too.
- *   - A serving generation killed by a signal (a crash) is started again the same way;
+ *   - A serving generation killed by a signal (a crash), or its replacement killed before
+ *     it is ready, is started again the same way after a backoff (backoff.h), counted in
+ *     restarts_backed_off;
  *     one that exits by itself (a fatal error it reported) ends the daemon with its
  *     status.
  *   - SIGTERM and SIGINT are passed to every generation (its listeners closed first);
