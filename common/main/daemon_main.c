@@ -449,6 +449,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		counter_set(C_bytes_cached, file_cache_bytes()); /* a reload's old one shares */
 	}
 
+	if (plan->opts.user && sandbox_user_check(plan->opts.user) != EXIT_OK)
+		return EXIT_USER; /* before the announcement: it would promise a service */
 	if (plan->opts.workers == CLI_WORKERS_AUTO)
 		plan->opts.workers = workers_auto();
 	uint32_t workers = plan->opts.workers;
