@@ -25,6 +25,11 @@ static const struct metrics_line prometheus_lines[] = {
 #undef SAMPLE_LINE
 };
 
+/* The tier apollod_build_info names: "none" here, a weak definition that the daemon's
+ * own (common/main/daemon_main.c, compiled with the tier's APOLLOD_TIER_NAME) replaces at
+ * link time; the unit tests' host build keeps this one. Read-only either way. */
+__attribute__((weak)) const char apollod_tier_name[] = "none";
+
 /* The status counters' sum (counters.h: requests_total is derived, never stored). */
 static uint64_t requests_answered(void)
 {
@@ -55,7 +60,7 @@ static uint64_t metric_value(uint8_t id)
 		uint64_t closed = counter_read(C_connections_closed);
 		return minus_floor0(counter_read(C_connections_accepted), closed);
 	}
-	case M_one:
+	case M_build_info:
 		return 1;
 	default:
 		return counter_read((enum counter_id)id);
@@ -151,6 +156,12 @@ static char *render_lines(char *out, const struct metrics_line *lines, size_t n)
 		out = copy_span(out, lines[i].text.text, lines[i].text.len);
 		if (lines[i].value == METRICS_NO_VALUE)
 			continue;
+		if (lines[i].value == M_build_info) { /* the tier in place of the separator */
+			size_t len = cstr_len(apollod_tier_name);
+			out = copy_span(out - 1, apollod_tier_name,
+					len < METRICS_TIER_MAX ? len : METRICS_TIER_MAX);
+			out = copy_span(out, LITERAL("\"} "));
+		}
 		out += u64_to_dec(metric_value(lines[i].value), out);
 		*out++ = '\n';
 	}

@@ -27,7 +27,7 @@ enum metrics_format {
 enum metrics_derived {
 	M_requests_other = COUNTER_COUNT, /* answered, neither GET nor HEAD */
 	M_open_connections,               /* accepted and not yet closed */
-	M_one,                            /* apollod_build_info's constant 1 */
+	M_build_info,                     /* apollod_build_info: its tier label, then 1 */
 	METRICS_VALUE_COUNT,
 };
 #define METRICS_NO_VALUE 0xff /* a line with no value after it (HELP and TYPE) */
@@ -109,9 +109,25 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_skipped_entries", "gauge",                                                 \
 	  "Files and directories under --root the load passed over: unreadable or too deep.") \
 	S("apollod_skipped_entries", C_entries_skipped)                                       \
+	F("apollod_start_time_seconds", "gauge",                                              \
+	  "When the service started, in seconds since the Unix epoch; reloads keep it.")      \
+	S("apollod_start_time_seconds", C_start_time_seconds)                                 \
+	F("apollod_restarts_backed_off_total", "counter",                                     \
+	  "Generations and workers restarted after they died, each after its backoff.")       \
+	S("apollod_restarts_backed_off_total", C_restarts_backed_off)                         \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
-	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier="                   \
-	  METRICS_Q(APOLLOD_TIER_NAME) "}", M_one)
+	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
+
+/* apollod_build_info's sample is its text up to the tier label's opening quote, then the
+ * tier's name (apollod_tier_name: the daemon's tier, which this layer is compiled
+ * without) and `"} 1`, in the room a sample's value has. */
+#define METRICS_TIER_MAX 16
+STATIC_ASSERT(METRICS_TIER_MAX + sizeof("\"} 1") - 1 <= U64_DEC_MAX + 1,
+	      "the tier label fits a value's room");
+
+/* The tier apollod_build_info reports (at most METRICS_TIER_MAX bytes of it): defined by
+ * the daemon's entry (common/main/daemon_main.c), "none" without one (metrics.c). */
+extern const char apollod_tier_name[];
 
 /* The longest line each kind of entry gives, summed over both lists. */
 #define METRICS_FAMILY_TEXT(name, type, help) \

@@ -41,7 +41,11 @@ APOLLOD_EXTERN_C_BEGIN
  * bodies_cut_short: those whose file came up short while its body was sent (the
  * connection closed).
  * entries_skipped: files and directories under --root the load passed over, each with one
- * line: unreadable, or a path longer than 255 bytes (BEHAVIOUR 10.3). */
+ * line: unreadable, or a path longer than 255 bytes (BEHAVIOUR 10.3).
+ * start_time_seconds: not a count but the service's start (CLOCK_REALTIME seconds, set
+ * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
+ * restarts_backed_off: generations and workers restarted after a death, each after its
+ * backoff (BEHAVIOUR 17). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -79,7 +83,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(bytes_by_reference)     \
 	X(responses_from_disk)    \
 	X(bodies_cut_short)       \
-	X(entries_skipped)
+	X(entries_skipped)        \
+	X(start_time_seconds)     \
+	X(restarts_backed_off)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -110,11 +116,23 @@ enum counter_id {
  * use (ARCH_PAGE_MAX: 4 KiB on x86_64, 64 KiB on aarch64), so that MAP_FIXED gets an
  * aligned address and replaces nothing but the block whatever the kernel's page size. */
 #define COUNTERS_PAGE ARCH_PAGE_MAX
+/* The page's last two words say what it holds, so that a new binary handed the page by
+ * the resident supervisor (an upgrade, counter_page.h) keeps its counters only when it
+ * reads them the same way: layout is COUNTERS_LAYOUT once the page is the supervisor's
+ * (0 in the .bss block before), count the most counters any binary has used it with.
+ * Counters are only ever appended, so an index never changes meaning: COUNTERS_LAYOUT
+ * changes only if that rule, the word size or the header is ever broken. */
+#define COUNTERS_WORDS (COUNTERS_PAGE / 8)
+#define COUNTERS_HEADER_WORDS 2
+#define COUNTERS_LAYOUT 0x61706f6c6c6f6431ull /* "apollod1": layout version 1 */
 struct counters {
-	uint64_t value[COUNTER_COUNT];
+	uint64_t value[COUNTERS_WORDS - COUNTERS_HEADER_WORDS];
+	uint64_t layout; /* COUNTERS_LAYOUT once the page is shared, else 0 */
+	uint64_t count;  /* counters in use (the largest COUNTER_COUNT that used it) */
 } __attribute__((aligned(COUNTERS_PAGE)));
 STATIC_ASSERT(sizeof(uint64_t) == 8, "counters are 8-byte words");
 STATIC_ASSERT(sizeof(struct counters) == COUNTERS_PAGE, "the block is exactly one page");
+STATIC_ASSERT(COUNTER_COUNT <= COUNTERS_WORDS - COUNTERS_HEADER_WORDS, "room for the header");
 
 /* The daemon's one counter block. */
 extern struct counters apollod_counters;
@@ -128,6 +146,13 @@ static inline void counter_add(enum counter_id id, uint64_t n)
 #else
 	__atomic_fetch_add(&apollod_counters.value[id], n, __ATOMIC_RELAXED);
 #endif
+}
+
+/* Sets counter id to v (a gauge: files_cached, bytes_cached, start_time_seconds) with
+ * one relaxed atomic store. */
+static inline void counter_set(enum counter_id id, uint64_t v)
+{
+	__atomic_store_n(&apollod_counters.value[id], v, __ATOMIC_RELAXED);
 }
 
 /* Reads counter id with one aligned 8-byte load. */

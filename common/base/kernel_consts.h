@@ -24,6 +24,26 @@
 #define K_SIGTERM 15
 #define K_SIGCHLD 17
 #define K_SIGUSR2 12 /* asm-generic/signal.h: the same on x86_64 and aarch64 */
+/* The rest of the signals whose default action ends a process (signal(7)); the numbers
+ * are asm-generic's, the same on x86_64 and aarch64. */
+#define K_SIGQUIT 3
+#define K_SIGILL 4
+#define K_SIGTRAP 5
+#define K_SIGABRT 6
+#define K_SIGBUS 7
+#define K_SIGFPE 8
+#define K_SIGUSR1 10
+#define K_SIGSEGV 11
+#define K_SIGALRM 14
+#define K_SIGSTKFLT 16
+#define K_SIGXCPU 24
+#define K_SIGXFSZ 25
+#define K_SIGVTALRM 26
+#define K_SIGPROF 27
+#define K_SIGPWR 30
+#define K_SIGSYS 31
+#define K_SIGRTMIN 32 /* the kernel's first real-time signal (a libc reserves some above) */
+#define K_SIGNAL_MAX 64 /* _NSIG: the last real-time signal */
 #define K_CLONE_VFORK 0x4000 /* clone: the caller waits for the child's execve or exit */
 #define K_SIGIO 29 /* SIGPOLL: an O_ASYNC descriptor became readable */
 #define K_SIGURG 23 /* raised only for a descriptor whose owner asked for it (F_SETSIG) */
@@ -33,6 +53,7 @@
 /* The bit of signal sig in a kernel sigset_t (signals count from 1). */
 #define K_SIGBIT(sig) (1ull << ((sig) - 1))
 #define K_SIG_IGN 1
+#define K_SIG_DFL 0
 #define K_CLOCK_REALTIME 0
 #define K_CLOCK_MONOTONIC 1
 #define K_RLIMIT_NOFILE 7
@@ -222,6 +243,9 @@ STATIC_ASSERT(sizeof(struct k_cmsghdr) == K_CMSGHDR_SIZE, "cmsghdr is 16 bytes")
 
 /* prctl(2) (include/uapi/linux/prctl.h). */
 #define K_PR_SET_PDEATHSIG 1 /* the signal this process gets when its parent thread ends */
+#define K_PR_SET_NAME 15      /* the thread's name (comm: ps, top, /proc/PID/comm) */
+#define K_TASK_COMM_LEN 16    /* comm's bytes, its NUL included */
+#define K_AT_EMPTY_PATH_EXEC 0x1000 /* execveat: run the descriptor itself (AT_EMPTY_PATH) */
 
 /* struct rlimit64 for prlimit64(2). */
 struct k_rlimit {

@@ -248,6 +248,21 @@ static inline long sys_dup3(int oldfd, int newfd, int flags)
 	return syscall3(SYS_NR(dup3), oldfd, newfd, flags);
 }
 
+/* int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+ *              int flags); (Linux 3.19) returns only on failure, -errno */
+static inline long sys_execveat(int dirfd, const char *path, char *const *argv,
+				char *const *envp, int flags)
+{
+	return syscall5(SYS_NR(execveat), dirfd, (long)path, (long)argv, (long)envp, flags);
+}
+
+/* ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size); the link's
+ * bytes, not NUL-terminated; cut to size when longer */
+static inline long sys_readlinkat(int dirfd, const char *path, char *buf, size_t size)
+{
+	return syscall4(SYS_NR(readlinkat), dirfd, (long)path, (long)buf, (long)size);
+}
+
 /* int execve(const char *path, char *const argv[], char *const envp[]); returns only on
  * failure (-errno). */
 static inline long sys_execve(const char *path, char *const *argv, char *const *envp)

@@ -95,8 +95,11 @@ struct sys_arg_rule {
 	X(ppoll, __NR_ppoll, SYS_SERVE, SYS_ARGS_ANY)                                                   \
 	X(fcntl, __NR_fcntl, SYS_SERVE, SYS_ARG_IN(1, SYS_FCNTL_SERVE))                                 \
 	X(dup3, __NR_dup3, SYS_SERVE, SYS_ARG_IN(2, K_O_CLOEXEC))                                       \
-	/* to the supervisor: a reload asked for (SIGHUP, --watch), accepts released (SIGIO) */         \
-	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGIO))                                 \
+	/* to the supervisor: a reload or a log reopen asked for (SIGHUP, --watch, SIGUSR1),     \
+	 * accepts released (SIGIO) */                                                            \
+	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGUSR1, K_SIGIO))                      \
+	/* a real-time signal counts only from the parent (signals.h) */                                \
+	X(getppid, __NR_getppid, SYS_SERVE, SYS_ARGS_ANY)                                               \
 	/* a fatal accept4 names its listener on the way out (console_fail_fd) */                       \
 	X(getsockname, __NR_getsockname, SYS_SERVE, SYS_ARGS_ANY)                                       \
 	X(exit_group, __NR_exit_group, SYS_SERVE, SYS_ARGS_ANY)                                         \
@@ -105,9 +108,10 @@ struct sys_arg_rule {
 	/* start-up only: loading, binding, the supervisors, dropping root, the sandbox */              \
 	X(clone, __NR_clone, SYS_START, SYS_ARGS_ANY)                                                   \
 	X(execve, __NR_execve, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(execveat, __NR_execveat, SYS_START, SYS_ARGS_ANY)                                             \
+	X(readlinkat, __NR_readlinkat, SYS_START, SYS_ARGS_ANY)                                         \
 	X(wait4, __NR_wait4, SYS_START, SYS_ARGS_ANY)                                                   \
 	X(getpid, __NR_getpid, SYS_START, SYS_ARGS_ANY)                                                 \
-	X(getppid, __NR_getppid, SYS_START, SYS_ARGS_ANY)                                               \
 	X(setpgid, __NR_setpgid, SYS_START, SYS_ARGS_ANY)                                               \
 	X(socketpair, __NR_socketpair, SYS_START, SYS_ARGS_ANY)                                         \
 	X(recvmsg, __NR_recvmsg, SYS_START, SYS_ARGS_ANY)                                               \

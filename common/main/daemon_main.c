@@ -10,11 +10,13 @@
 #include "common/serve/conn.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
+#include "common/process/counter_page.h"
 #include "common/serve/event_backend.h"
 #include "common/base/exit_codes.h"
 #include "common/answer/extra_fields.h"
 #include "common/answer/file_cache.h"
 #include "common/answer/path_fields.h"
+#include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
@@ -32,6 +34,10 @@
 #ifndef APOLLOD_TIER_NAME
 #error "APOLLOD_TIER_NAME is set by apollod_tier() (bazel/tier.bzl)"
 #endif
+
+/* BEHAVIOUR 7.2: apollod_build_info's tier label (metrics.h). */
+const char apollod_tier_name[] = APOLLOD_TIER_NAME;
+STATIC_ASSERT(sizeof(APOLLOD_TIER_NAME) - 1 <= METRICS_TIER_MAX, "the label is whole");
 
 /* The routed tiers' name and flags. */
 static const struct program routed = {
@@ -379,6 +385,16 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 
 STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
 
+/* Every process of the daemon is named `apollod` in ps and top (comm): a generation is
+ * started with execveat(2) of a descriptor, which would name it after the descriptor's
+ * number (the kernel names a process after its image's path). Errors are ignored: the
+ * name is cosmetic. */
+static void name_process(void)
+{
+	STATIC_ASSERT(sizeof("apollod") <= K_TASK_COMM_LEN, "the name fits comm");
+	sys_prctl(K_PR_SET_NAME, (unsigned long)"apollod", 0);
+}
+
 /* Start-up step 1 (BEHAVIOUR 3): the command line, the flags checked beyond their syntax
  * (--header, --header-for, --error-page, --fallback), a reload's environment and the
  * sockets passed. Returns STARTUP_CONTINUE, or the exit code to end with (--help and
@@ -392,6 +408,7 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	    setup_site_flags(&plan->opts) != EXIT_OK)
 		return EXIT_USAGE;
 	reload_setup(envp);
+	counter_page_adopt(envp); /* before anything counts: the supervisor's page */
 	if (passed_sockets(envp, plan) != EXIT_OK)
 		return EXIT_USAGE;
 	return STARTUP_CONTINUE;
@@ -424,9 +441,9 @@ static enum exit_code load_root(struct serve_plan *plan)
 		return r;
 	int hand[FILE_CACHE_HANDOVER_MAX];
 	reload_hand_over(hand, file_cache_hand_over(hand));
-	counter_add(C_files_cached, file_cache_count());
-	counter_add(C_bytes_cached, file_cache_bytes());
-	counter_add(C_entries_skipped, file_cache_skipped());
+	counter_set(C_files_cached, file_cache_count()); /* this snapshot's, on a page */
+	counter_set(C_bytes_cached, file_cache_bytes()); /* a reload's old one shares */
+	counter_set(C_entries_skipped, file_cache_skipped());
 	if (file_cache_unsettled())
 		watch_recheck(); /* read them again once they are quiet */
 	return EXIT_OK;
@@ -457,6 +474,8 @@ static enum exit_code prepare_content(struct serve_plan *plan)
  * serve, else the exit code to end with (reported). */
 static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 {
+	if (plan->opts.user && sandbox_user_check(plan->opts.user) != EXIT_OK)
+		return EXIT_USER; /* before any socket: `listening on` would promise a service */
 	if (plan->opts.workers == CLI_WORKERS_AUTO)
 		plan->opts.workers = workers_auto();
 	uint32_t workers = plan->opts.workers;
@@ -479,6 +498,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 {
 	struct serve_plan *plan = &main_state.plan;
 	plan->auxv = auxv;
+	signals_ignore_strays(); /* BEHAVIOUR 11: a stray signal stops nothing */
+	name_process();
 	int step = read_command_line(argc, argv, envp, plan);
 	if (step != STARTUP_CONTINUE)
 		return step;

@@ -359,11 +359,13 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 		const char *v = flag_value(argc, argv, i, r->flag, &matched);
 		if (!matched)
 			continue;
-		int full = (r->kind == FLAG_ADDRESS &&
-			    opts->listen_count ==
-				    (accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1)) ||
+		uint32_t listen_max = accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1;
+		int full = (r->kind == FLAG_ADDRESS && opts->listen_count == listen_max) ||
 			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX) ||
 			   (r->kind == FLAG_HEADER_FOR && opts->header_for_count == CLI_HEADER_FOR_MAX);
+		opts->problem_limit = r->kind == FLAG_ADDRESS  ? listen_max
+				      : r->kind == FLAG_HEADER ? CLI_HEADERS_MAX
+							       : CLI_HEADER_FOR_MAX;
 		if (!full && r->kind == FLAG_HEADER_FOR)
 			return store_header_for(argc, argv, i, v, opts);
 		if (!full && store_value(r, v, opts))
@@ -442,8 +444,15 @@ size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts)
 	size_t n = cstr_len(word);
 	put_cstr(&o, "apollod: ");
 	if (opts->problem == CLI_PROBLEM_TOO_MANY) {
+		char digits[U64_DEC_MAX];
+		size_t n = u64_to_dec(opts->problem_limit, digits);
 		put_cstr(&o, opts->problem_flag);
-		put_cstr(&o, ": given more often than this tier serves\n");
+		put_cstr(&o, ": given more than ");
+		put(&o, digits, n);
+		put_cstr(&o, opts->problem_limit == 1 ? " time" : " times");
+		put_cstr(&o, ": the limit is ");
+		put(&o, digits, n);
+		put_cstr(&o, "\n");
 		return (size_t)(o.p - out);
 	}
 	if (opts->problem == CLI_PROBLEM_UNKNOWN) {

@@ -61,6 +61,7 @@ struct cli_options {
 	uint8_t problem;             /* CLI_PROBLEM_* */
 	const char *problem_word;    /* the word at fault (argv[i]) */
 	const char *problem_flag;    /* the flag it is the value of, or NULL */
+	uint32_t problem_limit;      /* CLI_PROBLEM_TOO_MANY: how often the flag may come */
 	uint32_t header_count;       /* --header words in headers[], in order */
 	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
 	const char *error_page;      /* --error-page 404=/NAME: the "/NAME", or NULL */

@@ -4,7 +4,6 @@
 #include <asm/socket.h> /* SOL_SOCKET */
 
 #include "common/process/activation.h"
-#include "common/base/counters.h"
 #include "common/base/span.h"
 #include "common/base/sys.h"
 
@@ -17,7 +16,6 @@ struct reload_unit {
 	int generation;   /* 1 in a serving generation, 0 in the supervisor */
 	long supervisor;  /* in a generation (and its workers): the resident supervisor's pid */
 	int ready_fd;     /* the readiness socket until reload_ready, else -1 */
-	uint64_t reloads; /* `reloads` once ready (RELOAD_ENV_RELOADS) */
 	int handed[RELOAD_HANDOVER_MAX]; /* handed over to this generation */
 	uint32_t handed_count;
 	int to_hand[RELOAD_HANDOVER_MAX]; /* registered for the next one (reload_hand_over) */
@@ -33,9 +31,6 @@ void reload_setup(char **envp)
 	reload.ready_fd = fd > K_STDERR ? (int)fd : -1;
 	reload.generation = reload.ready_fd >= 0;
 	reload.supervisor = reload.generation ? sys_getppid() : 0;
-	const char *count = env_value(envp, LITERAL(RELOAD_ENV_RELOADS));
-	long reloads = count ? env_decimal(count) : 0;
-	reload.reloads = reloads > 0 ? (uint64_t)reloads : 0;
 	const char *handed = env_value(envp, LITERAL(RELOAD_ENV_HANDED));
 	long n = handed && reload.generation ? env_decimal(handed) : 0;
 	reload.handed_count = n > 0 && n <= RELOAD_HANDOVER_MAX ? (uint32_t)n : 0;
@@ -53,7 +48,6 @@ void reload_become_generation(int ready_fd)
 	reload.generation = 1;
 	reload.supervisor = sys_getppid(); /* just forked from it */
 	reload.ready_fd = ready_fd;
-	reload.reloads = 0;
 }
 
 int reload_listen_groups(uint32_t max)
@@ -131,7 +125,6 @@ void reload_ready(void)
 {
 	if (reload.ready_fd < 0)
 		return;
-	counter_add(C_reloads, reload.reloads);
 	reload_send_ready(reload.ready_fd, reload.to_hand, reload.to_hand_count);
 	sys_close(reload.ready_fd);
 	reload.ready_fd = -1;
@@ -142,10 +135,10 @@ int reload_ready_fd(void)
 	return reload.ready_fd;
 }
 
-void reload_request(void)
+void reload_request(int sig)
 {
 	if (reload.generation)
-		sys_kill((int)reload.supervisor, K_SIGHUP);
+		sys_kill((int)reload.supervisor, sig);
 }
 
 void reload_accepts_released(void)

@@ -28,19 +28,22 @@
 APOLLOD_EXTERN_C_BEGIN
 
 /* The signal a supervisor sends a generation it has replaced: drain, answering one more
- * request on each keep-alive connection (BEHAVIOUR 17). */
-#define RELOAD_RETIRE_SIGNAL K_SIGUSR2
+ * request on each keep-alive connection (BEHAVIOUR 17). A real-time signal no tool sends
+ * by name (SIGUSR2 is the upgrade a user asks of the supervisor, BEHAVIOUR 11), ignored
+ * by every process that does not watch it (signals.h). */
+#define RELOAD_RETIRE_SIGNAL (K_SIGRTMIN + 8)
+STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only the parent's counts");
 
-/* The signals a generation watches besides the stop signals: a reload request to pass
- * on, the supervisor's SIGIO (re-arm), its retire signal, and --watch's change signal. */
+/* The signals a generation watches besides the stop signals: a reload request or a log
+ * reopen (SIGUSR1) to pass on, the supervisor's SIGIO (re-arm), its retire signal, and
+ * --watch's change signal. */
 #define RELOAD_SIGNALS                                                                   \
-	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGIO) | K_SIGBIT(RELOAD_RETIRE_SIGNAL) |       \
-	 K_SIGBIT(WATCH_SIGNAL))
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1) | K_SIGBIT(K_SIGIO) |                  \
+	 K_SIGBIT(RELOAD_RETIRE_SIGNAL) | K_SIGBIT(WATCH_SIGNAL))
 
 /* Our own environment variables for a generation started by exec. */
 #define RELOAD_ENV_READY_FD "APOLLOD_READY_FD="   /* the readiness socket */
 #define RELOAD_ENV_GROUPS "APOLLOD_LISTEN_GROUPS=" /* LISTEN_FDS is this many equal groups */
-#define RELOAD_ENV_RELOADS "APOLLOD_RELOADS=" /* the reloads counter it starts at */
 #define RELOAD_ENV_HANDED "APOLLOD_HANDED_FDS=" /* descriptors handed over, after READY_FD */
 
 #define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
@@ -48,16 +51,14 @@ APOLLOD_EXTERN_C_BEGIN
 #define RELOAD_READY_BYTE 'R' /* the readiness message's one byte of data */
 
 /* Remembers envp, and whether this process is a generation started by exec
- * (RELOAD_ENV_READY_FD): its readiness socket, its `reloads` start and the descriptors
- * handed over. Call once at start-up. */
+ * (RELOAD_ENV_READY_FD): its readiness socket and the descriptors handed over. Call once at start-up. */
 void reload_setup(char **envp);
 
 /* Whether this process is a serving generation (started by exec, or forked as the first
  * one: reload_become_generation), not the supervisor. */
 int reload_is_generation(void);
 
-/* In the first generation, just forked: answer readiness on ready_fd; `reloads` starts
- * at 0. */
+/* In the first generation, just forked: answer readiness on ready_fd. */
 void reload_become_generation(int ready_fd);
 
 /* How many groups LISTEN_FDS comes in (RELOAD_ENV_GROUPS, 1..max), 1 without the
@@ -79,10 +80,8 @@ void reload_release_hand_over(void);
  * in the order given; returns their count (0 when none) and sets *fds. */
 uint32_t reload_handed_over(const int **fds);
 
-/* The generation is ready: counts `reloads` (RELOAD_ENV_RELOADS), sends the readiness
- * byte with the registered descriptors and closes the socket. Nothing when this process
- * is not a generation, or answered already. With --workers, call it after
- * counters_share, so the count is in the shared page. Errors are ignored: the supervisor
+/* The generation is ready: sends the readiness byte with the registered descriptors and closes the socket. Nothing when this process
+ * is not a generation, or answered already. Errors are ignored: the supervisor
  * then reads the socket's end and reports the generation as failed once it exits. */
 void reload_ready(void);
 
@@ -90,10 +89,10 @@ void reload_ready(void);
  * descriptor the serving process holds only until it serves. */
 int reload_ready_fd(void);
 
-/* SIGHUP reached a generation (or --watch asks): passes it to the resident supervisor
- * (the generation's parent at start: PR_SET_PDEATHSIG ends a generation whose supervisor
- * is gone). */
-void reload_request(void);
+/* SIGHUP or SIGUSR1 (sig) reached a generation (or --watch asks: K_SIGHUP): passes it to
+ * the resident supervisor (the generation's parent at start: PR_SET_PDEATHSIG ends a
+ * generation whose supervisor is gone), which reloads (BEHAVIOUR 11, 17). */
+void reload_request(int sig);
 
 /* A stopping generation (or one of its workers) whose backend has settled its accepts
  * (backend_accepts_settled): sends the resident supervisor SIGIO, which it passes to the

@@ -202,16 +202,31 @@ static const char *user_ids(const char *spec, uint32_t *uid, uint32_t *gid)
 	return 0;
 }
 
+/* --user's ids in *uid, *gid, and whether this process may become them. Returns NULL,
+ * or why not. */
+static const char *user_checked(const char *spec, uint32_t *uid, uint32_t *gid)
+{
+	const char *why = user_ids(spec, uid, gid);
+	if (!why && sys_getuid() != ROOT_UID && (sys_getuid() != *uid || sys_getgid() != *gid))
+		why = "only root can change its user";
+	return why;
+}
+
+enum exit_code sandbox_user_check(const char *spec)
+{
+	uint32_t uid = 0, gid = 0;
+	const char *why = user_checked(spec, &uid, &gid);
+	return why ? user_refused(spec, why) : EXIT_OK;
+}
+
 enum exit_code sandbox_user(const char *spec)
 {
 	uint32_t uid = 0, gid = 0;
-	const char *why = user_ids(spec, &uid, &gid);
+	const char *why = user_checked(spec, &uid, &gid);
 	if (why)
 		return user_refused(spec, why);
 	if (sys_getuid() == uid && sys_getgid() == gid)
 		return EXIT_OK; /* already that user: a reload's new image, or started so */
-	if (sys_getuid() != ROOT_UID)
-		return user_refused(spec, "only root can change its user");
 	/* Supplementary groups first (root's would stay otherwise), then the gid while the
 	 * uid is still root's, then the uid: in the other order setgid is refused. */
 	if (sys_is_error(sys_setgroups(1, &gid)))

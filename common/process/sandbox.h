@@ -58,6 +58,11 @@ long sandbox_landlock(const char *dir);
  * success. Returns EXIT_OK, or EXIT_USER after one line "apollod: --user 'SPEC': WHY". */
 enum exit_code sandbox_user(const char *spec);
 
+/* What sandbox_user would refuse, checked without changing anything: called before the
+ * announcement (BEHAVIOUR 3), so a bad --user never prints `listening on`. Returns
+ * EXIT_OK, or EXIT_USER after the same line sandbox_user would write. */
+enum exit_code sandbox_user_check(const char *spec);
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_PROCESS_SANDBOX_H */

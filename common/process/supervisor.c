@@ -1,8 +1,10 @@
 /* The resident supervisor (see supervisor.h). */
 #include "common/process/supervisor.h"
 
+#include <linux/fcntl.h> /* AT_FDCWD */
 #include <linux/prctl.h> /* PR_SET_PDEATHSIG */
 
+#include "common/base/clock.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
 #include "common/base/exit_codes.h"
@@ -10,21 +12,31 @@
 #include "common/base/sys.h"
 #include "common/base/text_out.h"
 #include "common/process/activation.h"
+#include "common/process/backoff.h"
+#include "common/process/counter_page.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
 #include "common/process/watch.h"
 
 #define SUPERVISOR_ENV_MAX 256 /* environment words passed on, ours included */
-#define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, and the four RELOAD_ENV_* */
+#define SUPERVISOR_ENV_OURS 6  /* LISTEN_PID, LISTEN_FDS, three RELOAD_ENV_*, the page's */
 #define SUPERVISOR_WORD_MAX 48 /* one of ours: a name and a decimal number */
 #define SUPERVISOR_EXE "/proc/self/exe" /* this binary, even if its path was replaced */
+#define SUPERVISOR_PATH_MAX 4096 /* PATH_MAX: the binary's path, its NUL included */
 #define RETIRED_MAX 16 /* generations draining at once; a HUP beyond waits for one to end */
-#define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX) /* listeners, readiness, handed */
+/* What a generation gets: listeners, readiness, handed over, the counter page. */
+#define PASSED_MAX (RELOAD_FDS_MAX + 1 + RELOAD_HANDOVER_MAX + 1)
 #define WAIT_SIGNAL_MASK 0x7f /* wait(2): the killing signal, 0 for a normal exit */
 #define WAIT_CODE_SHIFT 8
 #define WAIT_CODE_MASK 0xff
 #define KILLED_BASE 128 /* a shell's status for a process a signal killed: 128 + N */
+
 STATIC_ASSERT(SUPERVISOR_ENV_OURS < SUPERVISOR_ENV_MAX, "room for the inherited words");
+/* What the supervisor reads besides the stop signals: a reload (HUP), a log reopen (USR1,
+ * a reload too), an upgrade (USR2), its children (CHLD) and a retired one's re-arm (IO). */
+#define SIGNALS_SUPERVISOR                                                              \
+	(K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1) | K_SIGBIT(K_SIGUSR2) |               \
+	 K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO))
 STATIC_ASSERT(K_PR_SET_PDEATHSIG == PR_SET_PDEATHSIG, "prctl option from the UAPI header");
 
 /* Everything the supervisor keeps: in .bss (zero) until supervisor_run fills it. */
@@ -43,8 +55,14 @@ struct supervisor_state {
 	uint32_t retired_count;
 	int handed[RELOAD_HANDOVER_MAX]; /* what the serving generation handed over */
 	uint32_t handed_count;
+	int counters_fd; /* the counter page, passed to every generation (counter_page.h) */
+	struct backoff restart; /* restarts after a death (backoff.h): healthy since ready */
 	int stops;  /* stop signals received */
 	int status; /* the exit code to end with */
+	int exe_fd;      /* the image a reload runs (O_PATH): this one, or the last upgrade's */
+	int upgrade_fd;  /* the pending generation's image when it is an upgrade, else -1 */
+	int reopen_again; /* a SIGUSR1 came during a reload: one more once it has ended */
+	char exe_path[SUPERVISOR_PATH_MAX]; /* where this binary was started from */
 	/* Built for a child (static: kept off the stack): */
 	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
 	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
@@ -106,8 +124,8 @@ static int env_is_ours(const char *word)
 {
 	static const char *const ours[] = {"LISTEN_PID=",       "LISTEN_FDS=",
 					   "LISTEN_FDNAMES=",   RELOAD_ENV_READY_FD,
-					   RELOAD_ENV_GROUPS,   RELOAD_ENV_RELOADS,
-					   RELOAD_ENV_HANDED};
+					   RELOAD_ENV_GROUPS,   RELOAD_ENV_HANDED,
+					   COUNTER_PAGE_ENV};
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (span_eq(word, ours[i], cstr_len(ours[i])) &&
 		    cstr_len(word) >= cstr_len(ours[i]))
@@ -127,9 +145,9 @@ static char *env_word(char *word, const char *name, uint64_t value)
 }
 
 /* The child's environment: the inherited words but ours, then ours, for `fds` listeners
- * and `handed` descriptors after the readiness socket. Returns it, or NULL when it does
- * not fit SUPERVISOR_ENV_MAX. */
-static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
+ * and `handed` descriptors after the readiness socket, then the counter page. Returns
+ * it, or NULL when it does not fit SUPERVISOR_ENV_MAX. */
+static char **child_env(uint32_t fds, uint32_t handed)
 {
 	char **env = sup.env;
 	char(*words)[SUPERVISOR_WORD_MAX] = sup.words;
@@ -145,8 +163,9 @@ static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
 	env[n++] = env_word(words[1], "LISTEN_FDS=", fds);
 	env[n++] = env_word(words[2], RELOAD_ENV_GROUPS, sup.groups);
 	env[n++] = env_word(words[3], RELOAD_ENV_READY_FD, (uint64_t)ACTIVATION_FIRST_FD + fds);
-	env[n++] = env_word(words[4], RELOAD_ENV_RELOADS, reloads);
-	env[n++] = env_word(words[5], RELOAD_ENV_HANDED, handed);
+	env[n++] = env_word(words[4], RELOAD_ENV_HANDED, handed);
+	env[n++] = env_word(words[5], COUNTER_PAGE_ENV,
+			    (uint64_t)ACTIVATION_FIRST_FD + fds + 1 + handed);
 	env[n] = 0;
 	return env;
 }
@@ -154,7 +173,7 @@ static char **child_env(uint32_t fds, uint32_t handed, uint64_t reloads)
 /* In the forked child: sup.passed[0..n) to 3..3+n-1, everything else left close-on-exec,
  * then execve. First every source is copied above the targets (F_DUPFD_CLOEXEC), so no
  * dup3 overwrites a source not yet moved. Never returns. */
-static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
+static void child_exec(uint32_t n, uint32_t listeners)
 {
 	int above = ACTIVATION_FIRST_FD + (int)n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -163,13 +182,18 @@ static void child_exec(uint32_t n, uint32_t listeners, uint64_t reloads)
 			sys_exit_group(SUPERVISOR_EXIT_SETUP);
 		sup.moved[i] = (int)m;
 	}
+	/* The image, copied above the targets too (a dup3 may take its number). */
+	long exe = sys_fcntl(sup.upgrade_fd >= 0 ? sup.upgrade_fd : sup.exe_fd,
+			     K_F_DUPFD_CLOEXEC, above);
+	if (sys_is_error(exe))
+		sys_exit_group(SUPERVISOR_EXIT_SETUP);
 	for (uint32_t i = 0; i < n; i++) /* dup3 with flags 0: open across the exec */
 		if (sys_is_error(sys_dup3(sup.moved[i], ACTIVATION_FIRST_FD + (int)i, 0)))
 			sys_exit_group(SUPERVISOR_EXIT_SETUP);
-	char **env = child_env(listeners, n - listeners - 1, reloads);
+	char **env = child_env(listeners, n - listeners - 2); /* readiness, page */
 	if (!env)
 		sys_exit_group(SUPERVISOR_EXIT_SETUP);
-	sys_execve(SUPERVISOR_EXE, sup.argv, env);
+	sys_execveat((int)exe, "", sup.argv, env, K_AT_EMPTY_PATH_EXEC);
 	sys_exit_group(SUPERVISOR_EXIT_EXEC);
 }
 
@@ -197,8 +221,7 @@ static void start_generation(void)
 	sup.passed[n++] = pair[1];
 	for (uint32_t i = 0; i < sup.handed_count; i++)
 		sup.passed[n++] = sup.handed[i];
-	/* The count it starts at: one more for a reload, the same for a restart. */
-	uint64_t reloads = counter_read(C_reloads) + (sup.serving ? 1 : 0);
+	sup.passed[n++] = sup.counters_fd;
 	long parent = sys_getpid();
 	/* CLONE_VFORK: the supervisor waits (microseconds) until the child has exec'd, so
 	 * no descriptor it closes meanwhile lives on in the child's copy. */
@@ -206,7 +229,7 @@ static void start_generation(void)
 	if (pid == 0) {
 		sys_setpgid(0, 0); /* a terminal's Ctrl-C reaches the supervisor only */
 		supervisor_follow_parent(parent);
-		child_exec(n, listeners, reloads);
+		child_exec(n, listeners);
 	}
 	sys_close(pair[1]); /* the child's copy alone: its exit ends the input */
 	if (sys_is_error(pid)) {
@@ -244,6 +267,24 @@ static void close_held(void)
 	sup.handed_count = 0;
 }
 
+/* Forgets a failed upgrade's image (the pending generation ended without serving). */
+static void upgrade_dropped(void)
+{
+	if (sup.upgrade_fd >= 0)
+		sys_close(sup.upgrade_fd);
+	sup.upgrade_fd = -1;
+}
+
+/* A reload has ended (ready or failed): a SIGUSR1 that came meanwhile starts the next,
+ * so the log it asked to reopen is opened after the rename that preceded it. */
+static void reload_again(void)
+{
+	if (!sup.reopen_again || sup.stops || !sup.serving || sup.pending)
+		return;
+	sup.reopen_again = 0;
+	start_generation();
+}
+
 /* The pending generation answered on its readiness socket: if ready it serves now (and
  * the one it replaces drains), its descriptors kept for the next; the end of input
  * means it failed, which its reaping reports. */
@@ -269,6 +310,7 @@ static void take_ready(void)
 	int old = sup.serving;
 	sup.serving = sup.pending;
 	sup.pending = 0;
+	backoff_started(&sup.restart, clock_now_ms());
 	if (sup.pending_first) {
 		sup.pending_first = 0;
 		return;
@@ -281,17 +323,73 @@ static void take_ready(void)
 		sys_kill(old, RELOAD_RETIRE_SIGNAL);
 	sup.retired[sup.retired_count++] = old;
 	counter_add(C_reloads, 1);
-	say("reloaded: process ", (uint64_t)sup.serving, " serves the new snapshot; process ",
-	    (uint64_t)old, " drains\n");
+	if (sup.upgrade_fd >= 0) { /* from now on reloads run the new image */
+		sys_close(sup.exe_fd);
+		sup.exe_fd = sup.upgrade_fd;
+		sup.upgrade_fd = -1;
+		say("upgraded: process ", (uint64_t)sup.serving, " runs the new binary; process ",
+		    (uint64_t)old, " drains\n");
+	} else {
+		say("reloaded: process ", (uint64_t)sup.serving, " serves the new snapshot; process ",
+		    (uint64_t)old, " drains\n");
+	}
+	reload_again();
 }
 
 /* A stop signal: the first closes the listeners and passes a graceful stop on; a second
  * passes on the stop at once. */
 static void stop(long sig)
 {
+	sup.restart.due_ms = 0; /* nothing starts during a stop */
 	if (sup.stops++ == 0)
 		close_held();
 	signal_generations(sig == K_SIGINT ? K_SIGINT : K_SIGTERM);
+}
+
+/* "<what>was killed by signal N; starting a new one in <ms> ms" on stderr. */
+static void say_restart(const char *what, int wstatus, uint64_t ms)
+{
+	char text[CONSOLE_LINE_MAX];
+	struct text_out o = {text, text + sizeof(text) - 1};
+	put_cstr(&o, "; starting a new one in ");
+	char digits[U64_DEC_MAX];
+	put(&o, digits, u64_to_dec(ms, digits));
+	put_cstr(&o, " ms\n");
+	*o.p = 0;
+	say_ended(what, wstatus, text);
+}
+
+/* Nothing serves: the serving generation was killed, or its replacement before it was
+ * ready. Schedules a restart after the backoff and says so after `what` and how it
+ * ended (no line when what is NULL: a fork that failed said why). */
+static void schedule_restart(const char *what, int wstatus)
+{
+	uint64_t wait = backoff_schedule(&sup.restart, clock_now_ms());
+	if (what)
+		say_restart(what, wstatus, wait);
+}
+
+/* A scheduled restart whose time has come: starts it (counted), or, if it cannot be
+ * forked, schedules the next. */
+static void restart_if_due(void)
+{
+	if (!backoff_due(&sup.restart, clock_now_ms()))
+		return;
+	if (sup.stops || sup.pending || sup.serving)
+		return;
+	start_generation();
+	if (sup.pending)
+		counter_add(C_restarts_backed_off, 1);
+	else
+		schedule_restart(0, 0);
+}
+
+/* Ends the daemon with status: a stop with nothing left to serve. */
+static void give_up(int status)
+{
+	sup.status = status;
+	if (!sup.stops)
+		stop(K_SIGTERM);
 }
 
 /* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
@@ -306,13 +404,23 @@ static void generation_exited(int pid, int wstatus)
 		sup.pending_ready = -1;
 		if (sup.serving && sup.stops)
 			return; /* called off by the stop: the serving one's status counts */
-		if (!sup.serving) { /* the first, or a restart: nothing serves, end */
-			sup.status = exit_code_of(wstatus); /* it wrote its own line */
-			if (!sup.stops)
-				stop(K_SIGTERM);
+		if (!sup.serving && !sup.pending_first && !sup.stops &&
+		    (wstatus & WAIT_SIGNAL_MASK)) { /* a restart killed before it was ready */
+			schedule_restart("the new process ", wstatus);
 			return;
 		}
-		say_ended("reload failed: the new process ", wstatus, "; serving on\n");
+		if (!sup.serving) { /* the first, or a restart that reported an error: end */
+			if (!sup.pending_first && !sup.stops)
+				say_ended("giving up: the new process ", wstatus,
+					  " before it was ready; no generation can start\n");
+			give_up(exit_code_of(wstatus)); /* the first wrote its own line */
+			return;
+		}
+		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
+					       : "reload failed: the new process ",
+			  wstatus, "; serving on\n");
+		upgrade_dropped();
+		reload_again();
 		return;
 	}
 	if (pid == sup.serving) {
@@ -320,18 +428,12 @@ static void generation_exited(int pid, int wstatus)
 		if (sup.stops || !(wstatus & WAIT_SIGNAL_MASK)) {
 			/* An exit is the generation's own verdict (a fatal error, BEHAVIOUR 3,
 			 * written on stderr): the daemon ends with it. */
-			sup.status = exit_code_of(wstatus);
-			if (!sup.stops)
-				stop(K_SIGTERM);
+			give_up(exit_code_of(wstatus));
 			return;
 		}
-		say_ended("serving process ", wstatus, "; starting a new one\n");
-		if (!sup.pending)
-			start_generation(); /* a reload under way replaces it anyway */
-		if (!sup.pending) {
-			sup.status = EXIT_WORKERS;
-			stop(K_SIGTERM);
-		}
+		sup.status = exit_code_of(wstatus); /* if a stop comes before a restart serves */
+		if (!sup.pending) /* a reload under way replaces it anyway */
+			schedule_restart("serving process ", wstatus);
 		return;
 	}
 	for (uint32_t i = 0; i < sup.retired_count; i++) {
@@ -355,6 +457,29 @@ static void reap(void)
 		generation_exited((int)pid, wstatus);
 }
 
+/* SIGUSR2: a generation of the binary now at sup.exe_path, as a reload. On failure to
+ * open it, one line and the old one serves on. */
+static void upgrade(void)
+{
+	long fd = sys_openat(AT_FDCWD, sup.exe_path, K_O_PATH | K_O_CLOEXEC);
+	if (sys_is_error(fd)) {
+		console_fail("upgrade failed: cannot open the binary", sup.exe_path,
+			     cstr_len(sup.exe_path), fd);
+		return;
+	}
+	sup.upgrade_fd = (int)fd;
+	start_generation();
+	if (!sup.pending) /* it could not start: start_generation said why */
+		upgrade_dropped();
+}
+
+/* Whether a reload (or an upgrade) may start now: not stopping, none under way, one
+ * serving, and room for it to drain. */
+static int reload_may_start(void)
+{
+	return !sup.stops && !sup.pending && sup.serving && sup.retired_count < RETIRED_MAX;
+}
+
 /* One signal read from the signalfd. */
 static void act(long sig)
 {
@@ -362,17 +487,43 @@ static void act(long sig)
 		stop(sig);
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
-	else if (sig == K_SIGHUP && !sup.stops && !sup.pending && sup.serving &&
-		 sup.retired_count < RETIRED_MAX)
+	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start())
 		start_generation(); /* ignored during a stop or a reload under way */
+	else if (sig == K_SIGUSR1 && sup.pending && !sup.stops)
+		sup.reopen_again = 1; /* the log is reopened once this reload has ended */
+	else if (sig == K_SIGUSR2 && reload_may_start())
+		upgrade();
+	else if (sig == K_SIGUSR2)
+		write_stderr(LITERAL("apollod: upgrade ignored: a stop or a reload is under way\n"));
+}
+
+/* Opens this image for reloads (sup.exe_fd) and notes the path it was started from for
+ * upgrades (sup.exe_path). Returns 0, or -errno after one line. */
+static long find_image(void)
+{
+	sup.upgrade_fd = -1;
+	long fd = sys_openat(AT_FDCWD, SUPERVISOR_EXE, K_O_PATH | K_O_CLOEXEC);
+	long n = sys_is_error(fd) ? fd
+				  : sys_readlinkat(AT_FDCWD, SUPERVISOR_EXE, sup.exe_path,
+						   sizeof(sup.exe_path) - 1);
+	if (sys_is_error(n) || n >= (long)sizeof(sup.exe_path) - 1) {
+		console_fail("cannot open its own binary", LITERAL(SUPERVISOR_EXE),
+			     sys_is_error(n) ? n : -ENAMETOOLONG);
+		return sys_is_error(n) ? n : -ENAMETOOLONG;
+	}
+	sup.exe_path[n] = 0;
+	sup.exe_fd = (int)fd;
+	return 0;
 }
 
 /* Supervises until no generation is left. Returns sup.status. */
 static int supervise_generations(void)
 {
-	while (sup.serving || sup.pending || sup.retired_count) {
+	while (sup.serving || sup.pending || sup.retired_count || sup.restart.due_ms) {
 		struct k_pollfd p[2] = {{sup.signal_fd, K_POLLIN, 0}, {sup.pending_ready, K_POLLIN, 0}};
-		long r = sys_ppoll(p, sup.pending_ready >= 0 ? 2 : 1, 0);
+		struct k_timespec t;
+		long r = sys_ppoll(p, sup.pending_ready >= 0 ? 2 : 1,
+				   backoff_timeout(&sup.restart, clock_now_ms(), &t));
 		if (r > 0 && sup.pending_ready >= 0 && p[1].revents)
 			take_ready();
 		if (r > 0 && p[0].revents) {
@@ -381,6 +532,7 @@ static int supervise_generations(void)
 				act(sig);
 		}
 		reap();
+		restart_if_due();
 	}
 	close_held();
 	return sup.status;
@@ -396,19 +548,29 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 	for (uint32_t i = 0; i < count && sup.listener_count < RELOAD_FDS_MAX; i++)
 		if (fds[i] >= 0)
 			sup.listeners[sup.listener_count++] = fds[i];
-	long signal_fd = signals_watch(
-		SIGNALS_STOP | K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGCHLD) | K_SIGBIT(K_SIGIO), 0);
+	long signal_fd = signals_watch(SIGNALS_STOP | SIGNALS_SUPERVISOR, 0);
 	int pair[2];
 	long r = sys_is_error(signal_fd) ? signal_fd : ready_pair(pair);
 	if (sys_is_error(r)) {
 		console_fail(sys_is_error(signal_fd) ? "signalfd" : "socketpair", 0, 0, r);
 		return EXIT_WORKERS;
 	}
+	r = find_image();
+	if (sys_is_error(r))
+		return EXIT_WORKERS;
+	r = counter_page_create();
+	if (sys_is_error(r)) {
+		console_fail("counters: memfd page", 0, 0, r);
+		return EXIT_WORKERS;
+	}
+	sup.counters_fd = (int)r;
 	sup.signal_fd = (int)signal_fd;
 	long parent = sys_getpid();
 	long pid = sys_fork();
 	if (pid == 0) { /* the first generation: start-up goes on as a server */
 		sys_close(sup.signal_fd);
+		sys_close(sup.exe_fd); /* the supervisor's: reloads start from it */
+		sys_close(sup.counters_fd); /* mapped already, shared by the fork */
 		sys_close(pair[0]);
 		sys_setpgid(0, 0);
 		supervisor_follow_parent(parent);

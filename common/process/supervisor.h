@@ -2,12 +2,17 @@
  * started stays the daemon for the service's life. Once the listeners are bound (or
  * taken from socket activation) and the first snapshot loaded, it forks the first
  * serving generation and from then on serves nothing and loads nothing:
- *   - SIGHUP starts the next generation: fork, then execve of /proc/self/exe with the
+ *   - SIGHUP (or SIGUSR1, the access log's reopen) starts the next generation: fork,
+ *     then execveat of the image it runs (opened on /proc/self/exe at start) with the
  *     same argv, the listeners from descriptor 3 (as in socket activation), a readiness
  *     socket and the descriptors the serving generation handed over (reload.h). Once the
  *     new one is ready the old one is sent RELOAD_RETIRE_SIGNAL and drains; if the new
  *     one exits first the old one serves on.
- *   - A serving generation killed by a signal (a crash) is started again the same way;
+ *   - SIGUSR2 upgrades: the same, from the binary now at the path this one was started
+ *     from; once it is ready, later reloads run it too.
+ *   - A serving generation killed by a signal (a crash), or its replacement killed before
+ *     it is ready, is started again the same way after a backoff (backoff.h), counted in
+ *     restarts_backed_off;
  *     one that exits by itself (a fatal error it reported) ends the daemon with its
  *     status.
  *   - SIGTERM and SIGINT are passed to every generation (its listeners closed first);
@@ -33,7 +38,7 @@ APOLLOD_EXTERN_C_BEGIN
 
 /* Status of a forked child that fails before its new image runs. */
 #define SUPERVISOR_EXIT_SETUP 125 /* moving a descriptor, or the environment did not fit */
-#define SUPERVISOR_EXIT_EXEC 126  /* execve(2) failed */
+#define SUPERVISOR_EXIT_EXEC 126  /* execveat(2) failed */
 
 /* In a child just forked from parent_pid: asks for SUPERVISOR_PARENT_DEATH_SIGNAL when
  * the parent ends, and exits at once if it has ended already (getppid differs: the

@@ -1,9 +1,9 @@
 /* The worker supervisor (see workers.h). */
 #include "common/process/workers.h"
 
-#include <linux/mman.h> /* PROT_*, MAP_* */
-
+#include "common/process/backoff.h"
 #include "common/process/cli.h"
+#include "common/base/clock.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
 #include "common/process/reload.h"
@@ -14,8 +14,13 @@
 
 #define AFFINITY_BYTES 128 /* a 1024-CPU mask, glibc's cpu_set_t */
 
-/* A worker's slot: its pid, or 0 once it has exited for good. */
-static int worker_pid[CLI_WORKERS_MAX];
+#define WORKER_DUE (-1) /* a slot whose worker died: restarted once the backoff is over */
+
+/* The worker supervisor's state. */
+static struct {
+	int pid[CLI_WORKERS_MAX]; /* each worker's pid; WORKER_DUE; 0 once exited for good */
+	struct backoff restart;   /* restarts after a death (backoff.h) */
+} workers;
 
 uint32_t workers_auto(void)
 {
@@ -30,22 +35,6 @@ uint32_t workers_auto(void)
 	return cpus ? cpus : 1;
 }
 
-long counters_share(void)
-{
-	/* The values while the page is replaced: the counters alone (the rest of the page is
-	 * padding), so on the stack, not a page-aligned copy of the block. */
-	uint64_t saved[COUNTER_COUNT];
-	for (int i = 0; i < COUNTER_COUNT; i++)
-		saved[i] = apollod_counters.value[i];
-	long m = sys_mmap(&apollod_counters, sizeof(apollod_counters), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	if (sys_is_error(m))
-		return m;
-	for (int i = 0; i < COUNTER_COUNT; i++)
-		apollod_counters.value[i] = saved[i];
-	return 0;
-}
-
 /* Starts worker i. Returns its pid, or -errno; never returns in the child. */
 static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 {
@@ -55,16 +44,17 @@ static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 		sys_close(signal_fd); /* the worker reads its own signals */
 		sys_setpgid(0, 0);
 		supervisor_follow_parent(parent); /* it ends with its generation */
-		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP sent to a worker directly
-		 * is ignored. Ignoring cannot fail for SIGHUP with a valid struct. */
+		/* A reload is the supervisor's (BEHAVIOUR 17): a HUP or USR1 sent to a worker
+		 * directly is ignored. Ignoring cannot fail for them with a valid struct. */
 		struct k_sigaction ignore = {.handler = K_SIG_IGN};
 		sys_rt_sigaction(K_SIGHUP, &ignore, 0);
-		uint64_t hup = K_SIGBIT(K_SIGHUP);
-		sys_rt_sigprocmask(K_SIG_UNBLOCK, &hup, 0);
+		sys_rt_sigaction(K_SIGUSR1, &ignore, 0);
+		uint64_t passed_on = K_SIGBIT(K_SIGHUP) | K_SIGBIT(K_SIGUSR1);
+		sys_rt_sigprocmask(K_SIG_UNBLOCK, &passed_on, 0);
 		sys_exit_group(serve(ctx, (uint32_t)i));
 	}
 	if (pid > 0)
-		worker_pid[i] = (int)pid;
+		workers.pid[i] = (int)pid;
 	return pid;
 }
 
@@ -72,35 +62,59 @@ static long spawn(int i, int signal_fd, worker_main_fn serve, void *ctx)
 static void signal_all(uint32_t n, int sig)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (worker_pid[i] > 0)
-			sys_kill(worker_pid[i], sig);
+		if (workers.pid[i] > 0)
+			sys_kill(workers.pid[i], sig);
 }
 
-/* Collects every worker that has exited. Replaces it unless stopping; else records the
- * first non-zero status in *status. Returns the number of workers still running. */
-static uint32_t reap(uint32_t n, int stopping, int signal_fd, worker_main_fn serve, void *ctx,
-		     enum exit_code *status)
+/* Starts every WORKER_DUE slot once the backoff is over (counted in workers_restarted
+ * and restarts_backed_off); one that cannot be forked waits for the next backoff. */
+static void respawn_due(uint32_t n, int signal_fd, worker_main_fn serve, void *ctx)
+{
+	uint64_t now = clock_now_ms();
+	if (!backoff_due(&workers.restart, now))
+		return;
+	backoff_started(&workers.restart, now);
+	for (uint32_t i = 0; i < n; i++) {
+		if (workers.pid[i] != WORKER_DUE)
+			continue;
+		if (sys_is_error(spawn((int)i, signal_fd, serve, ctx))) {
+			backoff_schedule(&workers.restart, now);
+			continue;
+		}
+		counter_add(C_workers_restarted, 1);
+		counter_add(C_restarts_backed_off, 1);
+	}
+}
+
+/* Collects every worker that has exited. Marks it WORKER_DUE (a restart after the
+ * backoff) unless stopping; else records the first non-zero status in *status. Returns
+ * the number of workers still running or due. */
+static uint32_t reap(uint32_t n, int stopping, enum exit_code *status)
 {
 	int wstatus;
 	long pid;
 	while ((pid = sys_wait4(-1, &wstatus, K_WNOHANG)) > 0) {
 		for (uint32_t i = 0; i < n; i++) {
-			if (worker_pid[i] != pid)
+			if (workers.pid[i] != pid)
 				continue;
-			worker_pid[i] = 0;
+			workers.pid[i] = 0;
 			/* wait(2): exited normally when the low 7 bits are 0; code in bits 8-15 */
 			int code = (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
 			if (stopping) {
 				if (code && *status == EXIT_OK)
 					*status = (enum exit_code)code;
-			} else if (!sys_is_error(spawn((int)i, signal_fd, serve, ctx))) {
-				counter_add(C_workers_restarted, 1);
+			} else {
+				workers.pid[i] = WORKER_DUE;
+				backoff_schedule(&workers.restart, clock_now_ms());
 			}
 		}
 	}
 	uint32_t live = 0;
-	for (uint32_t i = 0; i < n; i++)
-		live += worker_pid[i] > 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (stopping && workers.pid[i] == WORKER_DUE)
+			workers.pid[i] = 0; /* a stop: no restart */
+		live += workers.pid[i] != 0;
+	}
 	return live;
 }
 
@@ -117,8 +131,8 @@ static void close_listeners(const int *listen_fd, uint32_t listen_fds)
  * passed to the resident supervisor; its SIGIO to every worker, to re-arm (reload.h). */
 static int supervisor_signal(long sig, uint32_t n)
 {
-	if (sig == K_SIGHUP)
-		reload_request();
+	if (sig == K_SIGHUP || sig == K_SIGUSR1)
+		reload_request((int)sig);
 	if (sig == K_SIGIO)
 		signal_all(n, K_SIGIO);
 	return sig == K_SIGTERM || sig == K_SIGINT || sig == RELOAD_RETIRE_SIGNAL;
@@ -129,13 +143,17 @@ static int supervisor_signal(long sig, uint32_t n)
 
 /* The supervisor's next signal through watch_filter (so --watch's quiet time ending is a
  * K_SIGHUP): a blocking read of signal_fd, bounded by ppoll while a burst of changes is
- * pending (0 when it timed out: watch_filter then decides). */
+ * pending or a restart is due (0 when it timed out: watch_filter then decides). */
 static long supervisor_next(int signal_fd)
 {
 	int wait_ms = watch_wait_ms();
-	if (wait_ms >= 0) {
+	struct k_timespec t;
+	struct k_timespec *bound = backoff_timeout(&workers.restart, clock_now_ms(), &t);
+	int64_t backoff_ms = bound ? t.tv_sec * MS_PER_S + t.tv_nsec / NS_PER_MS : -1;
+	if (wait_ms >= 0 && (backoff_ms < 0 || wait_ms < backoff_ms))
+		t = (struct k_timespec){wait_ms / MS_PER_S, (int64_t)(wait_ms % MS_PER_S) * NS_PER_MS};
+	if (wait_ms >= 0 || bound) {
 		struct k_pollfd p = {signal_fd, K_POLLIN, 0};
-		struct k_timespec t = {wait_ms / MS_PER_S, (int64_t)(wait_ms % MS_PER_S) * NS_PER_MS};
 		if (sys_ppoll(&p, 1, &t) <= 0) /* timed out, or failed: no read that blocks */
 			return watch_filter(0);
 	}
@@ -158,7 +176,7 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 	watch_filter(WATCH_SIGNAL); /* changes before the signal was blocked (loop.c) */
 	for (;;) {
 		long sig = supervisor_next(signal_fd);
-		if ((sig == K_SIGHUP || sig == RELOAD_RETIRE_SIGNAL) && stops)
+		if ((sig == K_SIGHUP || sig == K_SIGUSR1 || sig == RELOAD_RETIRE_SIGNAL) && stops)
 			sig = 0; /* stopping: no reload, and no drain of another kind */
 		if (supervisor_signal(sig, n)) {
 			if (!stops)
@@ -168,8 +186,10 @@ enum exit_code workers_run(uint32_t n, int signal_fd, const int *listen_fd,
 			 * signal there; a second one stops the workers at once too */
 			signal_all(n, sig == K_SIGTERM ? K_SIGTERM : (int)sig);
 		}
-		uint32_t live = reap(n, stops > 0, signal_fd, serve, ctx, &status);
+		uint32_t live = reap(n, stops > 0, &status);
 		if (live == 0)
 			return stops ? status : EXIT_WORKERS; /* none could be restarted */
+		if (!stops)
+			respawn_due(n, signal_fd, serve, ctx);
 	}
 }

@@ -13,15 +13,10 @@ typedef enum exit_code (*worker_main_fn)(void *ctx, uint32_t index);
 /* The CPUs this process may run on (sched_getaffinity), at least 1: --workers auto. */
 uint32_t workers_auto(void);
 
-/* Replaces the counter block's page with a shared anonymous mapping holding the same
- * values, so every process forked afterwards adds to the same counters.
- * Returns 0 or -errno (the block is then unchanged). */
-long counters_share(void);
-
 /* Forks n workers, each running serve(ctx) in a process group of its own (a terminal's
  * Ctrl-C reaches the resident supervisor only) and ending with this process
- * (PR_SET_PDEATHSIG), and supervises them: a worker that dies is replaced and counted in
- * workers_restarted; SIGTERM, SIGINT and RELOAD_RETIRE_SIGNAL are passed to every worker
+ * (PR_SET_PDEATHSIG), and supervises them: a worker that dies is replaced after a backoff
+ * (backoff.h) and counted in workers_restarted and restarts_backed_off; SIGTERM, SIGINT and RELOAD_RETIRE_SIGNAL are passed to every worker
  * (a graceful stop, or a reload's drain; a second stop signal stops them at once).
  * SIGHUP is passed to the resident supervisor (reload.h, BEHAVIOUR 17), its SIGIO to every
  * worker. A worker ignores a SIGHUP sent to it directly. With --watch this process

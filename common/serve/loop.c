@@ -88,8 +88,8 @@ static void loop_rearm_listeners(void)
  * watch_filter). Returns EXIT_OK, or EXIT_STOP_AGAIN on a second stop. */
 static enum exit_code loop_signal(long sig)
 {
-	if (sig == K_SIGHUP && !loop.stop_by_ms) /* BEHAVIOUR 17: the supervisor reloads */
-		reload_request();
+	if ((sig == K_SIGHUP || sig == K_SIGUSR1) && !loop.stop_by_ms) /* BEHAVIOUR 11, 17 */
+		reload_request((int)sig); /* the supervisor reloads */
 	if (sig == K_SIGIO && !loop.stop_by_ms && !loop.listener_parked)
 		loop_rearm_listeners();
 	if (sig == RELOAD_RETIRE_SIGNAL && !loop.stop_by_ms)

@@ -490,11 +490,11 @@ TEST(CliTest, RepeatedListen)
 	most.insert(most.end(), {"--listen", "127.0.0.1:99"});
 	std::string problem;
 	ASSERT_EQ(ParseGuarded(most, many, &opts, &problem), 0);
-	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
+	EXPECT_EQ(problem, "apollod: --listen: given more than 8 times: the limit is 8\n");
 	ASSERT_EQ(ParseGuarded({"--listen", "127.0.0.1:1", "--listen", "127.0.0.1:2"},
 			       CLI_ACCEPT_LISTEN, &opts, &problem),
 		  0);
-	EXPECT_EQ(problem, "apollod: --listen: given more often than this tier serves\n");
+	EXPECT_EQ(problem, "apollod: --listen: given more than 1 time: the limit is 1\n");
 }
 
 // The line naming the word at fault (BEHAVIOUR 3), from the problem cli_parse leaves.

@@ -24,6 +24,26 @@
 	X(K_CLONE_VFORK, CLONE_VFORK)                                                   \
 	X(K_SIGIO, SIGIO)                                                               \
 	X(K_SIGUSR2, SIGUSR2)                                                           \
+	X(K_SIGQUIT, SIGQUIT)                                                           \
+	X(K_SIGILL, SIGILL)                                                             \
+	X(K_SIGTRAP, SIGTRAP)                                                           \
+	X(K_SIGABRT, SIGABRT)                                                           \
+	X(K_SIGBUS, SIGBUS)                                                             \
+	X(K_SIGFPE, SIGFPE)                                                             \
+	X(K_SIGUSR1, SIGUSR1)                                                           \
+	X(K_SIGSEGV, SIGSEGV)                                                           \
+	X(K_SIGALRM, SIGALRM)                                                           \
+	X(K_SIGSTKFLT, SIGSTKFLT)                                                       \
+	X(K_SIGXCPU, SIGXCPU)                                                           \
+	X(K_SIGXFSZ, SIGXFSZ)                                                           \
+	X(K_SIGVTALRM, SIGVTALRM)                                                       \
+	X(K_SIGPROF, SIGPROF)                                                           \
+	X(K_SIGPWR, SIGPWR)                                                             \
+	X(K_SIGSYS, SIGSYS)                                                             \
+	X(K_SIGRTMIN, __SIGRTMIN)                                                       \
+	X(K_SIGNAL_MAX, __SIGRTMAX)                                                     \
+	X(K_PR_SET_NAME, PR_SET_NAME)                                                   \
+	X(K_AT_EMPTY_PATH_EXEC, AT_EMPTY_PATH)                                          \
 	X(K_AF_UNIX, AF_UNIX)                                                           \
 	X(K_SOCK_SEQPACKET, SOCK_SEQPACKET)                                             \
 	X(K_SCM_RIGHTS, SCM_RIGHTS)                                                     \

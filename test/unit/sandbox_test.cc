@@ -107,6 +107,8 @@ long CallMmapRead()
 long CallMemfdCreate() { return sys_memfd_create("x", K_MFD_CLOEXEC); }
 long CallKillSighup() { return sys_kill(0x7fffffff, K_SIGHUP); } // ESRCH
 long CallKillSigio() { return sys_kill(0x7fffffff, K_SIGIO); }
+long CallKillSigusr1() { return sys_kill(0x7fffffff, K_SIGUSR1); }
+long CallKillSigusr2() { return sys_kill(0x7fffffff, K_SIGUSR2); }
 long CallKillSigterm() { return sys_kill(0x7fffffff, K_SIGTERM); }
 long CallKillSigkill() { return sys_kill(0x7fffffff, SIGKILL); }
 long CallPrctlGetSeccomp() { return sys_prctl(PR_GET_SECCOMP, 0, 0); }
@@ -146,7 +148,7 @@ const FilterCase kFilterCases[] = {
 	{"sendmsg without MSG_NOSIGNAL is not", kServe, CallSendmsgPlain, false},
 	{"sendfile is served", kServe, CallSendfile, true},
 	{"getpid is start-up only", kServe, CallGetpid, false},
-	{"getppid is start-up only", kServe, CallGetppid, false},
+	{"getppid is served (a real-time signal counts only from the parent)", kServe, CallGetppid, true},
 	{"execve is the supervisor's", kServe, CallExecve, false},
 	{"fork is the supervisors'", kServe, CallFork, false},
 	{"fcntl F_DUPFD_CLOEXEC is served", kServe, CallFcntlDupfd, true},
@@ -161,6 +163,8 @@ const FilterCase kFilterCases[] = {
 	{"memfd_create is start-up only", kServe, CallMemfdCreate, false},
 	{"kill SIGHUP is served", kServe, CallKillSighup, true},
 	{"kill SIGIO is served", kServe, CallKillSigio, true},
+	{"kill SIGUSR1 is served (a log reopen passed on)", kServe, CallKillSigusr1, true},
+	{"kill SIGUSR2 is the user's (an upgrade)", kServe, CallKillSigusr2, false},
 	{"kill SIGTERM is the supervisors'", kServe, CallKillSigterm, false},
 	{"kill SIGKILL is no one's", kServe, CallKillSigkill, false},
 	{"prctl is start-up only", kServe, CallPrctlGetSeccomp, false},

@@ -118,8 +118,8 @@ TEST_F(AddressesTest, RefusesANinthListen)
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, 64);
 	EXPECT_EQ(r.out, "") << "nothing announced";
-	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --listen: given more often than this tier "
-					   "serves\n"),
+	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --listen: given more than 8 times: the "
+					   "limit is 8\n"),
 		  "");
 }
 

@@ -58,6 +58,39 @@ protected:
 	}
 };
 
+// A ProcessesTest of the resident supervisor (the routed tiers with --root, run
+// natively: under an emulator a new image would be the emulator) with a scratch
+// directory of its own, dir_, removed afterwards.
+class SupervisorTest : public ProcessesTest {
+protected:
+	void SetUp() override
+	{
+		if (!HasFeature("stop") || !HasFeature("files"))
+			GTEST_SKIP() << "the resident supervisor belongs to the routed tiers with --root";
+		if (!DaemonLauncher().empty())
+			GTEST_SKIP() << "under an emulator the new image would be the emulator";
+		char name[] = "/tmp/apollod-supervisor-XXXXXX";
+		ASSERT_NE(mkdtemp(name), nullptr);
+		dir_ = name;
+	}
+	void TearDown() override
+	{
+		if (!dir_.empty())
+			RunCommand({"rm", "-rf", dir_}, "", 5000);
+	}
+	std::string dir_;
+};
+
+// Puts a copy of source at dest by rename, as an installer does (a running image's file
+// cannot be written: ETXTBSY), executable. Returns whether it worked.
+inline bool InstallByRename(const std::string &source, const std::string &dest)
+{
+	std::string next = dest + ".next";
+	CommandResult r = RunCommand({"cp", source, next}, "", 10000);
+	return r.ran && r.exit_code == 0 && chmod(next.c_str(), 0755) == 0 &&
+	       rename(next.c_str(), dest.c_str()) == 0;
+}
+
 // The instances' names: Single, Workers2.
 inline std::string ProcessesName(const testing::TestParamInfo<int> &p)
 {
@@ -105,7 +138,8 @@ public:
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 			return "PR_SET_CHILD_SUBREAPER failed";
 		port_ = port ? port : RecentlyFreePort();
-		std::vector<std::string> argv = DaemonCommand();
+		std::vector<std::string> argv =
+			binary_.empty() ? DaemonCommand() : std::vector<std::string>{binary_};
 		for (const char *w : {"--listen"})
 			argv.push_back(w);
 		argv.push_back("127.0.0.1:" + std::to_string(port_));
@@ -124,6 +158,9 @@ public:
 		close(fd);
 		return "";
 	}
+
+	// Starts the daemon from binary (a copy of it, say) rather than DaemonCommand().
+	void UseBinary(const std::string &binary) { binary_ = binary; }
 
 	std::string root() const { return dir_ + "/root"; }
 	std::string Err() const { return Slurp(dir_ + "/err"); }
@@ -215,6 +252,7 @@ private:
 	}
 
 	std::string dir_;
+	std::string binary_; // "" for DaemonCommand()
 	int port_ = 0;
 	pid_t pid_ = -1;
 	pid_t new_pid_ = -1;

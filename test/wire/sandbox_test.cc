@@ -229,6 +229,7 @@ TEST(SandboxTest, UnknownUserIsExit16)
 	EXPECT_EQ(r.exit_code, kUserExit);
 	EXPECT_EQ(r.err,
 		  "apollod: --user 'no-such-user-apollod': no such user in /etc/passwd\n");
+	EXPECT_EQ(r.out, "") << "checked before the announcement (BEHAVIOUR 19.3)";
 	r = RunDaemonWith({"--user", "0:no-such-group-apollod"});
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, kUserExit);
@@ -245,6 +246,7 @@ TEST(SandboxTest, UserWithoutRootIsExit16)
 	ASSERT_TRUE(r.ran) << r.problem;
 	EXPECT_EQ(r.exit_code, kUserExit);
 	EXPECT_EQ(r.err, "apollod: --user '0:0': only root can change its user\n");
+	EXPECT_EQ(r.out, "") << "checked before the announcement (BEHAVIOUR 19.3)";
 }
 
 } // namespace

@@ -1112,6 +1112,9 @@ const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference
 // Files served from disk (BEHAVIOUR 10.18); counted in every routed tier.
 const std::vector<std::string> kDiskCounterNames = {"responses_from_disk", "bodies_cut_short"};
 const std::vector<std::string> kSkipCounterNames = {"entries_skipped"};
+// The service's start and backed-off restarts (BEHAVIOUR 7, 17); every routed tier.
+const std::vector<std::string> kServiceCounterNames = {"start_time_seconds",
+						       "restarts_backed_off"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1149,6 +1152,8 @@ std::vector<std::string> ExpectedCounterNames()
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kSkipCounterNames.begin(), kSkipCounterNames.end());
+		names.insert(names.end(), kServiceCounterNames.begin(),
+			     kServiceCounterNames.end());
 	return names;
 }
 
