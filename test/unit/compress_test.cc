@@ -4,6 +4,7 @@
 // toolchain has no zlib, it is libdeflate's own decompressor (a separate code path:
 // inflate and CRC-32). Also the load-time heap under it (common/base/load_heap.h).
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <fstream>
@@ -45,7 +46,11 @@ bool Inflate(const std::vector<uint8_t> &gz, size_t expected_len, std::vector<ui
 	out->resize(got);
 	return r == Z_STREAM_END && whole && got == expected_len;
 #else
+	// compress_begin gave libdeflate the load-time heap, closed by now: libc's here.
+	libdeflate_set_memory_allocator(malloc, free);
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	if (!d)
+		return false;
 	size_t in_used = 0, got = 0;
 	enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, gz.data(), gz.size(), out->data(),
 								 out->size(), &in_used, &got);
