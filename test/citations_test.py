@@ -1,6 +1,7 @@
 """//test:citations_test: every path and BEHAVIOUR section cited in the tree exists
-(test/citations.py says what is scanned and how), and the checker fails on planted bad
-citations.
+(test/citations.py says what is scanned and how), what the documents claim of the code
+holds (test/doc_claims.py: counters, flags and defaults, C names, the README's figures),
+and each checker fails on planted bad citations and claims.
 
 Arguments (test/BUILD): [--help-of=DAEMON]... -- FILE...: the daemons whose --help is
 scanned, then every file of the tree that Bazel declares (each package's :all_files), as
@@ -10,11 +11,13 @@ paths relative to the runfiles root, which is the working directory.
 import contextlib
 import io
 import os
+import re
 import sys
 import tempfile
 import unittest
 
 import citations
+import doc_claims
 
 HELP_BINARIES = []
 DECLARED_FILES = []
@@ -77,6 +80,128 @@ class TreeTest(unittest.TestCase):
             self.fail("files no :all_files filegroup declares (add all_files() to their "
                       "package's BUILD, and the package to test/BUILD's :tree):\n" +
                       "\n".join(missing))
+
+
+def full_help():
+    """The --help of the `full` tier (the first routed tier when none is named full)."""
+    full = [b for b in HELP_BINARIES if "/full/" in b] or HELP_BINARIES
+    return citations.help_outputs(full[:1])[0][1]
+
+
+def x86_64_sizes():
+    """The routed tiers' ELF sizes when they are x86_64 builds (the README's), else []."""
+    if not HELP_BINARIES or any(doc_claims.elf_machine(b) != doc_claims.EM_X86_64
+                                for b in HELP_BINARIES):
+        return []
+    return [os.path.getsize(b) for b in HELP_BINARIES]
+
+
+def read_report(name):
+    path = doc_claims.REPORTS + name
+    return read_file(path) if path in DECLARED_FILES else None
+
+
+class ClaimsTest(unittest.TestCase):
+    """The documents' claims about the code, against the code (test/doc_claims.py)."""
+
+    def assertNone(self, bad):
+        if bad:
+            self.fail("%d false claim(s):\n%s" % (len(bad), "\n".join(bad)))
+
+    def test_counter_lists_are_counters_h(self):
+        counters = doc_claims.counter_names(read_file(doc_claims.COUNTERS_H))
+        self.assertGreater(len(counters), 10)
+        self.assertNone(doc_claims.check_counters(
+            counters, read_file(doc_claims.BEHAVIOUR), read_file(doc_claims.OPERATING)))
+
+    def test_flags_and_defaults_are_help(self):
+        self.assertTrue(HELP_BINARIES, "no daemon given (test/BUILD passes them)")
+        self.assertNone(doc_claims.check_flags(
+            full_help(), read_file(doc_claims.README), read_file(doc_claims.OPERATING)))
+
+    def test_architecture_names_every_state_object(self):
+        self.assertNone(doc_claims.check_state_list(
+            read_file(doc_claims.ARCHITECTURE), read_file(doc_claims.STATE_ALLOWLIST)))
+
+    def test_c_names_exist(self):
+        sources = [read_file(f) for f in DECLARED_FILES
+                   if f.startswith(doc_claims.SOURCE_FOLDERS)]
+        docs = {p: read_file(p) for p in doc_claims.NAME_DOCS}
+        self.assertNone(doc_claims.check_c_names(
+            docs, doc_claims.words_of(sources), doc_claims.system_header_words))
+
+    def test_readme_figures_come_from_reports_or_the_build(self):
+        self.assertNone(doc_claims.check_figures(
+            read_file(doc_claims.README), read_report, x86_64_sizes()))
+
+
+class PlantedClaimsTest(unittest.TestCase):
+    """Each claim checker on stale claims of its own."""
+
+    COUNTERS_H = "#define FOR_EACH_COUNTER(X) \\\n\tX(a_b) \\\n\tX(c_d)\n\nenum x;\n"
+    HELP = ("usage: apollod [--idle-timeout SECONDS] [--root DIR] [--dotfiles]\n"
+            "  --idle-timeout SECONDS     close (default 10)\n"
+            "  --root DIR                 serve (default none)\n"
+            "  --dotfiles                 also dot names\n")
+
+    def test_counters(self):
+        counters = doc_claims.counter_names(self.COUNTERS_H)
+        self.assertEqual(counters, ["a_b", "c_d"])
+        good_b = "## 7. C\n\nAll 2 counters.\n\n| 1 | `a_b` | x |\n| 2 | `c_d` | y |\n## 8. N\n"
+        good_o = "## `/metrics`\n\n```\na_b     (the first)\nc_d\n```\n"
+        self.assertEqual(doc_claims.check_counters(counters, good_b, good_o), [])
+        bad = doc_claims.check_counters(
+            counters, good_b.replace("All 2", "All 3").replace("| 2 | `c_d`", "| 2 | `e_f`"),
+            good_o.replace("c_d\n", ""))
+        self.assertEqual(len(bad), 3, bad)
+
+    def test_flags(self):
+        readme = ("| flag | default | what |\n| --- | --- | --- |\n"
+                  "| `--idle-timeout S` | 10 | x |\n"
+                  "| `--root DIR`, `--dotfiles` | none; off | y |\n")
+        operating = ("## Flags\n\n```\napollod [--idle-timeout SECONDS] [--root DIR]\n"
+                     "        [--dotfiles]\n```\n\n- `--idle-timeout` (default 10 s) ...\n")
+        self.assertEqual(doc_claims.check_flags(self.HELP, readme, operating), [])
+        bad = doc_claims.check_flags(
+            self.HELP, readme.replace("| 10 |", "| 30 |").replace("`--dotfiles`", "`--dots`"),
+            operating.replace("(default 10 s)", "(default 5)").replace("[--dotfiles]", ""))
+        self.assertEqual(sorted(re.split(r"[: ]", b)[0] for b in bad),
+                         ["README.md", "README.md", "README.md", "docs/OPERATING.md",
+                          "docs/OPERATING.md"], bad)
+
+    def test_state_list(self):
+        allowlist = "# name kind file why\nloop state x.c y\nconn_table slot x.c y\n"
+        good = "## State: s\n\n`loop` and `conn_table`.\n\n## Next\n\n`pool`\n"
+        self.assertEqual(doc_claims.check_state_list(good, allowlist), [])
+        bad = doc_claims.check_state_list(good, allowlist + "pool state x.c y\n")
+        self.assertEqual(len(bad), 1, bad)
+        self.assertIn("`pool`", bad[0])
+
+    def test_sizes_compare_as_bytes(self):
+        self.assertTrue(doc_claims.same_default("256 MiB", "268435456"))
+        self.assertTrue(doc_claims.same_default("256M", "268435456"))
+        self.assertFalse(doc_claims.same_default("128M", "268435456"))
+
+    def test_c_names(self):
+        docs = {"docs/ARCHITECTURE.md": "`conn_read` and `serve()`, `struct conn`, `loop`\n"
+                                        "`LISTENER_TOKEN`, `EPOLLEXCLUSIVE`, `tcp_sendmsg`\n"}
+        bad = doc_claims.check_c_names(docs, {"conn_read", "serve", "conn"},
+                                       lambda: {"EPOLLEXCLUSIVE"})
+        self.assertEqual(len(bad), 1, bad)
+        self.assertIn("docs/ARCHITECTURE.md:2: `LISTENER_TOKEN`", bad[0])
+
+    def test_readme_figures(self):
+        reports = {"2026-01-01-x.md": "| full | 7.68 (0.99x) | 148 kB |\n"}
+        readme = ("A static ELF of 115 to 124 KB.\n\nIdle: 148 kB (2026-01-01-x.md).\n\n"
+                  "Rows of 2026-01-01-x.md:\n\n| row | full |\n| --- | ---: |\n"
+                  "| CPU µs | 7.68 |\n\n| tier | flags |\n| --- | --- |\n| full | 4096 |\n")
+        sizes = [114816, 123904]
+        self.assertEqual(doc_claims.check_figures(readme, reports.get, sizes), [])
+        stale = (readme.replace("115 to 124 KB", "72 to 83 KB").replace("148 kB", "128-132 kB")
+                 .replace("| 7.68 |", "| 7.5 |") + "\nIt takes 14 minutes.\n")
+        bad = doc_claims.check_figures(stale, reports.get, sizes)
+        self.assertEqual([b.split(": ", 1)[1].split(" ")[0] for b in bad],
+                         ["72", "128", "132", "7.5", "14"], bad)
 
 
 class PlantedTest(unittest.TestCase):

@@ -123,7 +123,7 @@ struct cached_file {
 	uint8_t encoding;     /* enum file_encoding: identity, or a representation's */
 	uint16_t fields_len;  /* its --header-for lines: the last of the 200 head's fields,
 			       * before its Connection line (path_fields.h) */
-	uint8_t arena;        /* the arena (file_cache.c) that holds body; FILE_ARENA_NONE: no arena */
+	uint8_t arena;        /* the arena (file_arenas.c) that holds body; FILE_ARENA_NONE: no arena */
 	uint8_t place;        /* enum file_place */
 	uint8_t reserved[2];
 };
@@ -292,10 +292,9 @@ uint32_t file_cache_hand_over(int *fds);
 void file_cache_release(void);
 
 /* Number of regular files held in memory (directories and files on disk not included)
- * and of body bytes loaded; and of files left on disk by the budget. */
+ * and of body bytes loaded. */
 uint32_t file_cache_count(void);
 uint64_t file_cache_bytes(void);
-uint32_t file_cache_disk_count(void);
 
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the

@@ -11,7 +11,8 @@ static int record_ok(const struct file_manifest_record *r, uint64_t names_bytes,
 	if (r->arena >= arenas || r->size == 0 || r->offset > arena_size[r->arena] ||
 	    r->size > arena_size[r->arena] - r->offset)
 		return 0;
-	return r->mtime_ns < FILE_MANIFEST_NS_MAX && r->ctime_ns < FILE_MANIFEST_NS_MAX;
+	return r->stamp.mtime_ns < FILE_MANIFEST_NS_MAX &&
+	       r->stamp.ctime_ns < FILE_MANIFEST_NS_MAX;
 }
 
 int64_t file_manifest_check(const void *bytes, uint64_t size, uint32_t arenas,

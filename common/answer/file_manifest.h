@@ -18,12 +18,13 @@
 APOLLOD_EXTERN_C_BEGIN
 
 #define FILE_MANIFEST_MAGIC 0x464d5041u /* "APMF", little-endian */
-#define FILE_MANIFEST_VERSION 1u        /* this layout; any other is ignored */
+#define FILE_MANIFEST_VERSION 2u        /* this layout; any other is ignored */
 #define FILE_MANIFEST_ARENAS_MAX 7      /* arenas one manifest names: the hand-over's 8
 					 * descriptors less the manifest's own */
 #define FILE_MANIFEST_NAME_MAX 255      /* FILE_CACHE_PATH_MAX */
 #define FILE_MANIFEST_NS_MAX 1000000000u /* a timestamp's nanoseconds stay below */
 #define FILE_MANIFEST_HEAD_SIZE 32
+#define FILE_MANIFEST_STAMP_SIZE 40
 #define FILE_MANIFEST_RECORD_SIZE 64
 
 struct file_manifest_head {
@@ -36,16 +37,21 @@ struct file_manifest_head {
 	uint64_t names_bytes; /* the names after the records */
 };
 
-struct file_manifest_record {
+/* What a file was when its bytes were read: what a reload compares, with the size. */
+struct file_stamp {
 	uint64_t inode;
-	uint64_t size;      /* the bytes in the arena: the file's size when they were read */
-	uint64_t offset;    /* where they start in their arena's memfd */
 	int64_t mtime_s;
 	int64_t ctime_s;
-	uint32_t mtime_ns;
-	uint32_t ctime_ns;
+	uint32_t mtime_ns;  /* below FILE_MANIFEST_NS_MAX */
+	uint32_t ctime_ns;  /* below FILE_MANIFEST_NS_MAX */
 	uint32_t dev_major;
 	uint32_t dev_minor;
+};
+
+struct file_manifest_record {
+	struct file_stamp stamp;
+	uint64_t size;      /* the bytes in the arena: the file's size when they were read */
+	uint64_t offset;    /* where they start in their arena's memfd */
 	uint32_t name_at;   /* the name's first byte among the names */
 	uint16_t name_len;  /* 1..FILE_MANIFEST_NAME_MAX: the path relative to DIR */
 	uint8_t arena;      /* < head.arenas */
@@ -53,6 +59,7 @@ struct file_manifest_record {
 };
 
 STATIC_ASSERT(sizeof(struct file_manifest_head) == FILE_MANIFEST_HEAD_SIZE, "head layout");
+STATIC_ASSERT(sizeof(struct file_stamp) == FILE_MANIFEST_STAMP_SIZE, "stamp layout");
 STATIC_ASSERT(sizeof(struct file_manifest_record) == FILE_MANIFEST_RECORD_SIZE,
 	      "record layout");
 STATIC_ASSERT(FILE_MANIFEST_NAME_MAX <= UINT16_MAX, "name_len fits 16 bits");

@@ -1,5 +1,5 @@
 /* The HTML index of a directory without index.html (--listing, BEHAVIOUR 10.14): its
- * pieces rendered into a buffer the caller sized with the bounds below. file_cache.c
+ * pieces rendered into a buffer the caller sized with the bounds below. listing_pages.c
  * picks and sorts the rows and stores the page as a file of the snapshot. Pure. */
 #ifndef APOLLOD_COMMON_LISTING_H
 #define APOLLOD_COMMON_LISTING_H

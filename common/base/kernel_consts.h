@@ -74,7 +74,7 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_SPLICE_F_NONBLOCK 0x02 /* do not wait on the pipe */
 #define K_SPLICE_F_MORE 0x04     /* more follows: MSG_MORE on a socket */
 /* File seals (fcntl(2), include/uapi/linux/fcntl.h) and memfd_create(2)'s flags
- * (include/uapi/linux/memfd.h): the snapshot's sealed arenas (file_cache.c). */
+ * (include/uapi/linux/memfd.h): the snapshot's sealed arenas (file_arenas.c). */
 #define K_F_ADD_SEALS 1033
 #define K_F_GET_SEALS 1034
 #define K_F_SEAL_SEAL 0x0001   /* no more seals can be added */

@@ -43,8 +43,8 @@ Built Make()
 	b.words.assign((b.size + 7) / 8 + 1, 0); // one spare word: a longer size stays readable
 	*b.head() = {FILE_MANIFEST_MAGIC, FILE_MANIFEST_VERSION, FILE_MANIFEST_RECORD_SIZE, 2, 2,
 		     0, names.size()};
-	*b.record(0) = {7, 2, 0, 1, 2, 3, 4, 8, 1, 0, 5, 0, 0};
-	*b.record(1) = {9, 60, 40, 1, 2, 999999999, 0, 8, 1, 5, 9, 1, 0};
+	*b.record(0) = {{7, 1, 2, 3, 4, 8, 1}, 2, 0, 0, 5, 0, 0};
+	*b.record(1) = {{9, 1, 2, 999999999, 0, 8, 1}, 60, 40, 5, 9, 1, 0};
 	memcpy(reinterpret_cast<char *>(b.words.data()) + file_manifest_size(2, 0), names.data(),
 	       names.size());
 	return b;
@@ -94,8 +94,8 @@ TEST(FileManifestTest, RefusesAnythingOff)
 		{"extent past arena", [](Built &b) { b.record(1)->size = 61; }},
 		{"offset past arena", [](Built &b) { b.record(1)->offset = 101; }},
 		{"offset wraps", [](Built &b) { b.record(1)->offset = UINT64_MAX - 10; }},
-		{"mtime ns", [](Built &b) { b.record(0)->mtime_ns = FILE_MANIFEST_NS_MAX; }},
-		{"ctime ns", [](Built &b) { b.record(1)->ctime_ns = FILE_MANIFEST_NS_MAX; }},
+		{"mtime ns", [](Built &b) { b.record(0)->stamp.mtime_ns = FILE_MANIFEST_NS_MAX; }},
+		{"ctime ns", [](Built &b) { b.record(1)->stamp.ctime_ns = FILE_MANIFEST_NS_MAX; }},
 		{"reserved record", [](Built &b) { b.record(0)->reserved = 1; }},
 	};
 	for (const auto &row : spoilt) {

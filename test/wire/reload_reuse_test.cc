@@ -35,7 +35,7 @@ constexpr size_t kBigFiles = 8;              // the unchanged tree: 8 files of 4
 constexpr size_t kBigFile = 4 * kMiB;
 constexpr size_t kSmallFiles = 20; // the changing tree: 20 files of 64 KiB
 constexpr size_t kSmallFile = 64 * 1024;
-constexpr int kArenasKept = 7;               // file_cache.c ARENAS_KEPT
+constexpr int kArenasKept = 7;               // file_arenas.c ARENAS_KEPT
 constexpr int kShmemSampleMs = 5;
 
 // /proc/meminfo's Shmem, in bytes (-1 when unreadable).

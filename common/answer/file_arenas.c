@@ -1,0 +1,369 @@
+/* The snapshot's arenas (sealed memfds of bodies) and a reload's reuse of them through
+ * the manifest (file_manifest.h, BEHAVIOUR 10.17): the body arena's life, the
+ * compaction rule, the manifest written for the next image and the one read from the
+ * previous. */
+#include "common/answer/file_cache_state.h"
+
+#include <linux/fcntl.h>             /* AT_EMPTY_PATH */
+#include <linux/stat.h>              /* struct statx, STATX_SIZE */
+
+#include "common/base/limits.h"
+#include "common/base/span.h"
+#include "common/base/sys.h"
+
+/* The body arena while it is filled: a memfd of --cache-bytes (tmpfs allocates only
+ * the pages written), mapped shared and writable; then cut to its bytes, sealed and
+ * mapped read-only in place (seal_body_arena). */
+#define BODY_ARENA_NAME "apollod-snapshot"
+#define BODY_FILL_FLAGS (MAP_SHARED | MAP_NORESERVE)
+#define BODY_SEALS (K_F_SEAL_WRITE | K_F_SEAL_SHRINK | K_F_SEAL_GROW | K_F_SEAL_SEAL)
+/* The manifest a reload hands on with the arenas (file_manifest.h), sealed the same way;
+ * not named like the arenas (tests count those by name). */
+#define MANIFEST_NAME "apollod-manifest"
+/* Arenas a load may keep: the reload hand-over's descriptors less the manifest's. One
+ * more may exist while a load settles (the arena being filled), never once it is sealed
+ * (settle_arenas). */
+#define ARENAS_KEPT FILE_MANIFEST_ARENAS_MAX
+STATIC_ASSERT(ARENAS_KEPT + 1 <= FILE_ARENAS_MAX, "the kept arenas and the new one fit");
+STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX == ARENAS_KEPT + 1, "the arenas and the manifest");
+
+int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
+{
+	if (f->arena == FILE_ARENA_NONE)
+		return -1;
+	const struct file_arena *a = &cache.arenas[f->arena];
+	*fd = a->fd;
+	return (int64_t)(f->body - a->base) + (int64_t)at;
+}
+
+void file_cache_release(void)
+{
+	for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
+		struct file_arena *a = &cache.arenas[i];
+		if (!a->base)
+			continue;
+		sys_munmap((void *)a->base, a->size);
+		if (cache.manifest_fd < 0) /* else registered: reload_release_hand_over closes it */
+			sys_close(a->fd); /* the generation holds its own */
+		*a = (struct file_arena){0, 0, -1, 0};
+	}
+}
+
+/* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
+static int same_stamp(const struct file_stamp *a, const struct file_stamp *b)
+{
+	return a->inode == b->inode && a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
+const struct file_manifest_record *file_cache_reusable(size_t len,
+						       const struct file_stamp *now,
+						       uint64_t size)
+{
+	if (!cache.old_manifest)
+		return 0;
+	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
+	const char *names = file_manifest_names(cache.old_manifest);
+	for (uint32_t i = file_cache_name_hash(cache.path, len);; i++) {
+		uint32_t slot = cache.old_slot[i & (cache.old_slots - 1)];
+		if (slot == 0)
+			return 0;
+		const struct file_manifest_record *r = &rec[slot - 1];
+		if (r->name_len != len || !span_eq(names + r->name_at, cache.path, len))
+			continue;
+		return r->size == size && same_stamp(&r->stamp, now) ? r : 0;
+	}
+}
+
+enum exit_code file_cache_open_body_arena(void)
+{
+	long fd = sys_memfd_create(BODY_ARENA_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
+	if (sys_is_error(fd))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot create the snapshot's memfd", fd);
+	cache.body_fd = (int)fd;
+	long r = sys_ftruncate((int)fd, cache.budget);
+	if (sys_is_error(r))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
+	long m = sys_mmap(0, cache.budget, ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+	if (sys_is_error(m))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
+	cache.body_arena = (char *)m;
+	return EXIT_OK;
+}
+
+int file_cache_above_slots(int fd)
+{
+	long high = sys_fcntl(fd, K_F_DUPFD_CLOEXEC, CONN_SLOTS);
+	if (sys_is_error(high))
+		return fd; /* EINVAL: the limit is CONN_SLOTS; the arena keeps its low slot */
+	sys_close(fd);
+	return (int)high;
+}
+
+/* After the loading walk: the body arena becomes the sealed arena arenas[new_arena]. The
+ * writable mapping goes first: F_ADD_SEALS refuses F_SEAL_WRITE (EBUSY) while any shared
+ * mapping that may write exists, and a read-only MAP_SHARED one of a descriptor open for
+ * writing may (VM_MAYWRITE; mm/memfd.c, memfd_add_seals). Then the memfd is cut to the
+ * bytes loaded and sealed, and mapped read-only at the same address, so every body
+ * pointer stays valid (MAP_FIXED_NOREPLACE: start-up is single-threaded, nothing else can
+ * have taken the range). An empty snapshot keeps no arena. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+static enum exit_code seal_body_arena(void)
+{
+	if (cache.body_fd < 0)
+		return EXIT_OK;
+	uint64_t bytes = cache.body_fill;
+	long r = sys_munmap(cache.body_arena, cache.budget);
+	if (!sys_is_error(r) && !bytes) {
+		sys_close(cache.body_fd);
+		cache.body_fd = -1;
+		return EXIT_OK;
+	}
+	if (!sys_is_error(r))
+		r = sys_ftruncate(cache.body_fd, bytes);
+	if (!sys_is_error(r))
+		r = sys_fcntl(cache.body_fd, K_F_ADD_SEALS, BODY_SEALS);
+	if (sys_is_error(r))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot seal the snapshot's memfd", r);
+	r = sys_mmap(cache.body_arena, bytes, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		     cache.body_fd, 0);
+	if (sys_is_error(r) || (char *)r != cache.body_arena)
+		return file_cache_fail(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
+	int fd = file_cache_above_slots(cache.body_fd);
+	cache.arenas[cache.new_arena] = (struct file_arena){cache.body_arena, bytes, fd, 0};
+	cache.body_fd = -1;
+	return EXIT_OK;
+}
+
+/* Unmaps and closes arena k (a reused one no file uses any more: not handed on). */
+static void drop_arena(uint32_t k)
+{
+	struct file_arena *a = &cache.arenas[k];
+	if (!a->base)
+		return;
+	sys_munmap((void *)a->base, a->size);
+	sys_close(a->fd);
+	*a = (struct file_arena){0, 0, -1, 0};
+}
+
+/* Copies every reused body into the body arena (after the bytes read), so that the
+ * reused arenas can all be dropped: every live byte is copied once. The budget counted
+ * them already, so they fit. */
+static void compact(void)
+{
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		struct cached_file *f = &cache.files[i];
+		if (f->kind != CACHED_FILE || f->place != FILE_IN_MEMORY || !f->size ||
+		    f->arena == cache.new_arena)
+			continue;
+		char *to = cache.body_arena + cache.body_fill;
+		copy_span(to, f->body, f->size);
+		f->body = to;
+		f->arena = cache.new_arena;
+		cache.body_fill += f->size;
+	}
+}
+
+/* After the loading walk of a reload that reused arenas: the compaction rule (BEHAVIOUR
+ * 10.17). The reload compacts (compact) when keeping the reused arenas some file still
+ * uses, and the new one, would make more than ARENAS_KEPT, or when those reused arenas
+ * hold more bytes no file uses (deleted or changed files) than bytes files use; else it
+ * keeps them as they are. Either way a reused arena no file uses is dropped, not handed
+ * on. Sets arena_live. */
+static void settle_arenas(void)
+{
+	uint32_t kept = cache.body_fill != 0;
+	uint64_t live = 0, dead = 0;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		cache.arena_live[k] = 0;
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY)
+			cache.arena_live[f->arena] += f->size;
+	}
+	for (uint32_t k = 0; k < cache.new_arena; k++) {
+		if (!cache.arena_live[k]) {
+			drop_arena(k);
+			continue;
+		}
+		kept++;
+		live += cache.arena_live[k];
+		dead += cache.arenas[k].size - cache.arena_live[k];
+	}
+	if (kept <= ARENAS_KEPT && dead <= live)
+		return;
+	compact();
+	for (uint32_t k = 0; k < cache.new_arena; k++)
+		drop_arena(k);
+}
+
+/* Whether files[i] is in the manifest: a file whose bytes are in an arena. */
+static int in_manifest(const struct cached_file *f)
+{
+	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY && f->size;
+}
+
+/* Fills the manifest at m (size bytes: file_manifest_size of what in_manifest counts),
+ * arena k being handed over as handed[k]. */
+static void fill_manifest(char *m, const uint8_t *handed, uint32_t arenas, uint32_t count,
+			  uint64_t names)
+{
+	*(struct file_manifest_head *)m = (struct file_manifest_head){
+		FILE_MANIFEST_MAGIC, FILE_MANIFEST_VERSION, FILE_MANIFEST_RECORD_SIZE, count,
+		arenas, 0, names};
+	struct file_manifest_record *r = (struct file_manifest_record *)(m + FILE_MANIFEST_HEAD_SIZE);
+	char *name_base = m + file_manifest_size(count, 0), *name = name_base;
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (!in_manifest(f))
+			continue;
+		const struct file_stamp *t = &cache.stamps[i];
+		const struct file_arena *a = &cache.arenas[f->arena];
+		*r++ = (struct file_manifest_record){*t, f->size, (uint64_t)(f->body - a->base),
+						     (uint32_t)(name - name_base), f->name_len,
+						     handed[f->arena], 0};
+		name = copy_span(name, f->name, f->name_len);
+	}
+}
+
+/* After the load: the manifest for the next image (file_manifest.h), in a sealed memfd
+ * at manifest_fd. Nothing when no arena holds a byte; a failure leaves none either (the
+ * next image then reads every file, as on a first start). */
+static void write_manifest(void)
+{
+	uint8_t handed[FILE_ARENAS_MAX];
+	uint32_t arenas = 0, count = 0;
+	uint64_t names = 0;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		handed[k] = cache.arenas[k].base ? (uint8_t)arenas++ : FILE_ARENA_NONE;
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		if (in_manifest(&cache.files[i])) {
+			count++;
+			names += cache.files[i].name_len;
+		}
+	if (!arenas || arenas > ARENAS_KEPT)
+		return;
+	uint64_t size = file_manifest_size(count, names);
+	long fd = sys_memfd_create(MANIFEST_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
+	if (sys_is_error(fd))
+		return;
+	long r = sys_ftruncate((int)fd, size);
+	long m = sys_is_error(r) ? r : sys_mmap(0, size, ARENA_PROT, MAP_SHARED, (int)fd, 0);
+	if (!sys_is_error(m)) {
+		fill_manifest((char *)m, handed, arenas, count, names);
+		r = sys_munmap((void *)m, size);
+	}
+	if (!sys_is_error(m) && !sys_is_error(r))
+		r = sys_fcntl((int)fd, K_F_ADD_SEALS, BODY_SEALS);
+	if (sys_is_error(m) || sys_is_error(r)) {
+		sys_close((int)fd);
+		return;
+	}
+	cache.manifest_fd = file_cache_above_slots((int)fd);
+}
+
+uint32_t file_cache_hand_over(int *fds)
+{
+	uint32_t n = 0;
+	if (cache.manifest_fd < 0)
+		return 0;
+	fds[n++] = cache.manifest_fd;
+	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+		if (cache.arenas[k].base)
+			fds[n++] = cache.arenas[k].fd;
+	return n;
+}
+
+/* Maps the memfd fd read-only into *a when it carries every seal against change and is
+ * not empty. Returns 1, or 0 with *a untouched. */
+static int map_sealed(int fd, struct file_arena *a)
+{
+	struct statx st;
+	long seals = sys_fcntl(fd, K_F_GET_SEALS, 0);
+	if (sys_is_error(seals) || (seals & BODY_SEALS) != BODY_SEALS ||
+	    sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &st)) || !st.stx_size)
+		return 0;
+	long m = sys_mmap(0, st.stx_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (sys_is_error(m))
+		return 0;
+	*a = (struct file_arena){(const char *)m, st.stx_size, fd, 0};
+	return 1;
+}
+
+/* Indexes the checked manifest's count records by name (old_slot). Returns 1, or 0
+ * when the index cannot be mapped. */
+static int index_old_manifest(uint32_t count)
+{
+	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
+	const char *names = file_manifest_names(cache.old_manifest);
+	cache.old_slots = 2;
+	while (cache.old_slots < 2 * (uint64_t)count)
+		cache.old_slots *= 2;
+	long m = sys_mmap(0, cache.old_slots * sizeof(uint32_t), ARENA_PROT, ARENA_FLAGS, -1, 0);
+	if (sys_is_error(m))
+		return 0;
+	cache.old_slot = (uint32_t *)m;
+	for (uint32_t r = 0; r < count; r++) {
+		uint32_t i = file_cache_name_hash(names + rec[r].name_at, rec[r].name_len);
+		while (cache.old_slot[i & (cache.old_slots - 1)])
+			i++;
+		cache.old_slot[i & (cache.old_slots - 1)] = r + 1;
+	}
+	return 1;
+}
+
+void file_cache_forget_old_manifest(void)
+{
+	if (cache.old_slot)
+		sys_munmap(cache.old_slot, cache.old_slots * sizeof(uint32_t));
+	if (cache.old_manifest)
+		sys_munmap((void *)cache.old_manifest, cache.old_manifest_bytes);
+	cache.old_slot = 0;
+	cache.old_manifest = 0;
+}
+
+uint32_t file_cache_reuse(const int *fds, uint32_t n)
+{
+	uint32_t arenas = n > 1 ? n - 1 : 0;
+	uint64_t sizes[ARENAS_KEPT];
+	struct file_arena m = {0, 0, -1, 0};
+	int ok = arenas && arenas <= ARENAS_KEPT && map_sealed(fds[0], &m);
+	for (uint32_t k = 0; ok && k < arenas; k++) {
+		ok = map_sealed(fds[1 + k], &cache.arenas[k]);
+		sizes[k] = cache.arenas[k].size;
+	}
+	int64_t count = ok ? file_manifest_check(m.base, m.size, arenas, sizes) : -1;
+	if (count >= 0) {
+		cache.old_manifest = m.base;
+		cache.old_manifest_bytes = m.size;
+		ok = index_old_manifest((uint32_t)count);
+	}
+	if (count < 0 || !ok) { /* not to be trusted: every file is read again */
+		file_cache_forget_old_manifest();
+		if (m.base && !cache.old_manifest)
+			sys_munmap((void *)m.base, m.size);
+		for (uint32_t k = 0; k < arenas && k < ARENAS_KEPT; k++)
+			if (cache.arenas[k].base)
+				sys_munmap((void *)cache.arenas[k].base, cache.arenas[k].size);
+		for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
+			cache.arenas[k] = (struct file_arena){0, 0, -1, 0};
+		for (uint32_t i = 0; i < n; i++)
+			sys_close(fds[i]);
+		return 0;
+	}
+	sys_close(fds[0]); /* the mapping stays until the load ends */
+	for (uint32_t k = 0; k < arenas; k++)
+		cache.arenas[k].fd = file_cache_above_slots(cache.arenas[k].fd);
+	cache.new_arena = (uint8_t)arenas;
+	return arenas;
+}
+
+enum exit_code file_cache_seal_arenas(void)
+{
+	settle_arenas();
+	enum exit_code r = seal_body_arena();
+	if (r == EXIT_OK)
+		write_manifest();
+	return r;
+}

@@ -1,0 +1,208 @@
+/* The file cache's one state struct and the calls its four files make of each other:
+ * file_cache.c (the table and lookup), file_walk.c (the two walks and the load),
+ * listing_pages.c (--listing's pages) and file_arenas.c (the arenas and a reload's
+ * reuse). Start-up only, except what file_cache_find and file_body_offset read. Nothing
+ * outside those four files includes it. */
+#ifndef APOLLOD_COMMON_FILE_CACHE_STATE_H
+#define APOLLOD_COMMON_FILE_CACHE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_ANONYMOUS, ... */
+
+#include "common/base/exit_codes.h"
+#include "common/answer/file_cache.h"
+#include "common/answer/file_manifest.h"
+#include "common/base/static_assert.h"
+
+APOLLOD_EXTERN_C_BEGIN
+
+/* What one file (or representation) takes of the head arena: its validators and its 200
+ * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c), without
+ * its --header-for fields (path_fields_max() more at most). */
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
+#define HEAD_ARENA_PAGES 1 /* heads after the files': the --error-page 404's */
+/* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615),
+ * and that a listing shows. */
+#define WELL_KNOWN_NAME ".well-known"
+#define DIRENT_BUFFER_SIZE 4096 /* one getdents64 batch per directory level */
+/* Anonymous memory, touched (and so paid for) only as far as it is filled. */
+#define ARENA_PROT (PROT_READ | PROT_WRITE)
+#define ARENA_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+
+/* One sealed arena: a memfd (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+ * holding bodies back to back, and its read-only shared mapping. */
+struct file_arena {
+	const char *base; /* the mapping: a body at base + k is the memfd's byte k */
+	uint64_t size;    /* the memfd's bytes */
+	int32_t fd;       /* the memfd, close-on-exec */
+	uint32_t reserved;
+};
+
+/* The cache: the table file_cache_find reads, and what the two walks that fill it keep
+ * (the first counts, the second loads; file_cache_load). */
+struct file_cache_state {
+	/* Sized by the first walk, in anonymous memory; what file_cache_find reads: */
+	struct cached_file *files; /* entries_max + variants_max entries */
+	uint32_t *index_slot;      /* index_size slots: entry number + 1; 0 is empty */
+	uint32_t index_size;       /* a power of two, at least 2 * entries_max: load <= 1/2 */
+	uint32_t entry_count;      /* files and directories in files[] (the first walk: seen) */
+	char *name_arena;          /* names_max bytes: every relative path, unterminated */
+	char *head_arena;          /* every file's and representation's validators and heads
+				    * (HEAD_ARENA_PER_FILE at most each), packed */
+	char *body_arena;          /* budget bytes reserved: the bodies read by this load,
+				    * packed, in the memfd body_fd (arenas[new_arena] once
+				    * sealed) */
+	uint64_t body_fill;        /* the bytes in it */
+	int body_fd;               /* the memfd being filled; -1 when none */
+	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
+	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
+	struct file_stamp *stamps; /* entries_max: files[i]'s stamp at stamps[i] */
+	/* A reload's reuse (file_cache_reuse): the previous image's manifest, checked: */
+	const void *old_manifest;  /* its read-only mapping; NULL when none */
+	uint64_t old_manifest_bytes;
+	uint32_t *old_slot;        /* old_slots slots: record number + 1; 0 is empty */
+	uint32_t old_slots;        /* a power of two, at least twice the records */
+	uint64_t arena_live[FILE_ARENAS_MAX]; /* bytes of each arena that files use */
+	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
+	int budget_set;            /* file_cache_set_budget was called */
+	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
+	/* What the first walk counted: */
+	uint32_t entries_max;      /* entries */
+	uint32_t variants_max;     /* files whose name ends in .br or .gz */
+	uint32_t directories;      /* directories among the entries, the root not included */
+	uint64_t names_max;        /* name bytes */
+	/* --listing (BEHAVIOUR 10.14): the pages, made after the loading walk */
+	uint32_t listings_max;     /* directories + 1 (the root) with --listing, else 0 */
+	uint32_t listing_count;    /* pages at files[entries_max + variants_max ...] */
+	char *listing_arena;       /* each page's name ("dir/", "" for the root), then its
+				    * bytes; listing_arena_max reserved */
+	uint64_t listing_arena_max;
+	uint64_t listing_used;
+	uint64_t root_mtime;       /* DIR's own mtime (as Last-Modified serves it) */
+	/* Filled by the second walk (the first one counts with entry_count, names_used): */
+	uint64_t names_used;
+	uint32_t file_count;       /* regular files among the entries, in memory */
+	uint32_t variant_count;    /* representations at files[entries_max ...] */
+	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
+	uint64_t heads_used;
+	/* The load: */
+	int counting;              /* the first walk: count entries, open no file */
+	uint32_t max_entries;      /* --max-files */
+	unsigned load_flags;       /* FILE_CACHE_* */
+	const char *root_dir;      /* --root */
+	file_cache_directory_fn on_directory; /* --watch's hook, or NULL */
+	uint64_t load_second;      /* the wall clock when the load began */
+	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
+	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
+	struct cached_file not_found_page; /* --error-page 404: its file, its 404 head */
+	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
+};
+extern struct file_cache_state cache; /* file_cache.c */
+
+/* What the loading walk learnt of one file (file_walk.c's copy_file). */
+struct loaded_file {
+	const char *body;   /* in the body arena or a reused one; NULL when empty or on disk */
+	uint8_t place;      /* enum file_place */
+	uint8_t arena;      /* the arena body is in */
+	struct file_stamp stamp; /* its inode names it in the ETag */
+	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
+	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
+	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
+};
+
+/* FNV-1a over the name: cheap, and good enough for short path keys. Returns the hash
+ * both the table's index and the previous manifest's are probed from. */
+static inline uint32_t file_cache_name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+/* file_cache.c: the table. */
+
+/* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
+ * relative path being cache.path (none when empty), the reason err's text (none when
+ * err is 0: a limit). Returns code. */
+enum exit_code file_cache_fail(enum exit_code code, const char *what, long err);
+
+/* Maps bytes of anonymous memory at *at (nothing, *at NULL, for 0). Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+enum exit_code file_cache_reserve(uint64_t bytes, void **at);
+
+/* Sizes the table from what the first walk counted (entry_count, names_used), maps it
+ * and the arenas, and resets the counts for the second walk. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+enum exit_code file_cache_allocate(void);
+
+/* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
+void file_cache_index_insert(uint32_t at);
+
+/* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
+ * checked every limit. Returns the entry. */
+struct cached_file *file_cache_add_entry(size_t len, enum cached_kind kind);
+
+/* Records the loaded file path[0..len): its entry and, in memory, its stamp and
+ * validators; its heads come once every file is loaded (file_cache_finish). The caller
+ * checked every limit. */
+void file_cache_add_file(size_t len, const struct loaded_file *l);
+
+/* The encoding whose file name suffix name[0..len) ends with (".br", ".gz", after at
+ * least one byte), or FILE_ENCODING_IDENTITY. */
+enum file_encoding file_cache_suffix_encoding(const char *name, size_t len);
+
+/* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
+ * (the type: a listing's is LISTING_TYPE; its --header-for fields), encoding,
+ * validators and variants (file_head_render). A file on disk keeps only its type and
+ * --header-for lines there (struct cached_file's head): its head is made per request. */
+void file_cache_render_heads(struct cached_file *f);
+
+/* After the loading walk: links the variants, renders every file's and representation's
+ * heads, then (--listing) makes the listings. Returns EXIT_OK or the start-up error
+ * (reported). */
+enum exit_code file_cache_finish(void);
+
+/* listing_pages.c: --listing's pages (BEHAVIOUR 10.14). */
+
+/* Before the table is mapped, from what the first walk counted: sets listings_max and
+ * listing_arena_max (both 0 without --listing). */
+void file_cache_size_listings(void);
+
+/* With --listing: the listing of every directory, the root included, that has no index
+ * page and no hidden component. Returns EXIT_OK or EXIT_ROOT_READ (reported) when the
+ * sorting space cannot be mapped. */
+enum exit_code file_cache_add_listings(void);
+
+/* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
+
+/* Creates the body arena: a memfd that can be sealed, cache.budget long (sparse), mapped
+ * shared and writable at body_arena for the loading walk. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported). */
+enum exit_code file_cache_open_body_arena(void);
+
+/* Moves descriptor fd above the connection slots (CONN_SLOTS), where it takes no slot a
+ * connection could use, when RLIMIT_NOFILE allows it. Returns the descriptor it now has
+ * (fd itself when it could not move). */
+int file_cache_above_slots(int fd);
+
+/* The previous image's record of path[0..len) when its stamp is the file's now (device,
+ * inode, size, mtime and ctime): its bytes are the file's. NULL when there is none. */
+const struct file_manifest_record *file_cache_reusable(size_t len,
+						       const struct file_stamp *now,
+						       uint64_t size);
+
+/* Forgets the previous image's manifest (its mapping and index; the memfd is closed).
+ * Nothing when there is none. */
+void file_cache_forget_old_manifest(void);
+
+/* After a loading walk that succeeded: settles the reused arenas (the compaction rule),
+ * seals the body arena and writes the manifest for the next image. Returns EXIT_OK or
+ * EXIT_ROOT_READ (reported) when the body arena cannot be sealed. */
+enum exit_code file_cache_seal_arenas(void);
+
+APOLLOD_EXTERN_C_END
+
+#endif /* APOLLOD_COMMON_FILE_CACHE_STATE_H */

@@ -1,0 +1,307 @@
+/* The two walks of --root DIR: the first counts, the second loads (file_cache_load). */
+#include "common/answer/file_cache_state.h"
+
+#include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
+#include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
+
+#include "common/base/clock.h"
+#include "common/base/span.h"
+#include "common/base/sys.h"
+
+#define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO)
+#define NS_PER_S 1000000000ull
+
+/* Closes the file being loaded, then reports like file_cache_fail(). */
+static enum exit_code close_and_fail(long fd, enum exit_code code, const char *what, long err)
+{
+	sys_close((int)fd);
+	return file_cache_fail(code, what, err);
+}
+
+/* Reads up to size bytes of fd into the body arena after what it holds. Returns the
+ * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
+static long copy_body(int fd, uint64_t size)
+{
+	return sys_read_full(fd, cache.body_arena + cache.body_fill, size);
+}
+
+/* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;
+ * else the tree grew since it was counted: EXIT_ROOT_READ (reported). */
+static enum exit_code check_room(size_t len)
+{
+	if (cache.entry_count < cache.entries_max && len <= cache.names_max - cache.names_used)
+		return EXIT_OK;
+	return file_cache_fail(EXIT_ROOT_READ, "the tree changed while loading", 0);
+}
+
+/* An mtime's second as Last-Modified serves it: never before 1970 and never after the
+ * load began (RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
+ * than its Date). */
+static uint64_t served_second(int64_t s)
+{
+	return s < 0 ? 0 : (uint64_t)s > cache.load_second ? cache.load_second : (uint64_t)s;
+}
+
+/* The file's times as served: Last-Modified is served_second of its mtime; the ETag
+ * takes the mtime as it is, to the ns. */
+static void note_times(const struct statx *st, struct loaded_file *out)
+{
+	int64_t s = st->stx_mtime.tv_sec;
+	out->mtime = served_second(s);
+	out->mtime_ns = (uint64_t)s * NS_PER_S + st->stx_mtime.tv_nsec;
+	out->stamp = (struct file_stamp){st->stx_ino, s, st->stx_ctime.tv_sec,
+					 st->stx_mtime.tv_nsec, st->stx_ctime.tv_nsec,
+					 st->stx_dev_major, st->stx_dev_minor};
+}
+
+/* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
+ * checks the limits and copies it into the body arena when it fits what is left of the
+ * budget: the snapshot, which no later change to the file can reach; otherwise reads no
+ * byte of it and marks it FILE_ON_DISK, with the size and times of the open. Returns
+ * EXIT_OK with *out filled, EXIT_OK with out->size == FILE_SKIPPED when the entry is no
+ * longer a regular file, or the start-up error (reported). */
+#define FILE_SKIPPED UINT64_MAX
+static enum exit_code copy_file(int dirfd, const char *name, size_t len,
+				struct loaded_file *out)
+{
+	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot open", fd);
+	struct statx st;
+	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
+	if (sys_is_error(r))
+		return close_and_fail(fd, EXIT_ROOT_READ, "cannot stat", r);
+	out->size = FILE_SKIPPED;
+	out->body = 0;
+	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
+		sys_close((int)fd);
+		return EXIT_OK;
+	}
+	if (check_room(len) != EXIT_OK) {
+		sys_close((int)fd);
+		return EXIT_ROOT_READ;
+	}
+	note_times(&st, out);
+	if (st.stx_size > cache.budget - cache.bytes_total) { /* beyond the budget: metadata */
+		sys_close((int)fd);
+		out->place = FILE_ON_DISK;
+		out->size = st.stx_size;
+		return EXIT_OK;
+	}
+	out->place = FILE_IN_MEMORY;
+	const struct file_manifest_record *old = file_cache_reusable(len, &out->stamp, st.stx_size);
+	if (old) { /* unchanged since the previous image read it: its bytes, no copy */
+		sys_close((int)fd);
+		out->arena = old->arena;
+		out->body = cache.arenas[old->arena].base + old->offset;
+		out->size = old->size;
+		return EXIT_OK;
+	}
+	long got = copy_body((int)fd, st.stx_size);
+	sys_close((int)fd);
+	if (sys_is_error(got))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot read", got);
+	out->arena = cache.new_arena;
+	out->body = got ? cache.body_arena + cache.body_fill : 0;
+	out->size = (uint64_t)got;
+	cache.body_fill += (uint64_t)got;
+	return EXIT_OK;
+}
+
+/* The first walk: counts the entry path[0..len). Returns EXIT_OK or EXIT_ROOT_LIMIT
+ * (reported) past --max-files. */
+static enum exit_code count_entry(size_t len)
+{
+	if (cache.entry_count == cache.max_entries)
+		return file_cache_fail(EXIT_ROOT_LIMIT,
+					       "more files and directories than --max-files", 0);
+	cache.entry_count++;
+	cache.names_used += len;
+	return EXIT_OK;
+}
+
+/* The served second of directory fd's mtime, asked only with --listing (its rows and
+ * pages show it); 0 without, or when statx fails (the listing then shows 1970). */
+static uint64_t directory_mtime(int fd)
+{
+	struct statx st;
+	if (!(cache.load_flags & FILE_CACHE_LISTING) ||
+	    sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_MTIME, &st)))
+		return 0;
+	return served_second(st.stx_mtime.tv_sec);
+}
+
+/* Records the directory path[0..len) (not the root), open as fd, or counts it in the
+ * first walk. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code add_directory(size_t len, int fd)
+{
+	if (cache.counting) {
+		cache.directories++;
+		return count_entry(len);
+	}
+	enum exit_code r = check_room(len);
+	if (r == EXIT_OK)
+		file_cache_add_entry(len, CACHED_DIRECTORY)->mtime = directory_mtime(fd);
+	return r;
+}
+
+/* Adds the regular file `name` of directory dirfd, whose relative path is path[0..len).
+ * Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code load_file(int dirfd, const char *name, size_t len)
+{
+	if (cache.counting) {
+		enum file_encoding e = file_cache_suffix_encoding(cache.path, len);
+		cache.variants_max += e != FILE_ENCODING_IDENTITY;
+		return count_entry(len);
+	}
+	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
+	 * walk_entry is inlined into walk (-Wmaybe-uninitialized). */
+	struct loaded_file l = {0};
+	enum exit_code r = copy_file(dirfd, name, len, &l);
+	if (r == EXIT_OK && l.size != FILE_SKIPPED)
+		file_cache_add_file(len, &l);
+	return r;
+}
+
+static enum exit_code walk(int dirfd, int depth, size_t len);
+
+void file_cache_on_directory(file_cache_directory_fn hook)
+{
+	cache.on_directory = hook;
+}
+
+/* Walks directory dirfd (as walk), after the hook has seen it in the first walk. */
+static enum exit_code walk_directory(int dirfd, int depth, size_t len)
+{
+	enum exit_code r = EXIT_OK;
+	if (cache.counting && cache.on_directory)
+		r = cache.on_directory(dirfd, cache.path);
+	return r == EXIT_OK ? walk(dirfd, depth, len) : r;
+}
+
+/* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
+ * value for anything never served. Some file systems leave d_type unknown: then it asks
+ * statx, without following a symbolic link. Returns EXIT_OK or EXIT_ROOT_READ (reported). */
+static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
+{
+	*type = d->d_type;
+	if (*type != K_DT_UNKNOWN)
+		return EXIT_OK;
+	struct statx st;
+	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (sys_is_error(r))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot stat", r);
+	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
+		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
+						    : K_DT_UNKNOWN;
+	return EXIT_OK;
+}
+
+/* Loads one entry d of directory dirfd (`depth` levels below the root, relative path
+ * path[0..len)): a subdirectory is walked, a regular file loaded, anything else (symbolic
+ * links, devices, FIFOs, sockets) never followed or served. Leaves path[0..len) as it
+ * found it. Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct k_dirent64 *d)
+{
+	const char *name = d->d_name;
+	size_t name_len = cstr_len(name);
+	int well_known = len == 0 && name_len == sizeof(WELL_KNOWN_NAME) - 1 &&
+			 span_eq(name, LITERAL(WELL_KNOWN_NAME));
+	int dotfiles = (cache.load_flags & FILE_CACHE_DOTFILES) != 0;
+	if (name[0] == '.' && ((!dotfiles && !well_known) || name_len == 1 ||
+				(name_len == 2 && name[1] == '.')))
+		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
+	size_t sub_len = len + (len ? 1 : 0) + name_len;
+	if (sub_len > FILE_CACHE_PATH_MAX)
+		return file_cache_fail(EXIT_ROOT_LIMIT,
+					       "a path below it is longer than 255 bytes", 0);
+	char *p = cache.path + len;
+	if (len)
+		*p++ = '/';
+	copy_span(p, name, name_len)[0] = '\0';
+
+	unsigned type;
+	enum exit_code r = entry_type(dirfd, d, &type);
+	if (well_known && !dotfiles && type != K_DT_DIR)
+		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
+	if (r == EXIT_OK && type == K_DT_DIR) {
+		if (depth == FILE_CACHE_DEPTH_MAX)
+			return file_cache_fail(EXIT_ROOT_LIMIT, "more than 8 directory levels", 0);
+		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sys_is_error(sub))
+			return file_cache_fail(EXIT_ROOT_READ, "cannot open directory", sub);
+		r = add_directory(sub_len, (int)sub);
+		if (r == EXIT_OK)
+			r = walk_directory((int)sub, depth + 1, sub_len);
+		sys_close((int)sub);
+	} else if (r == EXIT_OK && type == K_DT_REG) {
+		r = load_file(dirfd, name, sub_len);
+	}
+	cache.path[len] = '\0';
+	return r;
+}
+
+/* Walks directory dirfd, `depth` levels below the root, whose relative path is
+ * path[0..len). Returns EXIT_OK or the start-up error (reported). */
+static enum exit_code walk(int dirfd, int depth, size_t len)
+{
+	char *buf = cache.dirent_buffer[depth];
+	for (;;) {
+		long n = sys_getdents64(dirfd, buf, DIRENT_BUFFER_SIZE);
+		if (n == 0)
+			return EXIT_OK;
+		if (sys_is_error(n))
+			return file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
+		for (long off = 0; off < n;) {
+			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
+			off += d->d_reclen;
+			enum exit_code r = walk_entry(dirfd, depth, len, d);
+			if (r != EXIT_OK)
+				return r;
+		}
+	}
+}
+
+/* One walk of the tree at root: the counting one or the loading one. Returns EXIT_OK or
+ * the start-up error (reported). */
+static enum exit_code walk_root(const char *root)
+{
+	cache.path[0] = '\0';
+	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return file_cache_fail(EXIT_ROOT_READ, "cannot open directory", fd);
+	if (!cache.counting)
+		cache.root_mtime = directory_mtime((int)fd);
+	enum exit_code r = walk_directory((int)fd, 0, 0);
+	if (cache.counting)
+		sys_close((int)fd);
+	else /* disk-served files open beneath it */
+		cache.root_fd = file_cache_above_slots((int)fd);
+	return r;
+}
+
+enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files)
+{
+	cache.root_dir = root;
+	cache.load_flags = flags;
+	cache.load_second = clock_now_unix_s();
+	cache.max_entries = max_files;
+	cache.body_fd = -1;
+	cache.manifest_fd = -1;
+	if (!cache.budget_set)
+		cache.budget = FILE_CACHE_BUDGET_DEFAULT;
+	cache.counting = 1; /* first the size of the table, then the table */
+	enum exit_code r = walk_root(root);
+	cache.counting = 0;
+	if (r == EXIT_OK)
+		r = file_cache_allocate();
+	if (r == EXIT_OK)
+		r = walk_root(root);
+	file_cache_forget_old_manifest();
+	if (r == EXIT_OK)
+		r = file_cache_seal_arenas();
+	if (r == EXIT_OK)
+		r = file_cache_finish();
+	return r;
+}
+
