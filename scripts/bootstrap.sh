@@ -37,7 +37,7 @@ packages=(
 	python3-yaml     # reads packaging/kubernetes/ (//packaging:kubernetes_test)
 	libdeflate-dev   # the daemon's gzip compressor, linked statically (third_party/libdeflate)
 	zlib1g-dev       # the unit tests inflate what the daemon compressed (test/unit)
-	libbrotli-dev    # bench/compression only: brotli measured against gzip
+	libbrotli-dev    # bench/compression.c only: brotli measured against gzip
 	libzstd-dev      # ... and zstd (benchmarks/reports/2026-12-03-compression.md)
 )
 # kubectl (`kubectl kustomize` in //packaging:kubernetes_test): Debian's kubernetes-client,

@@ -1,34 +1,30 @@
-/* gzip at load through libdeflate (see compress.h). */
+/* gzip at load through libdeflate (see compress.h). The library keeps state of its own,
+ * which test/state_allowlist.txt lists as kind linked: libdeflate_malloc_func and
+ * libdeflate_free_func (the allocator compress_begin sets), crc32_impl and
+ * libdeflate_x86_cpu_features or libdeflate_arm_cpu_features (its CPU probe's). */
 #include "common/answer/compress.h"
 
 #include <libdeflate.h>
 
 #include "common/base/load_heap.h"
 
-/* The one compressor, between compress_begin and compress_end. */
-static struct libdeflate_compressor *compressor;
-
-int compress_begin(int level)
+struct libdeflate_compressor *compress_begin(int level)
 {
-	compress_end();
 	if (level < COMPRESS_LEVEL_MIN || level > COMPRESS_LEVEL_MAX || load_heap_open() < 0)
-		return -1;
+		return 0;
 	/* The daemon's archive already calls these for malloc and free (its renames);
 	 * a host build with libc gets the same heap this way. */
 	libdeflate_set_memory_allocator(load_heap_alloc, load_heap_free);
-	compressor = libdeflate_alloc_compressor(level);
-	if (!compressor) {
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+	if (!c)
 		load_heap_close();
-		return -1;
-	}
-	return 0;
+	return c;
 }
 
-void compress_end(void)
+void compress_end(struct libdeflate_compressor *c)
 {
-	if (compressor)
-		libdeflate_free_compressor(compressor);
-	compressor = 0;
+	if (c)
+		libdeflate_free_compressor(c);
 	load_heap_close();
 }
 
@@ -39,10 +35,11 @@ size_t compress_gzip_cap(size_t len)
 	return len - (len + COMPRESS_SAVE_DIVISOR - 1) / COMPRESS_SAVE_DIVISOR;
 }
 
-size_t compress_gzip(const void *in, size_t len, void *out, size_t cap)
+size_t compress_gzip(struct libdeflate_compressor *c, const void *in, size_t len, void *out,
+		     size_t cap)
 {
 	size_t most = compress_gzip_cap(len);
-	if (!compressor || most == 0)
+	if (!c || most == 0)
 		return 0;
-	return libdeflate_gzip_compress(compressor, in, len, out, cap < most ? cap : most);
+	return libdeflate_gzip_compress(c, in, len, out, cap < most ? cap : most);
 }

@@ -6,6 +6,7 @@
 #include "common/serve/access_log.h"
 #include "common/process/activation.h"
 #include "common/process/cli.h"
+#include "common/answer/compress.h"
 #include "common/base/clock.h"
 #include "common/serve/conn.h"
 #include "common/base/console.h"
@@ -48,6 +49,9 @@ STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload pass
 STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
 	      "--cache-bytes: one default, one bound");
+STATIC_ASSERT(CLI_DEFAULT_COMPRESS_LEVEL == COMPRESS_LEVEL_DEFAULT &&
+		      CLI_COMPRESS_LEVEL_MAX == COMPRESS_LEVEL_MAX,
+	      "--compress-level: one default, one bound");
 
 /* The descriptors a serving process may hold (BEHAVIOUR 4): each connection slot twice,
  * for its socket and for the one file a connection may be sending from disk, which
@@ -411,6 +415,7 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 		if (watching != EXIT_OK)
 			return watching;
 		file_cache_set_budget(plan->opts.cache_bytes);
+		file_cache_set_compression(plan->opts.compress ? (int)plan->opts.compress_level : 0);
 		const int *handed;
 		uint32_t handed_count = reload_handed_over(&handed);
 		file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */

@@ -1,8 +1,7 @@
 // gzip at load (common/answer/compress.h): every representation inflates to exactly the
-// identity bytes, and is made only when it is worth it (256 bytes or more, at least 5%
-// saved). The inflater is zlib, independent of the compressor; on aarch64, whose cross
-// toolchain has no zlib, it is libdeflate's own decompressor (a separate code path:
-// inflate and CRC-32). Also the load-time heap under it (common/base/load_heap.h).
+// identity bytes (test/inflate.h: zlib, or libdeflate's inflater on aarch64), and is made
+// only when it is worth it (256 bytes or more, at least 5% saved). Also the load-time
+// heap under it (common/base/load_heap.h).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,59 +14,22 @@
 
 #include <gtest/gtest.h>
 
-#if COMPRESS_TEST_INFLATE_ZLIB
-#include <zlib.h>
-#else
-#include <libdeflate.h>
-#endif
+#include "test/inflate.h"
 
 #include "common/answer/compress.h"
 #include "common/base/load_heap.h"
 
 namespace {
 
-// Inflates a gzip member; returns false when the stream is bad or does not end with
-// exactly `expected_len` bytes.
-bool Inflate(const std::vector<uint8_t> &gz, size_t expected_len, std::vector<uint8_t> *out)
-{
-	out->assign(expected_len + 1, 0); // one spare byte shows an overlong result
-#if COMPRESS_TEST_INFLATE_ZLIB
-	z_stream z = {};
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) // 16: a gzip wrapper
-		return false;
-	z.next_in = const_cast<uint8_t *>(gz.data());
-	z.avail_in = static_cast<uInt>(gz.size());
-	z.next_out = out->data();
-	z.avail_out = static_cast<uInt>(out->size());
-	int r = inflate(&z, Z_FINISH);
-	size_t got = z.total_out;
-	bool whole = z.avail_in == 0;
-	inflateEnd(&z);
-	out->resize(got);
-	return r == Z_STREAM_END && whole && got == expected_len;
-#else
-	// compress_begin gave libdeflate the load-time heap, closed by now: libc's here.
-	libdeflate_set_memory_allocator(malloc, free);
-	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-	if (!d)
-		return false;
-	size_t in_used = 0, got = 0;
-	enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, gz.data(), gz.size(), out->data(),
-								 out->size(), &in_used, &got);
-	libdeflate_free_decompressor(d);
-	out->resize(got);
-	return r == LIBDEFLATE_SUCCESS && in_used == gz.size() && got == expected_len;
-#endif
-}
-
 // Compresses at `level` with the contract's cap; returns the representation (empty when
 // "not worth it").
 std::vector<uint8_t> Gzip(const std::vector<uint8_t> &in, int level)
 {
-	EXPECT_EQ(compress_begin(level), 0);
+	struct libdeflate_compressor *c = compress_begin(level);
+	EXPECT_NE(c, nullptr);
 	std::vector<uint8_t> out(in.size() + 1);
-	size_t n = compress_gzip(in.data(), in.size(), out.data(), out.size());
-	compress_end();
+	size_t n = compress_gzip(c, in.data(), in.size(), out.data(), out.size());
+	compress_end(c);
 	out.resize(n);
 	return out;
 }
@@ -76,9 +38,9 @@ std::vector<uint8_t> Gzip(const std::vector<uint8_t> &in, int level)
 void ExpectRoundTrip(const std::vector<uint8_t> &in, const std::vector<uint8_t> &gz)
 {
 	ASSERT_FALSE(gz.empty());
-	std::vector<uint8_t> back;
-	ASSERT_TRUE(Inflate(gz, in.size(), &back));
-	EXPECT_TRUE(back == in);
+	std::string back;
+	ASSERT_TRUE(InflateGzip(gz.data(), gz.size(), in.size(), &back));
+	EXPECT_TRUE(std::vector<uint8_t>(back.begin(), back.end()) == in);
 	EXPECT_GE((in.size() - gz.size()) * 20, in.size()) << gz.size() << " of " << in.size();
 }
 
@@ -157,28 +119,28 @@ TEST(CompressTest, JustUnderFivePercentIsNotWorthIt)
 	std::vector<uint8_t> in = ReadFile(kCorpus[0]);
 	std::vector<uint8_t> gz = Gzip(in, 6);
 	ASSERT_FALSE(gz.empty());
-	ASSERT_EQ(compress_begin(6), 0);
+	struct libdeflate_compressor *c = compress_begin(6);
+	ASSERT_NE(c, nullptr);
 	std::vector<uint8_t> out(gz.size() + 64);
-	EXPECT_EQ(compress_gzip(in.data(), in.size(), out.data(), gz.size() - 1), 0u);
-	EXPECT_EQ(compress_gzip(in.data(), in.size(), out.data(), out.size()), gz.size());
-	compress_end();
+	EXPECT_EQ(compress_gzip(c, in.data(), in.size(), out.data(), gz.size() - 1), 0u);
+	EXPECT_EQ(compress_gzip(c, in.data(), in.size(), out.data(), out.size()), gz.size());
+	compress_end(c);
 	EXPECT_EQ(compress_gzip_cap(1000), 950u);
 	EXPECT_EQ(compress_gzip_cap(1001), 950u); // saves at least 51 of 1001: over 5%
 }
 
 TEST(CompressTest, LevelsOutsideOneToTwelveAreRefused)
 {
-	EXPECT_EQ(compress_begin(COMPRESS_LEVEL_MIN - 1), -1);
-	EXPECT_EQ(compress_begin(COMPRESS_LEVEL_MAX + 1), -1);
-	std::vector<uint8_t> in(4096, 'a'), out(4096);
-	EXPECT_EQ(compress_gzip(in.data(), in.size(), out.data(), out.size()), 0u);
+	EXPECT_EQ(compress_begin(COMPRESS_LEVEL_MIN - 1), nullptr);
+	EXPECT_EQ(compress_begin(COMPRESS_LEVEL_MAX + 1), nullptr);
+	EXPECT_EQ(load_heap_alloc(1), nullptr); // a refused level leaves no heap mapped
 }
 
-TEST(CompressTest, NothingBeforeBeginOrAfterEnd)
+TEST(CompressTest, NoCompressorIsNotWorthIt)
 {
-	compress_end();
 	std::vector<uint8_t> in(4096, 'a'), out(4096);
-	EXPECT_EQ(compress_gzip(in.data(), in.size(), out.data(), out.size()), 0u);
+	EXPECT_EQ(compress_gzip(nullptr, in.data(), in.size(), out.data(), out.size()), 0u);
+	compress_end(compress_begin(6));
 	EXPECT_EQ(load_heap_alloc(1), nullptr); // the heap went with the compressor
 }
 
