@@ -10,6 +10,8 @@ Each entry:
     deadlines    idle deadlines (with routes; without it the machinery is compiled out)
     keepalive    persistent connections and pipelining (wire-suite feature)
     files        --root, the warm file cache (wire-suite feature)
+    compress     gzip representations made at load (wire-suite feature; every routed tier
+                 links libdeflate through common/answer, which all of them share)
     stop         SIGTERM/SIGINT stop gracefully (wire-suite feature)
     workers      --workers N, one counter page (wire-suite feature)
     asm_hotpath  the request hot path from the tier's own assembly, not the C reference
@@ -25,7 +27,7 @@ TIERS = [
     {
         "name": "full",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "slow_once"],
+        "features": ["routes", "deadlines", "files", "compress", "keepalive", "stop", "workers", "slow_once"],
     },
     {
         "name": "min",
@@ -35,17 +37,17 @@ TIERS = [
     {
         "name": "nodeadline",
         "binary": "apollod",
-        "features": ["routes", "files", "keepalive", "stop", "workers"],
+        "features": ["routes", "files", "compress", "keepalive", "stop", "workers"],
     },
     {
         "name": "asm-hotpath",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "asm_hotpath"],
+        "features": ["routes", "deadlines", "files", "compress", "keepalive", "stop", "workers", "asm_hotpath"],
     },
     {
         "name": "uring",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "keepalive", "stop", "workers", "uring"],
+        "features": ["routes", "deadlines", "files", "compress", "keepalive", "stop", "workers", "uring"],
     },
 ]
 

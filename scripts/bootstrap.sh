@@ -35,6 +35,10 @@ packages=(
 	buildah          # builds it where podman is absent (packaging/build_image.sh)
 	runc             # an OCI runtime for podman where crun refuses a hybrid cgroup v1/v2 layout
 	python3-yaml     # reads packaging/kubernetes/ (//packaging:kubernetes_test)
+	libdeflate-dev   # the daemon's gzip compressor, linked statically (third_party/libdeflate)
+	zlib1g-dev       # the unit tests inflate what the daemon compressed (test/unit)
+	libbrotli-dev    # bench/compression.c only: brotli measured against gzip
+	libzstd-dev      # ... and zstd (benchmarks/reports/2026-12-03-compression.md)
 )
 # kubectl (`kubectl kustomize` in //packaging:kubernetes_test): Debian's kubernetes-client,
 # unless some other package already provides the command (both ship /usr/bin/kubectl, so
@@ -56,6 +60,35 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The aarch64 libdeflate.a, for --config=aarch64. Not through multiarch: installing
+# libc6:arm64 beside the host's made qemu tests hang (issue 29). apt-get reads arm64 package
+# lists into a private state directory and downloads the one .deb; dpkg -x unpacks it into
+# a private sysroot. The host's dpkg never learns of arm64 and installs nothing. The x86_64
+# side of the sysroot links to the host's libdeflate-dev (third_party/libdeflate).
+sysroot=/opt/apollod-sysroot
+deflate_version=$(dpkg-query -W -f='${Version}' libdeflate-dev)
+if [ "$(cat "$sysroot/arm64/version" 2>/dev/null)" != "$deflate_version" ]; then
+	echo "bootstrap: unpacking libdeflate-dev:arm64 $deflate_version into $sysroot/arm64" >&2
+	state=$(mktemp -d)
+	trap 'rm -rf "$state"' EXIT
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	apt_arm64=(apt-get -qq -o APT::Architecture=arm64 -o APT::Architectures::=arm64
+		-o Dir::State::Lists="$state/lists" -o Dir::Cache="$state/cache"
+		-o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
+	"${apt_arm64[@]}" update
+	(cd "$state" && "${apt_arm64[@]}" download "libdeflate-dev:arm64=$deflate_version")
+	rm -rf "$sysroot/arm64"
+	mkdir -p "$sysroot/arm64"
+	dpkg -x "$state"/libdeflate-dev_*_arm64.deb "$sysroot/arm64"
+	echo "$deflate_version" >"$sysroot/arm64/version"
+fi
+rm -f "$sysroot/x86_64/include"
+mkdir -p "$sysroot/x86_64/include"
+ln -sfn /usr/include/libdeflate.h "$sysroot/x86_64/include/libdeflate.h"
+ln -sfn /usr/lib/x86_64-linux-gnu/libdeflate.a "$sysroot/x86_64/libdeflate.a"
+ln -sfn usr/include "$sysroot/arm64/include"
+ln -sfn usr/lib/aarch64-linux-gnu/libdeflate.a "$sysroot/arm64/libdeflate.a"
 
 # Debian's nginx, h2o, lighttpd and prometheus packages may start a service on port 80 when installed
 # (where an init system runs). apollod's benchmarks start their own copies on free

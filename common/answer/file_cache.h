@@ -238,6 +238,14 @@ size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
  * served from disk (BEHAVIOUR 10.18). */
 void file_cache_set_budget(uint64_t bytes);
 
+/* Sets the level gzip representations are made at by file_cache_load (compress.h's
+ * COMPRESS_LEVEL_MIN..MAX; BEHAVIOUR 10.10), or 0 for none (--compress off). None when
+ * never called. */
+void file_cache_set_compression(int level);
+
+/* The gzip representations the last file_cache_load made (0 with compression off). */
+uint32_t file_cache_gzip_count(void);
+
 /* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
  * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */
 int file_cache_root_fd(void);

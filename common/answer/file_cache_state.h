@@ -1,7 +1,7 @@
 /* The file cache's one state struct and the calls its four files make of each other:
  * file_cache.c (the table and lookup), file_walk.c (the two walks and the load),
- * listing_pages.c (--listing's pages) and file_arenas.c (the arenas and a reload's
- * reuse). Start-up only, except what file_cache_find and file_body_offset read. Nothing
+ * listing_pages.c (--listing's pages), file_arenas.c (the arenas and a reload's
+ * reuse) and file_gzip.c (gzip representations made at load). Start-up only, except what file_cache_find and file_body_offset read. Nothing
  * outside those four files includes it. */
 #ifndef APOLLOD_COMMON_FILE_CACHE_STATE_H
 #define APOLLOD_COMMON_FILE_CACHE_STATE_H
@@ -70,7 +70,8 @@ struct file_cache_state {
 	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
-	uint32_t variants_max;     /* files whose name ends in .br or .gz */
+	uint32_t variants_max;     /* files whose name ends in .br or .gz, and those of a
+				    * compressible type (file_gzip.c) */
 	uint32_t directories;      /* directories among the entries, the root not included */
 	uint64_t names_max;        /* name bytes */
 	/* --listing (BEHAVIOUR 10.14): the pages, made after the loading walk */
@@ -92,6 +93,9 @@ struct file_cache_state {
 	uint64_t quiet_ns;         /* --watch: how old an mtime must be; 0: take every file */
 	uint64_t settle_left_ns;   /* what the load may still wait for files to settle */
 	uint64_t load_ns;          /* CLOCK_REALTIME when the load began */
+	/* gzip at load (file_gzip.c): */
+	int compress_level;        /* COMPRESS_LEVEL_MIN..MAX; 0: off */
+	uint32_t gzip_count;       /* representations made by this load */
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
 	uint32_t max_entries;      /* --max-files */
@@ -187,6 +191,18 @@ void file_cache_size_listings(void);
  * page and no hidden component. Returns EXIT_OK or EXIT_ROOT_READ (reported) when the
  * sorting space cannot be mapped. */
 enum exit_code file_cache_add_listings(void);
+
+/* file_gzip.c: gzip representations made at load (BEHAVIOUR 10.10). */
+
+/* Returns 1 when a file named name[0..len) would get a gzip representation if long
+ * enough and worth it: compression is on and its type is compressible. */
+int file_cache_may_compress(const char *name, size_t len);
+
+/* After the loading walk, before the arenas are sealed: makes the gzip representation
+ * of every candidate file (in memory, COMPRESS_MIN_BYTES or more, compressible, no X.gz
+ * beside it) that saves 5% and fits the budget, into the body arena. Sets gzip_count.
+ * Nothing when compression is off, there is no body arena or no compressor. */
+void file_cache_add_gzip(void);
 
 /* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
 

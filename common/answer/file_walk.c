@@ -233,7 +233,8 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
 	if (cache.counting) {
 		enum file_encoding e = file_cache_suffix_encoding(cache.path, len);
-		cache.variants_max += e != FILE_ENCODING_IDENTITY;
+		cache.variants_max += e != FILE_ENCODING_IDENTITY ||
+				      file_cache_may_compress(cache.path, len);
 		return count_entry(len);
 	}
 	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
@@ -388,6 +389,8 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 		r = file_cache_allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
+	if (r == EXIT_OK)
+		file_cache_add_gzip(); /* into the body arena, before it is sealed */
 	file_cache_forget_old_manifest();
 	if (r == EXIT_OK)
 		r = file_cache_seal_arenas();

@@ -246,3 +246,36 @@ void mime_type_of(const char *name, size_t len, struct text_span *type)
 	type->text = CONTENT_TYPE_DEFAULT;
 	type->len = sizeof(CONTENT_TYPE_DEFAULT) - 1;
 }
+
+static const struct text_span compressible_types[] = {
+#define COMPRESSIBLE_ENTRY(type) {type, sizeof(type) - 1},
+	FOR_EACH_COMPRESSIBLE_TYPE(COMPRESSIBLE_ENTRY)
+#undef COMPRESSIBLE_ENTRY
+};
+#define COMPRESSIBLE_COUNT (sizeof(compressible_types) / sizeof(compressible_types[0]))
+#define JSON_SUFFIX "+json"
+#define XML_SUFFIX "+xml"
+
+/* Returns 1 when the subtype of type[0..n) (after its '/') is longer than suffix[0..k)
+ * and ends with it, ASCII case ignored ("+json" alone is no type). */
+static int ends_with(const char *type, size_t n, const char *suffix, size_t k)
+{
+	size_t slash = 0;
+	while (slash < n && type[slash] != '/')
+		slash++;
+	return slash > 0 && n - slash > k + 1 && span_ieq(type + n - k, suffix, k);
+}
+
+int type_is_compressible(const char *type, size_t len)
+{
+	size_t n = 0; /* the media type: up to a parameter's ';' or a space */
+	while (n < len && type[n] != ';' && type[n] != ' ')
+		n++;
+	if ((n > sizeof(TEXT_PREFIX) - 1 && span_ieq(type, LITERAL(TEXT_PREFIX))) ||
+	    ends_with(type, n, LITERAL(JSON_SUFFIX)) || ends_with(type, n, LITERAL(XML_SUFFIX)))
+		return 1;
+	for (size_t i = 0; i < COMPRESSIBLE_COUNT; i++)
+		if (compressible_types[i].len == n && span_ieq(type, compressible_types[i].text, n))
+			return 1;
+	return 0;
+}

@@ -62,6 +62,17 @@ APOLLOD_EXTERN_C_BEGIN
 	X("ts", "video/mp2t") X("3gp", "video/3gpp") X("flv", "video/x-flv")            \
 	X("avi", "video/x-msvideo") X("wmv", "video/x-ms-wmv")
 
+/* The types whose files get a gzip representation at load (BEHAVIOUR 10.10), besides
+ * every text/ type and every +json or +xml one: the table's and the usual
+ * --mime-types FILE's other names of them. Compared without parameters, ASCII case
+ * ignored. Images, audio, video, archives and woff/woff2 are compressed already. */
+#define FOR_EACH_COMPRESSIBLE_TYPE(X)                                                   \
+	X("application/json") X("application/javascript") X("application/x-javascript") \
+	X("application/ecmascript") X("application/xml") X("application/wasm")          \
+	X("application/yaml") X("application/rtf") X("application/postscript")          \
+	X("application/x-sh") X("application/vnd.ms-fontobject") X("font/ttf")          \
+	X("font/otf") X("image/x-icon") X("image/x-ms-bmp") X("image/bmp")
+
 /* Limits of a --mime-types FILE. Past any of them the file is refused at start-up. */
 #define MIME_FILE_MAX (128u * 1024u)  /* its bytes: Debian's /etc/mime.types is 74 KB */
 #define MIME_ENTRIES_MAX 4096u        /* extensions it names (Debian's: 1552) */
@@ -138,6 +149,11 @@ int name_extension(const char *name, size_t len, size_t *at);
  * CONTENT_TYPE_DEFAULT when there is none or it is in neither. Reads only name[0..len)
  * and the tables. */
 void mime_type_of(const char *name, size_t len, struct text_span *type);
+
+/* Returns 1 when a file served as Content-Type type[0..len) (parameters allowed, e.g.
+ * "; charset=utf-8") is worth a gzip representation: text/, +json, +xml, or
+ * FOR_EACH_COMPRESSIBLE_TYPE. 0 otherwise. Pure. */
+int type_is_compressible(const char *type, size_t len);
 
 APOLLOD_EXTERN_C_END
 

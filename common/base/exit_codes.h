@@ -25,6 +25,8 @@ enum exit_code {
 			      * setgid or setuid (BEHAVIOUR 19) */
 	EXIT_SANDBOX = 17,   /* the seccomp filter or Landlock could not be put in place on
 			      * a kernel that has them (BEHAVIOUR 19) */
+	EXIT_STACK_GUARD = 18, /* a stack-protector check in linked code (libdeflate) failed:
+				* its stack was overwritten */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 

@@ -411,6 +411,12 @@ static inline long sys_setuid(uint32_t uid)
 	return syscall1(SYS_NR(setuid), uid);
 }
 
+/* int arch_prctl(int code, unsigned long addr); x86_64 only (ARCH_GUARD_IN_TLS). */
+static inline long sys_arch_prctl(int code, const void *addr)
+{
+	return syscall2(SYS_NR(arch_prctl), code, (long)addr);
+}
+
 /* int prctl(int option, unsigned long arg2, arg3, arg4, arg5); */
 static inline long sys_prctl(int option, unsigned long arg2, unsigned long arg3)
 {

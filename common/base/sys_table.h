@@ -134,6 +134,8 @@ struct sys_arg_rule {
 	X(getuid, __NR_getuid, SYS_START, SYS_ARGS_ANY)                                                 \
 	X(getgid, __NR_getgid, SYS_START, SYS_ARGS_ANY)                                                 \
 	X(prctl, __NR_prctl, SYS_START, SYS_ARGS_ANY)                                                   \
+	/* x86_64: the thread pointer for libdeflate's stack-protector guard, at process start */   \
+	X(arch_prctl, ARCH_NR_ARCH_PRCTL, SYS_START, SYS_ARGS_ANY)                                      \
 	X(socket, __NR_socket, SYS_START, SYS_ARGS_ANY)                                                 \
 	X(setsockopt, __NR_setsockopt, SYS_START, SYS_ARGS_ANY)                                         \
 	X(bind, __NR_bind, SYS_START, SYS_ARGS_ANY)                                                     \

@@ -6,6 +6,7 @@
 #include "common/serve/access_log.h"
 #include "common/process/activation.h"
 #include "common/process/cli.h"
+#include "common/answer/compress.h"
 #include "common/base/clock.h"
 #include "common/serve/conn.h"
 #include "common/base/console.h"
@@ -54,6 +55,9 @@ STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload pass
 STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
 	      "--cache-bytes: one default, one bound");
+STATIC_ASSERT(CLI_DEFAULT_COMPRESS_LEVEL == COMPRESS_LEVEL_DEFAULT &&
+		      CLI_COMPRESS_LEVEL_MAX == COMPRESS_LEVEL_MAX,
+	      "--compress-level: one default, one bound");
 
 /* Descriptors one ppoll asks about while counting the open ones (2 KiB of stack). */
 #define DESCRIPTOR_PROBE_BATCH 256u
@@ -426,6 +430,7 @@ static enum exit_code load_root(struct serve_plan *plan)
 	if (r != EXIT_OK)
 		return r;
 	file_cache_set_budget(opts->cache_bytes);
+	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
 	if (opts->watch) /* BEHAVIOUR 10.16: only settled files */
 		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS);
 	const int *handed;

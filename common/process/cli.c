@@ -207,6 +207,7 @@ enum flag_kind {
 	FLAG_SITE_PATH,  /* '/' then at least one byte: a const char * (--fallback) */
 	FLAG_ERROR_PAGE, /* CLI_ERROR_PAGE_STATUS "=" then a FLAG_SITE_PATH: that path */
 	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
+	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
 };
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new
@@ -215,7 +216,8 @@ struct flag_row {
 	const char *flag;
 	const char *value;  /* the value's name in usage and --help; NULL for a switch */
 	const char *help;   /* what it does, for --help */
-	const char *shown_default; /* FLAG_PATH: what --help says its absence means */
+	const char *shown_default; /* FLAG_PATH: what --help says its absence means;
+				    * FLAG_COMPRESS: its default word */
 	unsigned accept;    /* the CLI_ACCEPT_* bit that turns it on; 0: every tier */
 	uint8_t kind;       /* enum flag_kind */
 	uint8_t automatic;  /* FLAG_NUMBER: the word "auto" stands for CLI_WORKERS_AUTO */
@@ -244,6 +246,11 @@ static const struct flag_row flag_rows[] = {
 	{"--cache-bytes", "N[K|M|G|T]",
 	 "--root keeps at most N bytes of files in memory; the rest is served from disk", 0,
 	 CLI_ACCEPT_ROOT, FLAG_BYTES, 0, 0, FIELD(cache_bytes)},
+	{"--compress", "gzip|off",
+	 "--root makes a gzip form of each text file at load (off: sends files as stored)",
+	 CLI_COMPRESS_GZIP_WORD, CLI_ACCEPT_ROOT, FLAG_COMPRESS, 0, 0, FIELD(compress)},
+	{"--compress-level", "N", "--compress gzip's level, 1 (fastest) to 12 (smallest)", 0,
+	 CLI_ACCEPT_ROOT, FLAG_NUMBER, 0, CLI_COMPRESS_LEVEL_MAX, FIELD(compress_level)},
 	{"--watch", 0, "reload --root by itself 200 ms after changes stop (inotify)", 0,
 	 CLI_ACCEPT_ROOT, FLAG_SWITCH, 0, 0, FIELD(watch)},
 	{"--listing", 0, "--root answers a directory without index.html with a listing", 0,
@@ -299,6 +306,11 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 		return 1;
 	case FLAG_BYTES:
 		return parse_bytes(v, CLI_CACHE_BYTES_MAX, (uint64_t *)field);
+	case FLAG_COMPRESS:
+		*(uint8_t *)field = cstr_len(v) == sizeof(CLI_COMPRESS_GZIP_WORD) - 1 &&
+				    span_eq(v, LITERAL(CLI_COMPRESS_GZIP_WORD));
+		return *(uint8_t *)field || (cstr_len(v) == sizeof(CLI_COMPRESS_OFF_WORD) - 1 &&
+					     span_eq(v, LITERAL(CLI_COMPRESS_OFF_WORD)));
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
@@ -410,6 +422,8 @@ static void set_defaults(struct cli_options *opts)
 	opts->watch = 0;
 	opts->max_files = CLI_DEFAULT_MAX_FILES;
 	opts->cache_bytes = CLI_DEFAULT_CACHE_BYTES;
+	opts->compress = 1;
+	opts->compress_level = CLI_DEFAULT_COMPRESS_LEVEL;
 	opts->listing = 0;
 	opts->mime_types = 0;
 	opts->access_log = 0;

@@ -29,6 +29,12 @@ APOLLOD_EXTERN_C_BEGIN
  * checked equal in daemon_main.c; BEHAVIOUR 10.18 says why 256 MiB). */
 #define CLI_DEFAULT_CACHE_BYTES (256ull << 20)
 #define CLI_CACHE_BYTES_MAX (1ull << 40)
+/* --compress gzip|off and --compress-level (compress.h's COMPRESS_LEVEL_DEFAULT and
+ * _MAX, checked equal in daemon_main.c; benchmarks/reports/2026-12-03-compression.md). */
+#define CLI_COMPRESS_GZIP_WORD "gzip"
+#define CLI_COMPRESS_OFF_WORD "off"
+#define CLI_DEFAULT_COMPRESS_LEVEL 6
+#define CLI_COMPRESS_LEVEL_MAX 12
 #define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
 #define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */
 #define CLI_ERROR_PAGE_STATUS "404" /* the one status --error-page takes (BEHAVIOUR 10.12) */
@@ -54,6 +60,8 @@ struct cli_options {
 	uint8_t watch;               /* --watch: a change under --root reloads (watch.h) */
 	uint32_t max_files;          /* --max-files: 1..CLI_MAX_FILES_MAX */
 	uint64_t cache_bytes;        /* --cache-bytes: 0..CLI_CACHE_BYTES_MAX */
+	uint8_t compress;            /* --compress: 1 gzip (the default), 0 off */
+	uint32_t compress_level;     /* --compress-level: 1..CLI_COMPRESS_LEVEL_MAX */
 	uint8_t listing;             /* --listing: --root lists a directory without index.html */
 	const char *mime_types;      /* --mime-types FILE, or NULL */
 	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */

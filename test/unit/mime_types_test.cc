@@ -1,5 +1,7 @@
 // Content-Type by extension (common/answer/mime_types.h): the types the issue names, case
 // folding, what counts as the extension, and charset=utf-8 on every text type.
+#include <string.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,6 +192,29 @@ TEST(MimeParseLimitsTest, SystemFileParses)
 	struct text_span t;
 	ASSERT_TRUE(mime_table_find(table.get(), LITERAL("html"), &t));
 	EXPECT_EQ(std::string(t.text, t.len), "text/html; charset=utf-8");
+}
+
+// Which served types get a gzip representation at load (type_is_compressible): the
+// issue's list by the types the table gives, and none of the compressed formats.
+TEST(MimeTypesTest, CompressibleTypes)
+{
+	for (const char *name : {"a.html", "a.css", "a.js", "a.mjs", "a.json", "a.js.map",
+				 "site.webmanifest", "a.svg", "a.wasm", "a.xml", "a.txt", "a.atom",
+				 "a.xhtml", "a.csv", "a.md", "a.ttf", "a.otf", "a.eot", "a.ico",
+				 "a.yaml", "a.ics"}) {
+		std::string type = TypeOf(name);
+		EXPECT_TRUE(type_is_compressible(type.data(), type.size())) << name << " " << type;
+	}
+	for (const char *name : {"a.png", "a.jpg", "a.webp", "a.avif", "a.woff", "a.woff2",
+				 "a.zip", "a.gz", "a.mp4", "a.mp3", "a.pdf", "a.bin", "noext"}) {
+		std::string type = TypeOf(name);
+		EXPECT_FALSE(type_is_compressible(type.data(), type.size())) << name << " " << type;
+	}
+	for (const char *type : {"TEXT/Plain", "application/ld+json; charset=utf-8",
+				 "application/vnd.custom+XML", "application/javascript"})
+		EXPECT_TRUE(type_is_compressible(type, strlen(type))) << type;
+	for (const char *type : {"text/", "text", "application/jsonx", "+json", "image/svg"})
+		EXPECT_FALSE(type_is_compressible(type, strlen(type))) << type;
 }
 
 } // namespace

@@ -20,4 +20,9 @@
 #define ARCH_O_DIRECTORY 040000
 #define ARCH_O_NOFOLLOW 0100000
 
+/* The stack-protector guard of code built with -fstack-protector (Debian's libdeflate.a):
+ * GCC on aarch64 reads the global __stack_chk_guard (renamed stack_guard_value,
+ * third_party/libdeflate), not a thread-pointer slot; no thread pointer is set. */
+#define ARCH_GUARD_IN_TLS 0
+
 #endif /* APOLLOD_COMMON_ARCH_AARCH64_ARCH_CONSTS_H */

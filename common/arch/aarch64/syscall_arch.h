@@ -94,4 +94,8 @@ static inline long syscall6(long n, long a1, long a2, long a3, long a4, long a5,
  * common/base/sys_table.h numbers sys_epoll_wait with this. */
 #define ARCH_NR_EPOLL_WAIT __NR_epoll_pwait
 
+/* arm64 has no arch_prctl and needs none (ARCH_GUARD_IN_TLS is 0): a number no call has,
+ * so the table's row stays unique; nothing makes the call on this arch. */
+#define ARCH_NR_ARCH_PRCTL 0xffffffffu
+
 #endif /* APOLLOD_COMMON_ARCH_AARCH64_SYSCALL_ARCH_H */

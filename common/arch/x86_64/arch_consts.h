@@ -19,4 +19,12 @@
 #define ARCH_O_DIRECTORY 0200000
 #define ARCH_O_NOFOLLOW 0400000
 
+/* The stack-protector guard of code built with -fstack-protector (Debian's libdeflate.a):
+ * GCC on x86_64 reads it at %fs:0x28, a word of the thread control block, whose first
+ * word points to itself (the x86_64 TLS ABI). common/base/stack_guard.c sets %fs with
+ * arch_prctl(ARCH_SET_FS) (asm/prctl.h). */
+#define ARCH_GUARD_IN_TLS 1
+#define ARCH_TLS_GUARD_OFFSET 0x28
+#define ARCH_SET_FS 0x1002
+
 #endif /* APOLLOD_COMMON_ARCH_X86_64_ARCH_CONSTS_H */

@@ -83,4 +83,7 @@ static inline long syscall6(long n, long a1, long a2, long a3, long a4, long a5,
 /* epoll_wait itself (aarch64 numbers its epoll_pwait instead; sys_table.h). */
 #define ARCH_NR_EPOLL_WAIT __NR_epoll_wait
 
+/* arch_prctl: the thread pointer for the stack-protector guard (arch_consts.h). */
+#define ARCH_NR_ARCH_PRCTL __NR_arch_prctl
+
 #endif /* APOLLOD_COMMON_ARCH_X86_64_SYSCALL_ARCH_H */

@@ -1,0 +1,109 @@
+/* gzip representations made at load (BEHAVIOUR 10.10): after the loading walk, every
+ * file in memory of a compressible type (mime_types.h's type_is_compressible) without an
+ * X.gz beside it gets one, compressed from its bytes into the body arena beside them
+ * (compress.h), counted against --cache-bytes, never written to disk. It is linked as the
+ * file's gzip variant and served as an X.gz beside it would be; its ETag is the file's
+ * with "-gz" and the level inside the quotes, so other bytes (another level) never share
+ * one. Start-up only. */
+#include "common/answer/compress.h"
+#include "common/answer/file_cache_state.h"
+#include "common/answer/mime_types.h"
+#include "common/base/span.h"
+
+void file_cache_set_compression(int level)
+{
+	cache.compress_level = level;
+}
+
+uint32_t file_cache_gzip_count(void)
+{
+	return cache.gzip_count;
+}
+
+int file_cache_may_compress(const char *name, size_t len)
+{
+	struct text_span type;
+	if (!cache.compress_level)
+		return 0;
+	mime_type_of(name, len, &type);
+	return type_is_compressible(type.text, type.len);
+}
+
+/* Returns 1 when X.gz is a loaded file beside files[i] (X): it wins over a generated
+ * representation. Uses cache.path (the walk is over). */
+static int has_gzip_beside(const struct cached_file *f)
+{
+	const struct text_span *gz = &file_encoding_suffix[FILE_ENCODING_GZIP];
+	if (f->name_len + gz->len > FILE_CACHE_PATH_MAX)
+		return 0;
+	copy_span(copy_span(cache.path, f->name, f->name_len), gz->text, gz->len);
+	const struct cached_file *v = file_cache_find(cache.path, f->name_len + gz->len);
+	return v && v->kind == CACHED_FILE;
+}
+
+/* Renders rep's validators: its file f's Last-Modified and ETag, with "-gz<level>"
+ * before the ETag's closing quote. */
+static void gzip_validators(struct cached_file *rep, const struct cached_file *f)
+{
+	const struct text_span *suffix = &file_encoding_etag_suffix[FILE_ENCODING_GZIP];
+	char *out = cache.head_arena + cache.heads_used;
+	char *p = copy_span(out, f->etag - VALIDATORS_ETAG_AT, VALIDATORS_ETAG_AT + f->etag_len - 1u);
+	p = copy_span(p, suffix->text, suffix->len);
+	if (cache.compress_level >= 10) /* the level in decimal: 1..12 */
+		*p++ = '1';
+	*p++ = (char)('0' + cache.compress_level % 10);
+	*p++ = '"';
+	rep->etag = out + VALIDATORS_ETAG_AT;
+	rep->etag_len = (uint8_t)(p - rep->etag);
+	cache.heads_used += (uint64_t)(p - out);
+}
+
+/* Compresses f with c into the body arena when worth it and it fits the budget, and
+ * links the representation. Returns 1 when one was made. */
+static int add_gzip(struct libdeflate_compressor *c, struct cached_file *f)
+{
+	uint64_t room = cache.budget - cache.bytes_total;
+	char *to = cache.body_arena + cache.body_fill;
+	size_t n = compress_gzip(c, f->body, f->size, to, room < f->size ? room : f->size);
+	if (!n)
+		return 0;
+	struct cached_file *rep = &cache.files[cache.entries_max + cache.variant_count++];
+	*rep = *f;
+	rep->body = to;
+	rep->size = n;
+	rep->arena = cache.new_arena;
+	rep->encoding = FILE_ENCODING_GZIP;
+	for (int i = 0; i < FILE_VARIANTS; i++)
+		rep->variant[i] = 0;
+	f->variant[FILE_ENCODING_GZIP - 1] = rep;
+	gzip_validators(rep, f);
+	cache.body_fill += n;
+	cache.bytes_total += n;
+	cache.gzip_count++;
+	return 1;
+}
+
+/* Whether files[i] is a candidate: a file in memory, long enough, of a compressible
+ * type, with no X.gz beside it. */
+static int wants_gzip(const struct cached_file *f)
+{
+	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY &&
+	       f->size >= COMPRESS_MIN_BYTES && f->encoding == FILE_ENCODING_IDENTITY &&
+	       file_cache_may_compress(f->name, f->name_len) && !has_gzip_beside(f);
+}
+
+void file_cache_add_gzip(void)
+{
+	cache.gzip_count = 0;
+	if (!cache.compress_level || !cache.body_arena)
+		return;
+	struct libdeflate_compressor *c = compress_begin(cache.compress_level);
+	for (uint32_t i = 0; c && i < cache.entry_count; i++) {
+		struct cached_file *f = &cache.files[i];
+		if (cache.variant_count == cache.variants_max)
+			break; /* the first walk counted every candidate: never, but bounded */
+		if (wants_gzip(f))
+			add_gzip(c, f);
+	}
+	compress_end(c); /* the heap goes before anything is served */
+}
