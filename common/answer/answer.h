@@ -38,6 +38,8 @@ struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
 	const char *fields;       /* its header block (request->headers.block_len bytes), where
 				   * request->headers.field[] values lie */
+	const char *input;        /* the request's first byte (buffered bytes from it on): read
+				   * for the method of a BAD or TARGET_TOO_LONG head */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
 	const struct site_pages *pages; /* --error-page, --fallback; NULL: neither */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
@@ -151,26 +153,46 @@ static inline void answer_no_file(const struct answer_input *in, struct answer *
 	}
 }
 
-/* Looks line's path up in the file cache (in->find_file is set): percent-decoded
- * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
- * file, to a 301 for a directory named without its '/', or to a 400 for a bad escape;
- * otherwise answers as answer_no_file says. Counts a hit for a file (or the fallback), a
- * miss for anything else when miss is set. */
+/* Room for a lookup name: the longest decoded path (never longer than the target) and
+ * ANSWER_INDEX_NAME after it. */
+#define ANSWER_NAME_MAX (HTTP_TARGET_MAX + sizeof(ANSWER_INDEX_NAME))
+
+/* The name line's path names in the file cache (BEHAVIOUR 10.4): percent-decoded
+ * (url_path.h), dot segments removed (RFC 3986 5.2.4), the leading '/' dropped, and
+ * ANSWER_INDEX_NAME appended when the result ends in '/' (*index set). Writes the name
+ * at out (ANSWER_NAME_MAX bytes) and its length at *len. Returns URL_PATH_OK, or
+ * URL_PATH_BAD for a bad escape or a path that climbs above the root (400). */
+static inline enum url_path_outcome answer_lookup_name(const struct request_line *line,
+						       char *out, size_t *len, int *index)
+{
+	size_t n = 0;
+	enum url_path_outcome d = url_path_decode(line->target, line->path_len, out,
+						  HTTP_TARGET_MAX, &n);
+	if (d != URL_PATH_OK)
+		return URL_PATH_BAD; /* never TOO_LONG: decoding does not lengthen */
+	n = url_path_remove_dots(out, n);
+	if (n == URL_PATH_ABOVE_ROOT)
+		return URL_PATH_BAD;
+	*index = out[n - 1] == '/';
+	__builtin_memmove(out, out + 1, --n); /* "/a/b" is cached as "a/b" */
+	if (*index)
+		n = (size_t)(copy_span(out + n, LITERAL(ANSWER_INDEX_NAME)) - out);
+	*len = n;
+	return URL_PATH_OK;
+}
+
+/* Looks line's path up in the file cache (in->find_file is set) by the name
+ * answer_lookup_name makes. Sets a to serve the file, to a 301 for a directory named
+ * without its '/', or to a 400 for a bad escape or a climb above the root; otherwise
+ * answers as answer_no_file says. Counts a hit for a file (or the fallback), a miss for
+ * anything else when miss is set. */
 static inline void answer_cached(const struct answer_input *in, const struct request_line *line,
 				 struct answer *a, int miss)
 {
-	char name[FILE_CACHE_PATH_MAX + 1]; /* longer than any loaded name: cannot match */
+	char name[ANSWER_NAME_MAX];
 	size_t len = 0;
-	int index = line->target[line->path_len - 1] == '/';
-	/* "/a/b" is cached as "a/b"; the path always starts with '/' */
-	enum url_path_outcome d = url_path_decode(line->target + 1, line->path_len - 1, name,
-						  sizeof(name), &len);
-	if (d == URL_PATH_OK && index) {
-		if (len > sizeof(name) - (sizeof(ANSWER_INDEX_NAME) - 1))
-			d = URL_PATH_TOO_LONG;
-		else
-			len = (size_t)(copy_span(name + len, LITERAL(ANSWER_INDEX_NAME)) - name);
-	}
+	int index = 0;
+	enum url_path_outcome d = answer_lookup_name(line, name, &len, &index);
 	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
@@ -309,6 +331,16 @@ static inline void answer_disk_missing(const struct answer_input *in, struct ans
 	a->status_counter = answer_status_counter(a);
 }
 
+/* The method that begins a head the parser refused (400) or cut (414): HEAD when the
+ * input starts "HEAD ", so that answer too carries no body (RFC 9110 9.3.2, BEHAVIOUR
+ * 6.7). */
+#define ANSWER_HEAD_METHOD "HEAD "
+static inline int answer_bad_head_is_head(const struct answer_input *in)
+{
+	return in->input && in->buffered >= sizeof(ANSWER_HEAD_METHOD) - 1 &&
+	       span_eq(in->input, LITERAL(ANSWER_HEAD_METHOD));
+}
+
 /* Decides the answer to the request at the front of the connection's input and writes
  * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
  * (in->request filled), BAD input (400) or a TARGET_TOO_LONG one (414: BEHAVIOUR 6.8). Pure: reads only *in, the request it points to and
@@ -338,8 +370,10 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 			a->status_counter = ANSWER_NO_COUNTER;
 			return;
 		}
-	} else if (in->outcome == PARSE_TARGET_TOO_LONG) {
-		a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
+	} else {
+		if (in->outcome == PARSE_TARGET_TOO_LONG)
+			a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
+		a->head_only = (uint8_t)answer_bad_head_is_head(in);
 	}
 	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
 	if (keep) {

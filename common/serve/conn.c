@@ -467,6 +467,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		struct answer_input in = {
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
+			.input = buf + c->in_start,
 			.find_file = pool.find_file,
 			.pages = &pool.pages,
 			.now = clock_now_unix_s,

@@ -128,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct answer_input in = {
 		.request = &req,
 		.fields = r == PARSE_COMPLETE ? buf + req.line.line_len : 0,
+		.input = buf,
 		.now = fixed_now,
 		.find_file = !(state & 8)   ? 0
 			     : state & 32 ? find_directories

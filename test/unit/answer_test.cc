@@ -60,6 +60,7 @@ enum Outcome { kComplete, kBad, kTooLong };
 // Heads at the target limit (BEHAVIOUR 6.1): 8,000 bytes is routed, 8,001 is a 414.
 const std::string kGet8000 = "GET /" + std::string(HTTP_TARGET_MAX - 1, 'a') + " HTTP/1.1\r\n\r\n";
 const std::string kGet8001 = "GET /" + std::string(HTTP_TARGET_MAX, 'a') + " HTTP/1.1\r\n\r\n";
+const std::string kHead8001 = "HEAD /" + std::string(HTTP_TARGET_MAX, 'a') + " HTTP/1.1\r\n\r\n";
 const std::string kSub8000 =
 	"GET /sub?" + std::string(HTTP_TARGET_MAX - 5, 'q') + " HTTP/1.1\r\n\r\n";
 
@@ -141,6 +142,16 @@ const Row kRows[] = {
 	{"400 closes and lingers: more may be on its way", kBad, "get / HTTP/1.1\r\n\r\n", "",
 	 false, false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, true, false, kNone,
 	 kNone, C_responses_400, 0},
+	// 6.7: no HEAD response carries a body, the 400 and the 414 included
+	{"HEAD with a bad header: the 400's head only", kBad,
+	 "HEAD / HTTP/1.1\r\nHost : x\r\n\r\n", "", false, false, true, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kClose, false, true, kNone, kNone, C_responses_400, 0},
+	{"HEAD with an 8,001-byte target: the 414's head only", kTooLong,
+	 kHead8001.c_str(), "", false, false, true, false,
+	 ANSWER_STATIC, RESP_URI_TOO_LONG, kClose, false, true, kNone, kNone, C_responses_414, 0},
+	{"HEADER is no HEAD: the 400 keeps its body", kBad, "HEADER / HTTP/1.1\r\nHost : x\r\n\r\n",
+	 "", false, false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false,
+	 kNone, kNone, C_responses_400, 0},
 	{"400 after the peer's end closes at once", kBad, "GET / HTTP/2.0\r\n\r\n", "", false,
 	 false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false, kNone, kNone,
 	 C_responses_400, 0},
@@ -233,6 +244,34 @@ const Row kRows[] = {
 	{"a malformed escape is 400", kComplete, "GET /index.html%4 HTTP/1.1\r\n\r\n", "", kSite,
 	 false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kKeep, false, false,
 	 C_requests_get, C_cache_misses, C_responses_400, 0},
+	// 10.4 dot segments, removed after decoding; a climb above DIR is a 400
+	{"/sub/../index.html is index.html", kComplete, "GET /sub/../index.html HTTP/1.1\r\n\r\n",
+	 "", kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"encoded dots count", kComplete, "GET /sub/%2e%2E/./index.html HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"a final /. names the directory's index", kComplete, "GET /sub/. HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"above the root is 400 and keeps the connection", kComplete,
+	 "GET /%2e%2e/x HTTP/1.1\r\n\r\n", "", kSite, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kKeep, false, false, C_requests_get, C_cache_misses, C_responses_400, 0},
+	{"without --root dots are not looked at", kComplete, "GET /a/../.. HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_404, 0},
+	// 6.1 absolute-form: routed by its path
+	{"absolute-form is routed by its path", kComplete,
+	 "GET http://h.example/health HTTP/1.1\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HEALTH, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	{"absolute-form without a path is /", kComplete,
+	 "HEAD http://h.example:8080 HTTP/1.1\r\n\r\n", "", kSite, false, false, false,
+	 ANSWER_FILE, RESP_HELLO, kKeep, false, true, C_requests_head, C_cache_hits,
+	 C_responses_200, 0},
+	{"absolute-form with userinfo is a malformed 400", kBad,
+	 "GET http://u@h/ HTTP/1.1\r\n\r\n", "", false, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kClose, true, false, kNone, kNone, C_responses_400, 0},
 	{"without --root an escape is not looked at", kComplete, "GET /%zz HTTP/1.1\r\n\r\n", "",
 	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
 	 C_requests_get, kNone, C_responses_404, 0},
@@ -294,6 +333,7 @@ TEST(AnswerTest, Table)
 		struct answer_input in = {};
 		in.request = &req;
 		in.fields = input.data() + req.line.line_len;
+		in.input = input.data();
 		in.now = FixedNow;
 		in.find_file = row.root == kSite ? FindIndex
 			       : row.root == kEmptyRoot ? FindNothing

@@ -643,6 +643,19 @@ ServedTree::ServedTree(const std::string &what,
 		daemon_.Start(options, &error_);
 }
 
+bool Put(const std::string &root, const std::string &rel, const std::string &content)
+{
+	for (size_t slash = rel.find('/'); slash != std::string::npos;
+	     slash = rel.find('/', slash + 1))
+		mkdir((root + "/" + rel.substr(0, slash)).c_str(), 0755); // EEXIST is fine
+	int fd = open((root + "/" + rel).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, content.data(), content.size()) ==
+				     static_cast<ssize_t>(content.size());
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 ServedTree::~ServedTree()
 {
 	daemon_.Stop();

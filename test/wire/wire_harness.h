@@ -508,6 +508,40 @@ private:
 	Daemon daemon_;
 };
 
+// A suite whose tests share one tree served with --root (feature files), made once for
+// the suite by Derived::WriteTree(dir) ("" or what failed) under the name
+// Derived::kTreeName, served with Derived::TreeFlags(); every test is skipped without
+// the feature and fails when the tree could not be served.
+template <typename Derived>
+class TreeSuite : public testing::Test {
+protected:
+	static void SetUpTestSuite()
+	{
+		if (HasFeature("files"))
+			tree_ = new ServedTree(Derived::kTreeName, Derived::WriteTree,
+					       Derived::TreeFlags());
+	}
+	static void TearDownTestSuite()
+	{
+		delete tree_;
+		tree_ = nullptr;
+	}
+	void SetUp() override
+	{
+		REQUIRE_FEATURE("files");
+		ASSERT_TRUE(tree_ != nullptr && tree_->error().empty())
+			<< (tree_ ? tree_->error() : "no tree");
+	}
+	static std::vector<std::string> TreeFlags() { return {}; }
+	static const ServedTree &tree() { return *tree_; }
+
+private:
+	inline static ServedTree *tree_ = nullptr;
+};
+
+// Writes content to root/rel, creating the directories on the way. False on failure.
+bool Put(const std::string &root, const std::string &rel, const std::string &content);
+
 // ---- Child programs ----
 
 // A NULL-terminated argv view of args (which must outlive it), for execv/execvp. Build it
