@@ -71,13 +71,15 @@ enum answer_kind {
 			      * opens and stats it, then answer_disk decides as answer_file
 			      * does (or answer_disk_missing when it cannot be opened) */
 	ANSWER_DISK_PAGE = 10, /* the --error-page 404 whose file is on disk: the same */
+	ANSWER_OPTIONS = 11, /* the 204 of an OPTIONS of target's path: rendered now with the
+			      * path's --header-for fields (render_options) */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
 	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
-	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE)
+	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -86,9 +88,10 @@ STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 struct answer {
 	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
 	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
-	const char *target;       /* ANSWER_REDIRECT: the request's target, in its input */
-	uint32_t target_len;      /* ANSWER_REDIRECT: the whole target, query included */
-	uint32_t path_len;        /* ANSWER_REDIRECT: the target up to its '?' */
+	const char *target;       /* ANSWER_REDIRECT, _OPTIONS: the request's target (its
+				   * origin-form part), in its input */
+	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS: the whole target, query included */
+	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS: the target up to its '?' */
 	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
 	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
 	uint8_t kind;             /* enum answer_kind */
@@ -157,17 +160,17 @@ static inline void answer_no_file(const struct answer_input *in, struct answer *
  * ANSWER_INDEX_NAME after it. */
 #define ANSWER_NAME_MAX (HTTP_TARGET_MAX + sizeof(ANSWER_INDEX_NAME))
 
-/* The name line's path names in the file cache (BEHAVIOUR 10.4): percent-decoded
+/* The name path[0..path_len) (a request's path, starting with '/') names in the file
+ * cache (BEHAVIOUR 10.4): percent-decoded
  * (url_path.h), dot segments removed (RFC 3986 5.2.4), the leading '/' dropped, and
  * ANSWER_INDEX_NAME appended when the result ends in '/' (*index set). Writes the name
  * at out (ANSWER_NAME_MAX bytes) and its length at *len. Returns URL_PATH_OK, or
  * URL_PATH_BAD for a bad escape or a path that climbs above the root (400). */
-static inline enum url_path_outcome answer_lookup_name(const struct request_line *line,
+static inline enum url_path_outcome answer_lookup_name(const char *path, uint32_t path_len,
 						       char *out, size_t *len, int *index)
 {
 	size_t n = 0;
-	enum url_path_outcome d = url_path_decode(line->target, line->path_len, out,
-						  HTTP_TARGET_MAX, &n);
+	enum url_path_outcome d = url_path_decode(path, path_len, out, HTTP_TARGET_MAX, &n);
 	if (d != URL_PATH_OK)
 		return URL_PATH_BAD; /* never TOO_LONG: decoding does not lengthen */
 	n = url_path_remove_dots(out, n);
@@ -192,7 +195,8 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	char name[ANSWER_NAME_MAX];
 	size_t len = 0;
 	int index = 0;
-	enum url_path_outcome d = answer_lookup_name(line, name, &len, &index);
+	enum url_path_outcome d = answer_lookup_name(line->target, line->path_len, name, &len,
+						     &index);
 	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
@@ -248,9 +252,32 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 		answer_cached(in, line, a, 1);
 }
 
+/* An OPTIONS (BEHAVIOUR 6.2): "*" gets the static 200 with Allow; a path the 204 with
+ * Allow and its --header-for fields, rendered by the connection (ANSWER_OPTIONS; behind
+ * queued responses ANSWER_LATER); with --root, a path whose name GET would refuse (a bad
+ * escape, a climb above DIR) the 400 it would get. Counts no method. */
+static inline void answer_options(const struct answer_input *in, const struct request_line *line,
+				  struct answer *a)
+{
+	char name[ANSWER_NAME_MAX];
+	size_t len;
+	int index;
+	if (in->request->target_form == TARGET_ASTERISK) {
+		a->response = RESP_OPTIONS_ANY;
+	} else if (in->find_file && answer_lookup_name(line->target, line->path_len, name, &len,
+						       &index) != URL_PATH_OK) {
+		a->response = RESP_BAD_REQUEST;
+	} else {
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_OPTIONS;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+}
+
 /* Fills a for a complete head and returns 1 when the connection may persist after it
- * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 with a
- * body, a body beyond the skip limit, or a stopping daemon closes). *body is the
+ * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 or an
+ * OPTIONS with a body, a body beyond the skip limit, or a stopping daemon closes). *body is the
  * announced body length. */
 static inline int answer_complete(const struct answer_input *in, struct answer *a, uint64_t *body)
 {
@@ -260,8 +287,11 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 				       : h->connection == HTTP_CONNECTION_KEEP_ALIVE;
 	*body = h->has_content_length ? h->content_length : 0;
 	a->consumed = in->request->head_len;
-	if (line->method == HTTP_METHOD_OTHER) {
-		a->response = RESP_NOT_ALLOWED;
+	if (line->method == HTTP_METHOD_OTHER || line->method == HTTP_METHOD_OPTIONS) {
+		if (line->method == HTTP_METHOD_OPTIONS)
+			answer_options(in, line, a);
+		else
+			a->response = RESP_NOT_ALLOWED;
 		return keep && *body == 0 && !in->stopping;
 	}
 	answer_route(in, line, a);
@@ -285,6 +315,8 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 	case ANSWER_ERROR_PAGE:
 	case ANSWER_DISK_PAGE:
 		return C_responses_404;
+	case ANSWER_OPTIONS:
+		return C_responses_204;
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}

@@ -52,12 +52,22 @@ enum parse_outcome request_target_resolve(struct http_request *out)
 	out->target_form = TARGET_ORIGIN;
 	if (out->line.target[0] == '/')
 		return PARSE_COMPLETE;
+	if (out->line.target_len == 1 && out->line.target[0] == '*') {
+		out->target_form = TARGET_ASTERISK;
+		return out->line.method == HTTP_METHOD_OPTIONS ? PARSE_COMPLETE : PARSE_BAD;
+	}
 	return resolve_absolute(out);
 }
+
+/* The method OPTIONS, with its SP (the parsers say only OTHER for it). */
+#define OPTIONS_SP "OPTIONS "
 
 enum parse_outcome parse_request(const char *buf, size_t len, struct http_request *out)
 {
 	enum parse_outcome r = parse_request_line(buf, len, &out->line);
+	if (r == PARSE_COMPLETE && out->line.method == HTTP_METHOD_OTHER &&
+	    span_eq(buf, LITERAL(OPTIONS_SP)))
+		out->line.method = HTTP_METHOD_OPTIONS; /* a complete line is longer than it */
 	if (r == PARSE_COMPLETE)
 		r = request_target_resolve(out);
 	if (r != PARSE_COMPLETE)

@@ -16,7 +16,7 @@ enum target_form {
 	TARGET_ORIGIN = 0,   /* "/path?query" */
 	TARGET_ABSOLUTE = 1, /* "http://authority/path?query": line.target now points at the
 			      * path ("/" when it had none) */
-	TARGET_ASTERISK = 2, /* "*", OPTIONS only */
+	TARGET_ASTERISK = 2, /* "*", OPTIONS only (RFC 9112 3.2.4) */
 };
 
 /* The scheme an absolute-form target may name: http only (the daemon speaks no TLS). */
@@ -33,17 +33,19 @@ struct http_request {
 };
 
 /* Parses a whole head at the start of buf, reading only [buf, buf + len).
- * Returns COMPLETE (and fills *out), PARTIAL or BAD as the two parsers do; BAD too for a
+ * Returns COMPLETE (and fills *out), PARTIAL or BAD as the two parsers do. The method
+ * OPTIONS is told apart from the others (HTTP_METHOD_OPTIONS). BAD too for a
  * complete request line whose target is no origin-form path, no absolute-form http URI
  * with a non-empty host[:port] authority without userinfo, and no "*" of an OPTIONS
  * (request_target_resolve). */
 enum parse_outcome parse_request(const char *buf, size_t len, struct http_request *out);
 
 /* Resolves the form of out->line's target (parsed, so 1..HTTP_TARGET_MAX bytes of
- * 0x21-0x7e not starting with '?'): sets out->target_form and out->authority, and for an
+ * 0x21-0x7e not starting with '?'; its method told apart): sets out->target_form and out->authority, and for an
  * absolute-form target points out->line.target, target_len and path_len at its path and
  * query (a static "/" when the path is empty; the query then goes, which no route reads
- * without a path). Returns PARSE_COMPLETE, or PARSE_BAD for any other form. Pure. */
+ * without a path). "*" is TARGET_ASTERISK for an OPTIONS. Returns PARSE_COMPLETE, or
+ * PARSE_BAD for any other form. Pure. */
 enum parse_outcome request_target_resolve(struct http_request *out);
 
 APOLLOD_EXTERN_C_END

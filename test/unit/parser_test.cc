@@ -663,6 +663,7 @@ TEST(ParseRequestTest, TargetForms)
 	};
 	const Row rows[] = {
 		{"origin-form", "/a?q", PARSE_COMPLETE, TARGET_ORIGIN, "", "/a", "/a?q"},
+		{"asterisk for OPTIONS", "*", PARSE_COMPLETE, TARGET_ASTERISK, "", "*", "*"},
 		{"absolute with path and query", "http://h.example:8080/a/b?x=1", PARSE_COMPLETE,
 		 TARGET_ABSOLUTE, "h.example:8080", "/a/b", "/a/b?x=1"},
 		{"scheme in upper case", "HTTP://h/", PARSE_COMPLETE, TARGET_ABSOLUTE, "h", "/", "/"},
@@ -680,11 +681,13 @@ TEST(ParseRequestTest, TargetForms)
 		{"scheme only", "http:", PARSE_BAD},
 		{"relative name", "health", PARSE_BAD},
 		{"authority-form", "h.example:443", PARSE_BAD},
-		{"asterisk", "*", PARSE_BAD},
+		{"asterisk for GET", "*", PARSE_BAD},
 	};
 	for (const Row &r : rows) {
 		SCOPED_TRACE(r.label);
 		std::string head = "GET " + r.target + " HTTP/1.1\r\nHost: other\r\n\r\n";
+		if (r.form == TARGET_ASTERISK)
+			head = "OPTIONS" + head.substr(3);
 		GuardedBuffer buf(head);
 		struct http_request out;
 		memset(&out, 0xa5, sizeof(out));
@@ -697,6 +700,29 @@ TEST(ParseRequestTest, TargetForms)
 		EXPECT_EQ(std::string(out.line.target, out.line.path_len), r.path);
 		EXPECT_EQ(std::string(out.line.target, out.line.target_len), r.whole);
 		EXPECT_EQ(out.head_len, head.size());
+		EXPECT_EQ(out.line.method,
+			  r.form == TARGET_ASTERISK ? HTTP_METHOD_OPTIONS : HTTP_METHOD_GET);
+	}
+}
+
+// OPTIONS is told apart after the line is parsed; every other method stays OTHER.
+TEST(ParseRequestTest, OptionsIsToldApart)
+{
+	const struct {
+		const char *head;
+		uint8_t method;
+	} rows[] = {
+		{"OPTIONS / HTTP/1.1\r\n\r\n", HTTP_METHOD_OPTIONS},
+		{"OPTIONSX / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+		{"OPTION / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+		{"PUT / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+	};
+	for (const auto &r : rows) {
+		SCOPED_TRACE(r.head);
+		GuardedBuffer buf(r.head);
+		struct http_request out;
+		ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), PARSE_COMPLETE);
+		EXPECT_EQ(out.line.method, r.method);
 	}
 }
 

@@ -643,6 +643,14 @@ ServedTree::ServedTree(const std::string &what,
 		daemon_.Start(options, &error_);
 }
 
+std::vector<std::string> Chromium(const std::string &profile, const std::string &what,
+				  const std::string &url)
+{
+	return {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--user-data-dir=" + profile, "--window-size=900,420", what, url};
+}
+
 bool Put(const std::string &root, const std::string &rel, const std::string &content)
 {
 	for (size_t slash = rel.find('/'); slash != std::string::npos;
@@ -787,7 +795,9 @@ size_t ResponseEnd(const std::string &bytes, size_t at, bool head_only)
 	if (head_end == std::string::npos)
 		return std::string::npos;
 	head_end += 4;
-	if (head_only)
+	// A 204 and a 304 never have a body (RFC 9110 6.4.1), nor a Content-Length to say so.
+	if (head_only || bytes.compare(at, 13, "HTTP/1.1 204 ") == 0 ||
+	    bytes.compare(at, 13, "HTTP/1.1 304 ") == 0)
 		return head_end;
 	static const char kName[] = "\r\ncontent-length:";
 	size_t name_len = strlen(kName);
@@ -1073,6 +1083,8 @@ const std::vector<std::string> kReferenceCounterNames = {"responses_by_reference
 							 "bytes_by_reference"};
 // Files served from disk (BEHAVIOUR 10.18); counted in every routed tier.
 const std::vector<std::string> kDiskCounterNames = {"responses_from_disk", "bodies_cut_short"};
+// The 204 of an OPTIONS of a path (BEHAVIOUR 6.2); counted in every routed tier.
+const std::vector<std::string> kOptionsCounterNames = {"responses_204"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1108,6 +1120,8 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
+	if (HasFeature("routes"))
+		names.insert(names.end(), kOptionsCounterNames.begin(), kOptionsCounterNames.end());
 	return names;
 }
 
@@ -1214,10 +1228,17 @@ const char *OutcomeName(Outcome outcome)
 }
 
 // Returns "" if resp has the headers every routed response carries. A reply to HEAD has
-// no body: its Content-Length is the GET body's, so only its presence is checked.
+// no body: its Content-Length is the GET body's, so only its presence is checked. A 204
+// (OPTIONS of a path, BEHAVIOUR 6.2) has Allow, Connection and nothing else of these.
 static std::string CommonHeaderProblem(const HttpResponse &resp, bool head_request)
 {
 	int count;
+	if (resp.status == 204)
+		return resp.Header("Content-Length", &count).empty() && count == 0 &&
+				       resp.Header("Content-Type", &count).empty() && count == 0 &&
+				       resp.body.empty() && resp.Header("Allow") == "GET, HEAD, OPTIONS"
+			       ? ""
+			       : "a 204 with Content-Length, Content-Type, a body or no Allow";
 	std::string length = resp.Header("Content-Length", &count);
 	bool length_ok = head_request ? !length.empty() && resp.body.empty()
 				      : length == std::to_string(resp.body.size());
@@ -1230,8 +1251,9 @@ static std::string CommonHeaderProblem(const HttpResponse &resp, bool head_reque
 		       std::to_string(count) + ", '" + connection + "')";
 	if (resp.Header("Content-Type", &count).empty() || count != 1)
 		return "no single Content-Type";
-	if (resp.status == 405 && resp.Header("Allow") != "GET, HEAD")
-		return "405 without 'Allow: GET, HEAD' (Allow: '" + resp.Header("Allow") + "')";
+	if (resp.status == 405 && resp.Header("Allow") != "GET, HEAD, OPTIONS")
+		return "405 without 'Allow: GET, HEAD, OPTIONS' (Allow: '" + resp.Header("Allow") +
+		       "')";
 	return "";
 }
 
