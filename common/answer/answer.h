@@ -14,6 +14,7 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
+#include "common/answer/mime_types.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
 #include "common/answer/routes.h"
@@ -138,15 +139,29 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 		a->kind = ANSWER_LATER;
 }
 
+/* 1 when the --fallback may answer a miss of name[0..len) (BEHAVIOUR 10.12): its last
+ * segment has no extension (an app's route, or a directory's index: a name ending in
+ * ANSWER_INDEX_NAME is asked as "dir/"), or the request's Accept prefers text/html (a
+ * browser's navigation). So a missing /favicon.ico or /app.js stays a 404. */
+static inline int answer_fallback_applies(const struct answer_input *in, const char *name,
+					  size_t len, int index)
+{
+	size_t at;
+	return index || !name_extension(name, len, &at) ||
+	       accept_prefers_html(&in->request->headers, in->fields);
+}
+
 /* A GET or HEAD whose path found no file nor directory to redirect (BEHAVIOUR 10.12):
- * the --fallback file, answered as a request for it would be (a hit); else, for a 404,
- * the --error-page 404 (still a miss); else leaves a as it is (404, or hello for "/"). */
-static inline void answer_no_file(const struct answer_input *in, struct answer *a)
+ * the --fallback file when fallback_ok, answered as a request for it would be (a hit);
+ * else, for a 404, the --error-page 404 (still a miss); else leaves a as it is (404, or
+ * hello for "/"). */
+static inline void answer_no_file(const struct answer_input *in, struct answer *a,
+				  int fallback_ok)
 {
 	const struct site_pages *p = in->pages;
 	if (!p)
 		return;
-	if (p->fallback) {
+	if (p->fallback && fallback_ok) {
 		answer_file(in, a, p->fallback);
 	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
 		a->kind = p->not_found->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
@@ -221,7 +236,7 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 		a->target_len = line->target_len;
 		a->path_len = line->path_len;
 	} else if (d != URL_PATH_BAD) {
-		answer_no_file(in, a);
+		answer_no_file(in, a, answer_fallback_applies(in, name, len, index));
 	}
 }
 

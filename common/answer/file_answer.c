@@ -301,3 +301,34 @@ const struct cached_file *file_representation(const struct header_block *h, cons
 	enum file_encoding chosen = coding_choice(&w, available);
 	return chosen == FILE_ENCODING_IDENTITY ? f : f->variant[chosen - 1];
 }
+
+#define MEDIA_HTML "text/html"
+
+/* Raises *html to the weight of each text/html member of one Accept line v, and *other to
+ * that of each other member (accept_prefers_html). */
+static void accept_line_weights(struct text_span v, int *html, int *other)
+{
+	const char *p = v.text, *end = v.text + v.len;
+	while ((p = skip_list_space(p, end)) < end) {
+		const char *range = p;
+		while (p < end && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
+			p++;
+		size_t n = (size_t)(p - range);
+		int q = member_weight(p, end);
+		while (p < end && *p != ',')
+			p++; /* the next member */
+		int *w = n == sizeof(MEDIA_HTML) - 1 && span_ieq(range, LITERAL(MEDIA_HTML)) ? html
+											 : other;
+		if (q > *w)
+			*w = q;
+	}
+}
+
+int accept_prefers_html(const struct header_block *h, const char *block)
+{
+	int html = -1, other = -1; /* -1: not named */
+	struct text_span v;
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_ACCEPT, &i, &v);)
+		accept_line_weights(v, &html, &other);
+	return html > 0 && html >= other;
+}

@@ -96,6 +96,13 @@ typedef uint64_t (*wall_second_fn)(void);
  * entity-tag strongly equal to f's, or f's exact Last-Modified date). Sets *first and
  * *last for FILE_STATUS_206. Pure but for now(): reads h, the recorded values in block,
  * and f only. */
+/* Returns 1 when the request's Accept lines prefer text/html (BEHAVIOUR 10.12: what a
+ * browser's navigation sends): "text/html" (case-insensitive) is named with a weight
+ * above 0, no lower than every other media range's (a member's weight is its q, 1
+ * without one; a member with another parameter or a malformed q is skipped). No Accept,
+ * or only the wildcard range and image ranges: 0. */
+int accept_prefers_html(const struct header_block *h, const char *block);
+
 enum file_status file_status_of(const struct header_block *h, const char *block, int head_only,
 				const struct cached_file *f, wall_second_fn now, uint64_t *first,
 				uint64_t *last);

@@ -10,6 +10,7 @@
 
 #include "common/answer/file_answer.h"
 #include "common/http/http_parse.h"
+#include "common/http/http_request.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {
@@ -86,6 +87,38 @@ TEST(FileAnswerTest, IfNoneMatchListIsReadStrictly)
 	};
 	for (const auto &c : cases)
 		EXPECT_EQ(ListReads(c.list), c.reads) << c.label << ": " << c.list;
+}
+
+// BEHAVIOUR 10.12: whether Accept prefers text/html, what lets --fallback answer a name
+// with an extension.
+TEST(FileAnswerTest, AcceptPrefersHtml)
+{
+	const struct {
+		const char *label, *fields;
+		bool prefers;
+	} cases[] = {
+		{"a browser's navigation",
+		 "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n", true},
+		{"names in any case", "Accept: Text/HTML\r\n", true},
+		{"a tie is enough", "Accept: application/json, text/html\r\n", true},
+		{"over two lines", "Accept: image/png;q=0.5\r\nAccept: text/html;q=0.6\r\n", true},
+		{"an image fetch", "Accept: image/avif,image/webp,image/*,*/*;q=0.8\r\n", false},
+		{"anything", "Accept: */*\r\n", false},
+		{"no Accept", "", false},
+		{"html ranked lower", "Accept: text/html;q=0.5, application/json\r\n", false},
+		{"html forbidden", "Accept: text/html;q=0\r\n", false},
+		{"text/* is not text/html", "Accept: text/*\r\n", false},
+		{"a malformed q skips the member", "Accept: text/html;q=2\r\n", false},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		std::string block = std::string(c.fields) + "\r\n";
+		std::string head = "GET / HTTP/1.1\r\n" + block;
+		struct http_request req;
+		ASSERT_EQ(parse_request(head.data(), head.size(), &req), PARSE_COMPLETE);
+		EXPECT_EQ(accept_prefers_html(&req.headers, head.data() + req.line.line_len) == 1,
+			  c.prefers);
+	}
 }
 
 // "first-last", "416" or "ignored": what range_parse makes of value for a file of size.
