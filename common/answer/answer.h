@@ -14,7 +14,6 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
-#include "common/answer/mime_types.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
 #include "common/answer/routes.h"

@@ -130,3 +130,12 @@ size_t url_encode(char *out, const char *in, size_t len, enum url_keep keep)
 	}
 	return n;
 }
+
+int name_extension(const char *name, size_t len, size_t *at)
+{
+	size_t dot = len;
+	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
+		dot--;
+	*at = dot;
+	return dot > 0 && name[dot - 1] == '.';
+}

@@ -36,6 +36,12 @@ enum url_path_outcome url_path_decode(const char *in, size_t len, char *out, siz
 #define URL_PATH_ABOVE_ROOT ((size_t)-1)
 size_t url_path_remove_dots(char *path, size_t len);
 
+/* Finds the extension of name[0..len): what follows the last '.' of the last path
+ * segment. Returns 1 with *at its offset (it may be empty: "a."), or 0 when there is none.
+ * The one rule for the Content-Type, --header-for's *.ext patterns and which misses
+ * --fallback answers (BEHAVIOUR 10.5, 10.12, 10.13). Pure. */
+int name_extension(const char *name, size_t len, size_t *at);
+
 /* What url_encode leaves as it is; every other byte becomes %HH (upper-case hex). */
 enum url_keep {
 	URL_KEEP_UNRESERVED = 0, /* RFC 3986 2.3 unreserved: A-Z a-z 0-9 - . _ ~ (a name
