@@ -38,6 +38,8 @@ struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
 	const char *fields;       /* its header block (request->headers.block_len bytes), where
 				   * request->headers.field[] values lie */
+	const char *input;        /* the request's first byte (buffered bytes from it on): read
+				   * for the method of a BAD or TARGET_TOO_LONG head */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
 	const struct site_pages *pages; /* --error-page, --fallback; NULL: neither */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
@@ -69,13 +71,15 @@ enum answer_kind {
 			      * opens and stats it, then answer_disk decides as answer_file
 			      * does (or answer_disk_missing when it cannot be opened) */
 	ANSWER_DISK_PAGE = 10, /* the --error-page 404 whose file is on disk: the same */
+	ANSWER_OPTIONS = 11, /* the 204 of an OPTIONS of target's path: rendered now with the
+			      * path's --header-for fields (render_options) */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
 	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
-	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE)
+	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -84,9 +88,10 @@ STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 struct answer {
 	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
 	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
-	const char *target;       /* ANSWER_REDIRECT: the request's target, in its input */
-	uint32_t target_len;      /* ANSWER_REDIRECT: the whole target, query included */
-	uint32_t path_len;        /* ANSWER_REDIRECT: the target up to its '?' */
+	const char *target;       /* ANSWER_REDIRECT, _OPTIONS: the request's target (its
+				   * origin-form part), in its input */
+	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS: the whole target, query included */
+	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS: the target up to its '?' */
 	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
 	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
 	uint8_t kind;             /* enum answer_kind */
@@ -133,15 +138,29 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 		a->kind = ANSWER_LATER;
 }
 
+/* 1 when the --fallback may answer a miss of name[0..len) (BEHAVIOUR 10.12): its last
+ * segment has no extension (an app's route, or a directory's index: a name ending in
+ * ANSWER_INDEX_NAME is asked as "dir/"), or the request's Accept prefers text/html (a
+ * browser's navigation). So a missing /favicon.ico or /app.js stays a 404. */
+static inline int answer_fallback_applies(const struct answer_input *in, const char *name,
+					  size_t len, int index)
+{
+	size_t at;
+	return index || !name_extension(name, len, &at) ||
+	       accept_prefers_html(&in->request->headers, in->fields);
+}
+
 /* A GET or HEAD whose path found no file nor directory to redirect (BEHAVIOUR 10.12):
- * the --fallback file, answered as a request for it would be (a hit); else, for a 404,
- * the --error-page 404 (still a miss); else leaves a as it is (404, or hello for "/"). */
-static inline void answer_no_file(const struct answer_input *in, struct answer *a)
+ * the --fallback file when fallback_ok, answered as a request for it would be (a hit);
+ * else, for a 404, the --error-page 404 (still a miss); else leaves a as it is (404, or
+ * hello for "/"). */
+static inline void answer_no_file(const struct answer_input *in, struct answer *a,
+				  int fallback_ok)
 {
 	const struct site_pages *p = in->pages;
 	if (!p)
 		return;
-	if (p->fallback) {
+	if (p->fallback && fallback_ok) {
 		answer_file(in, a, p->fallback);
 	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
 		a->kind = p->not_found->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
@@ -151,26 +170,47 @@ static inline void answer_no_file(const struct answer_input *in, struct answer *
 	}
 }
 
-/* Looks line's path up in the file cache (in->find_file is set): percent-decoded
- * (url_path.h), with ANSWER_INDEX_NAME appended when it ends in '/'. Sets a to serve the
- * file, to a 301 for a directory named without its '/', or to a 400 for a bad escape;
- * otherwise answers as answer_no_file says. Counts a hit for a file (or the fallback), a
- * miss for anything else when miss is set. */
+/* Room for a lookup name: the longest decoded path (never longer than the target) and
+ * ANSWER_INDEX_NAME after it. */
+#define ANSWER_NAME_MAX (HTTP_TARGET_MAX + sizeof(ANSWER_INDEX_NAME))
+
+/* The name path[0..path_len) (a request's path, starting with '/') names in the file
+ * cache (BEHAVIOUR 10.4): percent-decoded
+ * (url_path.h), dot segments removed (RFC 3986 5.2.4), the leading '/' dropped, and
+ * ANSWER_INDEX_NAME appended when the result ends in '/' (*index set). Writes the name
+ * at out (ANSWER_NAME_MAX bytes) and its length at *len. Returns URL_PATH_OK, or
+ * URL_PATH_BAD for a bad escape or a path that climbs above the root (400). */
+static inline enum url_path_outcome answer_lookup_name(const char *path, uint32_t path_len,
+						       char *out, size_t *len, int *index)
+{
+	size_t n = 0;
+	enum url_path_outcome d = url_path_decode(path, path_len, out, HTTP_TARGET_MAX, &n);
+	if (d != URL_PATH_OK)
+		return URL_PATH_BAD; /* never TOO_LONG: decoding does not lengthen */
+	n = url_path_remove_dots(out, n);
+	if (n == URL_PATH_ABOVE_ROOT)
+		return URL_PATH_BAD;
+	*index = out[n - 1] == '/';
+	__builtin_memmove(out, out + 1, --n); /* "/a/b" is cached as "a/b" */
+	if (*index)
+		n = (size_t)(copy_span(out + n, LITERAL(ANSWER_INDEX_NAME)) - out);
+	*len = n;
+	return URL_PATH_OK;
+}
+
+/* Looks line's path up in the file cache (in->find_file is set) by the name
+ * answer_lookup_name makes. Sets a to serve the file, to a 301 for a directory named
+ * without its '/', or to a 400 for a bad escape or a climb above the root; otherwise
+ * answers as answer_no_file says. Counts a hit for a file (or the fallback), a miss for
+ * anything else when miss is set. */
 static inline void answer_cached(const struct answer_input *in, const struct request_line *line,
 				 struct answer *a, int miss)
 {
-	char name[FILE_CACHE_PATH_MAX + 1]; /* longer than any loaded name: cannot match */
+	char name[ANSWER_NAME_MAX];
 	size_t len = 0;
-	int index = line->target[line->path_len - 1] == '/';
-	/* "/a/b" is cached as "a/b"; the path always starts with '/' */
-	enum url_path_outcome d = url_path_decode(line->target + 1, line->path_len - 1, name,
-						  sizeof(name), &len);
-	if (d == URL_PATH_OK && index) {
-		if (len > sizeof(name) - (sizeof(ANSWER_INDEX_NAME) - 1))
-			d = URL_PATH_TOO_LONG;
-		else
-			len = (size_t)(copy_span(name + len, LITERAL(ANSWER_INDEX_NAME)) - name);
-	}
+	int index = 0;
+	enum url_path_outcome d = answer_lookup_name(line->target, line->path_len, name, &len,
+						     &index);
 	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
@@ -195,7 +235,7 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 		a->target_len = line->target_len;
 		a->path_len = line->path_len;
 	} else if (d != URL_PATH_BAD) {
-		answer_no_file(in, a);
+		answer_no_file(in, a, answer_fallback_applies(in, name, len, index));
 	}
 }
 
@@ -226,9 +266,32 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 		answer_cached(in, line, a, 1);
 }
 
+/* An OPTIONS (BEHAVIOUR 6.2): "*" gets the static 200 with Allow; a path the 204 with
+ * Allow and its --header-for fields, rendered by the connection (ANSWER_OPTIONS; behind
+ * queued responses ANSWER_LATER); with --root, a path whose name GET would refuse (a bad
+ * escape, a climb above DIR) the 400 it would get. Counts no method. */
+static inline void answer_options(const struct answer_input *in, const struct request_line *line,
+				  struct answer *a)
+{
+	char name[ANSWER_NAME_MAX];
+	size_t len;
+	int index;
+	if (in->request->target_form == TARGET_ASTERISK) {
+		a->response = RESP_OPTIONS_ANY;
+	} else if (in->find_file && answer_lookup_name(line->target, line->path_len, name, &len,
+						       &index) != URL_PATH_OK) {
+		a->response = RESP_BAD_REQUEST;
+	} else {
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_OPTIONS;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+}
+
 /* Fills a for a complete head and returns 1 when the connection may persist after it
- * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 with a
- * body, a body beyond the skip limit, or a stopping daemon closes). *body is the
+ * (BEHAVIOUR 9: HTTP/1.1 unless "close", HTTP/1.0 only with "keep-alive"; a 405 or an
+ * OPTIONS with a body, a body beyond the skip limit, or a stopping daemon closes). *body is the
  * announced body length. */
 static inline int answer_complete(const struct answer_input *in, struct answer *a, uint64_t *body)
 {
@@ -238,8 +301,11 @@ static inline int answer_complete(const struct answer_input *in, struct answer *
 				       : h->connection == HTTP_CONNECTION_KEEP_ALIVE;
 	*body = h->has_content_length ? h->content_length : 0;
 	a->consumed = in->request->head_len;
-	if (line->method == HTTP_METHOD_OTHER) {
-		a->response = RESP_NOT_ALLOWED;
+	if (line->method == HTTP_METHOD_OTHER || line->method == HTTP_METHOD_OPTIONS) {
+		if (line->method == HTTP_METHOD_OPTIONS)
+			answer_options(in, line, a);
+		else
+			a->response = RESP_NOT_ALLOWED;
 		return keep && *body == 0 && !in->stopping;
 	}
 	answer_route(in, line, a);
@@ -263,6 +329,8 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 	case ANSWER_ERROR_PAGE:
 	case ANSWER_DISK_PAGE:
 		return C_responses_404;
+	case ANSWER_OPTIONS:
+		return C_responses_204;
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}
@@ -309,6 +377,16 @@ static inline void answer_disk_missing(const struct answer_input *in, struct ans
 	a->status_counter = answer_status_counter(a);
 }
 
+/* The method that begins a head the parser refused (400) or cut (414): HEAD when the
+ * input starts "HEAD ", so that answer too carries no body (RFC 9110 9.3.2, BEHAVIOUR
+ * 6.7). */
+#define ANSWER_HEAD_METHOD "HEAD "
+static inline int answer_bad_head_is_head(const struct answer_input *in)
+{
+	return in->input && in->buffered >= sizeof(ANSWER_HEAD_METHOD) - 1 &&
+	       span_eq(in->input, LITERAL(ANSWER_HEAD_METHOD));
+}
+
 /* Decides the answer to the request at the front of the connection's input and writes
  * it to *a (every field; file only for ANSWER_FILE). `in` must describe a COMPLETE head
  * (in->request filled), BAD input (400) or a TARGET_TOO_LONG one (414: BEHAVIOUR 6.8). Pure: reads only *in, the request it points to and
@@ -338,8 +416,10 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 			a->status_counter = ANSWER_NO_COUNTER;
 			return;
 		}
-	} else if (in->outcome == PARSE_TARGET_TOO_LONG) {
-		a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
+	} else {
+		if (in->outcome == PARSE_TARGET_TOO_LONG)
+			a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
+		a->head_only = (uint8_t)answer_bad_head_is_head(in);
 	}
 	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
 	if (keep) {

@@ -12,6 +12,14 @@ static int is_list_space(char c)
 	return c == ' ' || c == '\t' || c == ',';
 }
 
+/* Moves p past OWS (spaces and tabs), not beyond end. */
+static const char *skip_ows(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
 /* Moves p past OWS and commas (empty list members), not beyond end. */
 static const char *skip_list_space(const char *p, const char *end)
 {
@@ -20,28 +28,43 @@ static const char *skip_list_space(const char *p, const char *end)
 	return p;
 }
 
-int etag_list_matches(struct text_span list, const char *etag, size_t etag_len)
+/* 1 for an etagc byte of RFC 9110 8.8.3 (obs-text never reaches here: 6.3). */
+static int is_etagc(char c)
+{
+	return c == 0x21 || (c >= 0x23 && c <= 0x7e);
+}
+
+/* The end of the opaque-tag that starts at p ('"'), the byte after its closing quote, or
+ * NULL when it is unterminated or holds a byte that is no etagc. */
+static const char *opaque_tag_end(const char *p, const char *end)
+{
+	for (p++; p < end && *p != '"'; p++)
+		if (!is_etagc(*p))
+			return 0;
+	return p < end ? p + 1 : 0;
+}
+
+enum etag_list etag_list_read(struct text_span list, const char *etag, size_t etag_len)
 {
 	const char *p = list.text, *end = list.text + list.len;
+	if (list.len == 1 && *p == '*')
+		return ETAG_LIST_ANY;
+	enum etag_list r = ETAG_LIST_NO_MATCH;
 	for (;;) {
 		p = skip_list_space(p, end);
 		if (p == end)
-			return 0;
-		if (*p == '*')
-			return 1;
+			return r;
 		if (end - p >= 2 && span_eq(p, LITERAL(WEAK_PREFIX)))
 			p += 2; /* the weak comparison ignores it */
-		if (p == end || *p != '"')
-			return 0;
-		const char *close = p + 1;
-		while (close < end && *close != '"')
-			close++;
-		if (close == end)
-			return 0;
-		size_t n = (size_t)(close + 1 - p);
-		if (n == etag_len && span_eq(p, etag, n))
-			return 1;
-		p = close + 1;
+		const char *tag = p;
+		p = p < end && *p == '"' ? opaque_tag_end(p, end) : 0;
+		if (!p)
+			return ETAG_LIST_INVALID;
+		if ((size_t)(p - tag) == etag_len && span_eq(tag, etag, etag_len))
+			r = ETAG_LIST_MATCH;
+		p = skip_ows(p, end);
+		if (p < end && *p != ',')
+			return ETAG_LIST_INVALID; /* junk after a member */
 	}
 }
 
@@ -110,16 +133,24 @@ static int not_modified_since(struct text_span v, const struct cached_file *f, w
 	return http_date_parse(v.text, v.len, now_s, &date) && date <= now_s && f->mtime <= date;
 }
 
-/* Returns 1 when some If-None-Match line of the request matches f (a request may send the
- * list over several lines: RFC 9110 5.3). */
-static int none_match_matches(const struct header_block *h, const char *block,
-			      const struct cached_file *f)
+/* What the request's If-None-Match field, all its lines together (a list may be split
+ * over lines: RFC 9110 5.3), says of f: ETAG_LIST_INVALID when a line is, or when "*"
+ * shares the field with another line (the field is then "*" / #entity-tag no more). */
+static enum etag_list none_match_read(const struct header_block *h, const char *block,
+				      const struct cached_file *f)
 {
 	struct text_span v;
-	for (uint32_t i = 0; header_field_next(h, block, FIELD_IF_NONE_MATCH, &i, &v);)
-		if (etag_list_matches(v, f->etag, f->etag_len))
-			return 1;
-	return 0;
+	enum etag_list all = ETAG_LIST_NO_MATCH;
+	uint32_t lines = 0;
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_IF_NONE_MATCH, &i, &v); lines++) {
+		enum etag_list r = etag_list_read(v, f->etag, f->etag_len);
+		if (r == ETAG_LIST_INVALID || (r == ETAG_LIST_ANY && lines) ||
+		    (all == ETAG_LIST_ANY))
+			return ETAG_LIST_INVALID;
+		if (r > all)
+			all = r;
+	}
+	return all;
 }
 
 enum file_status file_status_of(const struct header_block *h, const char *block, int head_only,
@@ -127,9 +158,13 @@ enum file_status file_status_of(const struct header_block *h, const char *block,
 				uint64_t *last)
 {
 	struct text_span v, range;
-	/* If-None-Match, when present, decides: If-Modified-Since is then ignored (13.1.3). */
-	if (header_field_seen(h, FIELD_IF_NONE_MATCH)) {
-		if (none_match_matches(h, block, f))
+	/* If-None-Match, when present and valid, decides: If-Modified-Since is then ignored
+	 * (13.1.3). An invalid one is as if absent. */
+	enum etag_list inm = header_field_seen(h, FIELD_IF_NONE_MATCH)
+				     ? none_match_read(h, block, f)
+				     : ETAG_LIST_INVALID;
+	if (inm != ETAG_LIST_INVALID) {
+		if (inm == ETAG_LIST_MATCH || inm == ETAG_LIST_ANY)
 			return FILE_STATUS_304;
 	} else if (header_field_first(h, block, FIELD_IF_MODIFIED_SINCE, &v) &&
 		   not_modified_since(v, f, now)) {
@@ -192,14 +227,12 @@ static int member_weight(const char *p, const char *end)
 {
 	int q = WEIGHT_MAX;
 	for (;;) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
+		p = skip_ows(p, end);
 		if (p == end || *p == ',')
 			return q;
 		if (*p++ != ';')
 			return -1;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
+		p = skip_ows(p, end);
 		if (end - p < 2 || !span_ieq(p, LITERAL(Q_PARAM)))
 			return -1; /* Accept-Encoding defines no other parameter */
 		p = read_qvalue(p + 2, end, &q);
@@ -267,4 +300,35 @@ const struct cached_file *file_representation(const struct header_block *h, cons
 			available |= 1u << e;
 	enum file_encoding chosen = coding_choice(&w, available);
 	return chosen == FILE_ENCODING_IDENTITY ? f : f->variant[chosen - 1];
+}
+
+#define MEDIA_HTML "text/html"
+
+/* Raises *html to the weight of each text/html member of one Accept line v, and *other to
+ * that of each other member (accept_prefers_html). */
+static void accept_line_weights(struct text_span v, int *html, int *other)
+{
+	const char *p = v.text, *end = v.text + v.len;
+	while ((p = skip_list_space(p, end)) < end) {
+		const char *range = p;
+		while (p < end && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
+			p++;
+		size_t n = (size_t)(p - range);
+		int q = member_weight(p, end);
+		while (p < end && *p != ',')
+			p++; /* the next member */
+		int *w = n == sizeof(MEDIA_HTML) - 1 && span_ieq(range, LITERAL(MEDIA_HTML)) ? html
+											 : other;
+		if (q > *w)
+			*w = q;
+	}
+}
+
+int accept_prefers_html(const struct header_block *h, const char *block)
+{
+	int html = -1, other = -1; /* -1: not named */
+	struct text_span v;
+	for (uint32_t i = 0; header_field_next(h, block, FIELD_ACCEPT, &i, &v);)
+		accept_line_weights(v, &html, &other);
+	return html > 0 && html >= other;
 }

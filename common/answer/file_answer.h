@@ -24,11 +24,21 @@ enum file_status {
 	FILE_STATUS_416 = 3, /* the range names no byte of it */
 };
 
-/* Returns 1 when the entity-tag list (an If-None-Match value) holds "*" or a tag equal
- * to etag (etag_len bytes, quotes included) by the weak comparison (RFC 9110 8.8.3.2:
- * a "W/" prefix on either side is ignored), else 0. The list is read up to its first
- * malformed member: what follows it never matches. Reads only list.text[0..list.len). */
-int etag_list_matches(struct text_span list, const char *etag, size_t etag_len);
+/* What one If-None-Match line (its value, OWS trimmed) holds (RFC 9110 13.1.2). */
+enum etag_list {
+	ETAG_LIST_INVALID = 0,  /* not "*" nor a list of entity-tags: the field is invalid */
+	ETAG_LIST_NO_MATCH = 1, /* a list (possibly empty) without a matching tag */
+	ETAG_LIST_MATCH = 2,    /* a list holding a tag equal to etag */
+	ETAG_LIST_ANY = 3,      /* exactly "*" */
+};
+
+/* Reads an If-None-Match line strictly: exactly "*", or entity-tags ([W/]"etagc*", etagc
+ * being 0x21 and 0x23-0x7e: RFC 9110 8.8.3) separated by commas with optional spaces
+ * and tabs (empty members allowed, RFC 9110 5.6.1). Anything else, such as "*x",
+ * "\"e\"x", "\"e\";q=1" or two tags without a comma, makes it ETAG_LIST_INVALID. A tag
+ * matches etag (etag_len bytes, quotes included) by the weak comparison (RFC 9110
+ * 8.8.3.2: a "W/" prefix on either side is ignored). Reads only list.text[0..list.len). */
+enum etag_list etag_list_read(struct text_span list, const char *etag, size_t etag_len);
 
 enum range_outcome {
 	RANGE_IGNORED = 0,       /* not one valid byte range: serve the whole file */
@@ -86,6 +96,13 @@ typedef uint64_t (*wall_second_fn)(void);
  * entity-tag strongly equal to f's, or f's exact Last-Modified date). Sets *first and
  * *last for FILE_STATUS_206. Pure but for now(): reads h, the recorded values in block,
  * and f only. */
+/* Returns 1 when the request's Accept lines prefer text/html (BEHAVIOUR 10.12: what a
+ * browser's navigation sends): "text/html" (case-insensitive) is named with a weight
+ * above 0, no lower than every other media range's (a member's weight is its q, 1
+ * without one; a member with another parameter or a malformed q is skipped). No Accept,
+ * or only the wildcard range and image ranges: 0. */
+int accept_prefers_html(const struct header_block *h, const char *block);
+
 enum file_status file_status_of(const struct header_block *h, const char *block, int head_only,
 				const struct cached_file *f, wall_second_fn now, uint64_t *first,
 				uint64_t *last);

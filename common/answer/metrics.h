@@ -45,6 +45,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_requests_total{method=" METRICS_Q("other") "}", M_requests_other)          \
 	F("apollod_responses_total", "counter", "Responses sent, by status code.")            \
 	S("apollod_responses_total{code=" METRICS_Q("200") "}", C_responses_200)              \
+	S("apollod_responses_total{code=" METRICS_Q("204") "}", C_responses_204)              \
 	S("apollod_responses_total{code=" METRICS_Q("206") "}", C_responses_206)              \
 	S("apollod_responses_total{code=" METRICS_Q("301") "}", C_responses_301)              \
 	S("apollod_responses_total{code=" METRICS_Q("304") "}", C_responses_304)              \

@@ -220,15 +220,6 @@ enum exit_code mime_types_load(const char *path)
 	return EXIT_OK;
 }
 
-int name_extension(const char *name, size_t len, size_t *at)
-{
-	size_t dot = len;
-	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
-		dot--;
-	*at = dot;
-	return dot > 0 && name[dot - 1] == '.';
-}
-
 void mime_type_of(const char *name, size_t len, struct text_span *type)
 {
 	size_t dot;

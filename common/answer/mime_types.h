@@ -13,6 +13,7 @@
 
 #include "common/base/span.h"
 #include "common/base/static_assert.h"
+#include "common/http/url_path.h"
 
 APOLLOD_EXTERN_C_BEGIN
 
@@ -139,10 +140,7 @@ int mime_table_find(const struct mime_table *t, const char *ext, size_t len,
  * "apollod: --mime-types PATH[:LINE]: <reason>\n". */
 enum exit_code mime_types_load(const char *path);
 
-/* Finds the extension of name[0..len): what follows the last '.' of the last path
- * segment. Returns 1 with *at its offset (it may be empty: "a."), or 0 when there is none.
- * The one rule for both the Content-Type and --header-for's *.ext patterns. */
-int name_extension(const char *name, size_t len, size_t *at);
+/* name_extension (url_path.h) finds the extension the table is consulted with. */
 
 /* Sets *type to the Content-Type of the name[0..len) from its extension (what follows the
  * last '.' of the last path segment): a --mime-types FILE's, else the table's, else

@@ -131,3 +131,11 @@ size_t render_redirect(char *out, const char *target, uint32_t path_len, uint32_
 	p = copy_span(p, LITERAL(REDIRECT_BODY));
 	return (size_t)(p - out);
 }
+
+size_t render_options(char *out, struct text_span fields, enum conn_form form)
+{
+	char *p = copy_span(out, LITERAL(OPTIONS_HEAD_PREFIX));
+	p = copy_span(p, fields.text, fields.len);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	return (size_t)(p - out);
+}

@@ -26,6 +26,11 @@ APOLLOD_EXTERN_C_BEGIN
 #define HEAD_CONNECTION_FIELD "\r\nConnection: "
 #define HEAD_END "\r\n\r\n"
 
+/* The methods the daemon answers, as Allow lists them (RFC 9110 10.2.1): on a 405, an
+ * OPTIONS * and an OPTIONS of a path (BEHAVIOUR 6.2). */
+#define ALLOW_METHODS "GET, HEAD, OPTIONS"
+#define HEAD_ALLOW_LINE "Allow: " ALLOW_METHODS "\r\n"
+
 /* X(id, status line, counter, Content-Length, body, extra header lines) */
 #define FOR_EACH_STATIC_RESPONSE(X)                                                        \
 	X(RESP_HELLO, "200 OK", C_responses_200, 17, "apollo says hello", "")               \
@@ -33,9 +38,10 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_BAD_REQUEST, "400 Bad Request", C_responses_400, 12, "bad request\n", "")    \
 	X(RESP_NOT_FOUND, "404 Not Found", C_responses_404, 10, "not found\n", "")          \
 	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
-	  "method not allowed\n", "Allow: GET, HEAD\r\n")                                 \
+	  "method not allowed\n", HEAD_ALLOW_LINE)                                       \
 	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")    \
-	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")
+	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")  \
+	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,
@@ -170,6 +176,18 @@ STATIC_ASSERT(sizeof(RANGE_NOT_SATISFIABLE_BODY) - 1 == 22, "the 416's Content-L
  * and its body. out must have room for RANGE_NOT_SATISFIABLE_MAX bytes. Sets *head_len;
  * returns the bytes written (head and body). Pure. */
 size_t render_416(char *out, uint64_t size, enum conn_form form, uint32_t *head_len);
+
+/* The 204 of an OPTIONS of a path (BEHAVIOUR 6.2): Allow, then the path's --header-for
+ * fields, then Connection; no Content-Type and no Content-Length (RFC 9110 8.6: never on a
+ * 204), no body. */
+#define OPTIONS_HEAD_PREFIX HEAD_STATUS_LINE("204 No Content") "Allow: " ALLOW_METHODS
+#define OPTIONS_HEAD_MAX(fields_len) \
+	(sizeof(OPTIONS_HEAD_PREFIX HEAD_CONNECTION_FIELD "keep-alive" HEAD_END) - 1 + (fields_len))
+
+/* Renders at out the 204 above with fields ("\r\nName: value" lines, as path_fields_render
+ * writes them) and the Connection header of form. out must have room for
+ * OPTIONS_HEAD_MAX(fields.len) bytes. Returns the bytes written (all head). Pure. */
+size_t render_options(char *out, struct text_span fields, enum conn_form form);
 
 /* The 301 that sends /dir to /dir/ (--root, BEHAVIOUR 10.4): a text body, the Location
  * between Content-Length and Connection as the 405's Allow line is. */

@@ -31,6 +31,7 @@ APOLLOD_EXTERN_C_BEGIN
  * responses_304 / responses_206 / responses_416: a cached file not modified (If-None-Match,
  * If-Modified-Since), one range of it, a range outside it (--root, BEHAVIOUR 10.8, 10.9).
  * responses_414: a request target longer than 8,000 bytes (BEHAVIOUR 6.1, 6.8).
+ * responses_204: an OPTIONS of a path answered (BEHAVIOUR 6.2).
  * reloads: reloads that succeeded (SIGHUP or --watch, BEHAVIOUR 17, 10.16); the one
  * counter a new image carries over (reload.h).
  * responses_by_reference / bytes_by_reference: responses whose body left by sendfile
@@ -85,7 +86,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(bodies_cut_short)       \
 	X(entries_skipped)        \
 	X(start_time_seconds)     \
-	X(restarts_backed_off)
+	X(restarts_backed_off)    \
+	X(responses_204)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -101,7 +103,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_304)           \
 	X(responses_206)           \
 	X(responses_416)           \
-	X(responses_414)
+	X(responses_414)           \
+	X(responses_204)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -58,7 +58,8 @@ static enum parse_outcome parse_method(const char *buf, size_t len, size_t *i,
 	return PARSE_COMPLETE;
 }
 
-/* target at *i: '/' then 0x21-0x7e bytes, at most HTTP_TARGET_MAX, then SP. On COMPLETE
+/* target at *i: 0x21-0x7e bytes, at most HTTP_TARGET_MAX, the first not '?' (its form,
+ * '/' or an absolute URI or '*', is http_request.c's business), then SP. On COMPLETE
  * stores target, target_len and path_len and moves *i past the SP; TARGET_TOO_LONG at
  * the target byte one past HTTP_TARGET_MAX. */
 static enum parse_outcome parse_target(const char *buf, size_t len, size_t *i,
@@ -69,7 +70,7 @@ static enum parse_outcome parse_target(const char *buf, size_t len, size_t *i,
 	size_t path_end = 0;
 	if (k == len)
 		return PARSE_PARTIAL;
-	if (buf[k] != '/')
+	if (!has_class((unsigned char)buf[k], CC_TARGET) || buf[k] == '?')
 		return PARSE_BAD;
 	for (;;) {
 		if (k == len)

@@ -38,6 +38,8 @@ enum http_method {
 	HTTP_METHOD_GET = 0,
 	HTTP_METHOD_HEAD = 1,
 	HTTP_METHOD_OTHER = 2, /* any other 1-16 byte A-Z token: 405 */
+	HTTP_METHOD_OPTIONS = 3, /* OPTIONS: never set by the parsers (which say OTHER), but by
+				  * parse_request (http_request.h) */
 };
 
 /* What the Connection header asked for. "close" wins over "keep-alive". */

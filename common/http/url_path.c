@@ -41,6 +41,46 @@ enum url_path_outcome url_path_decode(const char *in, size_t len, char *out, siz
 	return URL_PATH_OK;
 }
 
+/* The index of the first '/' in path[from..len), or len. */
+static size_t segment_end(const char *path, size_t from, size_t len)
+{
+	while (from < len && path[from] != '/')
+		from++;
+	return from;
+}
+
+/* The length of out[0..n) without its last segment and that segment's '/'. Expects n
+ * >= 1 and out[0] == '/'. */
+static size_t drop_last_segment(const char *out, size_t n)
+{
+	while (n > 0 && out[--n] != '/')
+		;
+	return n;
+}
+
+size_t url_path_remove_dots(char *path, size_t len)
+{
+	size_t n = 0; /* output bytes: path[0..n), always <= the input read */
+	for (size_t i = 0; i < len;) { /* path[i] == '/' */
+		size_t end = segment_end(path, i + 1, len);
+		size_t seg = end - i - 1;
+		int dot = seg == 1 && path[i + 1] == '.';
+		int dots = seg == 2 && path[i + 1] == '.' && path[i + 2] == '.';
+		if (dots && n == 0)
+			return URL_PATH_ABOVE_ROOT;
+		if (dots)
+			n = drop_last_segment(path, n);
+		if (!dot && !dots) {
+			__builtin_memmove(path + n, path + i, end - i);
+			n += end - i;
+		} else if (end == len) { /* a final "." or "..": the directory itself */
+			path[n++] = '/';
+		}
+		i = end;
+	}
+	return n;
+}
+
 /* Returns 1 for an unreserved byte of RFC 3986 2.3: A-Z a-z 0-9 - . _ ~ */
 static int is_unreserved(unsigned char c)
 {
@@ -89,4 +129,13 @@ size_t url_encode(char *out, const char *in, size_t len, enum url_keep keep)
 		n += URL_ENCODED_MAX;
 	}
 	return n;
+}
+
+int name_extension(const char *name, size_t len, size_t *at)
+{
+	size_t dot = len;
+	while (dot > 0 && name[dot - 1] != '.' && name[dot - 1] != '/')
+		dot--;
+	*at = dot;
+	return dot > 0 && name[dot - 1] == '.';
 }

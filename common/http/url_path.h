@@ -27,6 +27,21 @@ enum url_path_outcome {
 enum url_path_outcome url_path_decode(const char *in, size_t len, char *out, size_t cap,
 				      size_t *out_len);
 
+/* Removes the dot segments of path[0..len) in place (RFC 3986 5.2.4, BEHAVIOUR 10.4): a
+ * "." segment goes, a ".." segment takes the segment before it away, and a path that
+ * ended in either ends in '/' (so "/sub/.." is "/", an index). Expects a decoded path
+ * that starts with '/' (len >= 1). Writes only path[0..len). Returns the new length
+ * (>= 1, still starting with '/'), or URL_PATH_ABOVE_ROOT when a ".." would climb above
+ * the root ("/..", "/a/../.."), where RFC 3986 would silently stop at it. */
+#define URL_PATH_ABOVE_ROOT ((size_t)-1)
+size_t url_path_remove_dots(char *path, size_t len);
+
+/* Finds the extension of name[0..len): what follows the last '.' of the last path
+ * segment. Returns 1 with *at its offset (it may be empty: "a."), or 0 when there is none.
+ * The one rule for the Content-Type, --header-for's *.ext patterns and which misses
+ * --fallback answers (BEHAVIOUR 10.5, 10.12, 10.13). Pure. */
+int name_extension(const char *name, size_t len, size_t *at);
+
 /* What url_encode leaves as it is; every other byte becomes %HH (upper-case hex). */
 enum url_keep {
 	URL_KEEP_UNRESERVED = 0, /* RFC 3986 2.3 unreserved: A-Z a-z 0-9 - . _ ~ (a name

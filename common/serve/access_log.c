@@ -141,6 +141,7 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_405: return "405";
 	case C_responses_408: return "408";
 	case C_responses_414: return "414";
+	case C_responses_204: return "204";
 	case C_responses_416: return "416";
 	default: return "200";
 	}

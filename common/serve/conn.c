@@ -17,6 +17,7 @@
 #include "common/http/http_request.h"
 #include "common/serve/idle.h"
 #include "common/answer/metrics.h"
+#include "common/answer/path_fields.h"
 #include "common/answer/responses.h"
 
 /* Lingering close: when the daemon closes with request bytes still unread in the kernel
@@ -40,6 +41,8 @@ STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splice
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
 STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
+STATIC_ASSERT(OPTIONS_HEAD_MAX(PATH_FIELDS_BLOCK_MAX) <= CONN_SCRATCH_SIZE,
+	      "an OPTIONS 204 with every --header-for field fits the scratch");
 STATIC_ASSERT(REDIRECT_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
 	      "a 301 for the longest target fits the scratch buffer");
 STATIC_ASSERT(DISK_VIEW_AT + DISK_VIEW_MAX <= CONN_SCRATCH_SIZE,
@@ -381,6 +384,21 @@ static int conn_open_disk(int fd, const struct answer_input *in, struct answer *
 	return -1;
 }
 
+/* Renders into c's scratch the 204 of an OPTIONS of a's path (ANSWER_OPTIONS): with
+ * --root, the --header-for fields of the name GET would look up (answer_lookup_name,
+ * which answer_options found valid). Returns its length (all head). */
+static uint32_t conn_render_options(int fd, const struct answer *a)
+{
+	char name[ANSWER_NAME_MAX], fields[PATH_FIELDS_BLOCK_MAX];
+	size_t len = 0;
+	int index;
+	struct text_span f = {fields, 0};
+	if (pool.find_file &&
+	    answer_lookup_name(a->target, a->path_len, name, &len, &index) == URL_PATH_OK)
+		f.len = (uint32_t)path_fields_render(name, len, fields);
+	return (uint32_t)render_options(conn_scratch[fd], f, (enum conn_form)a->form);
+}
+
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
@@ -409,6 +427,9 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 		bytes = conn_scratch[fd];
 		total_len = (uint32_t)render_redirect(conn_scratch[fd], a->target, a->path_len,
 						      a->target_len, a->form, &head_len);
+	} else if (a->kind == ANSWER_OPTIONS) {
+		bytes = conn_scratch[fd];
+		total_len = head_len = conn_render_options(fd, a);
 	} else if (a->kind == ANSWER_UNSATISFIABLE) {
 		bytes = conn_scratch[fd];
 		total_len = (uint32_t)render_416(conn_scratch[fd], a->file->size, a->form,
@@ -467,6 +488,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		struct answer_input in = {
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
+			.input = buf + c->in_start,
 			.find_file = pool.find_file,
 			.pages = &pool.pages,
 			.now = clock_now_unix_s,

@@ -63,7 +63,8 @@ static const struct cached_file *find_directories(const char *path, size_t len)
 /* Checks a's fields against in (see struct answer). */
 static void check_answer(const struct answer_input *in, const struct answer *a)
 {
-	FUZZ_CHECK(a->kind <= ANSWER_ERROR_PAGE && a->form < CONN_FORM_COUNT);
+	FUZZ_CHECK((a->kind <= ANSWER_ERROR_PAGE || a->kind == ANSWER_OPTIONS) &&
+		   a->form < CONN_FORM_COUNT);
 	if (a->kind == ANSWER_LATER) {
 		FUZZ_CHECK(in->queue_busy && a->consumed == 0);
 		return;
@@ -88,6 +89,10 @@ static void check_answer(const struct answer_input *in, const struct answer *a)
 			   a->consumed == in->buffered);
 	if (in->peer_eof)
 		FUZZ_CHECK(!a->linger);
+	if (a->kind == ANSWER_OPTIONS) /* its fields are looked up by the request's path */
+		FUZZ_CHECK(in->request->line.method == HTTP_METHOD_OPTIONS &&
+			   a->target == in->request->line.target && a->path_len >= 1 &&
+			   a->target[0] == '/' && a->method_counter == ANSWER_NO_COUNTER);
 	if (a->kind == ANSWER_REDIRECT) /* the Location is the request's own target */
 		FUZZ_CHECK(in->find_file && a->target == in->request->line.target &&
 			   a->path_len >= 2 && a->path_len <= a->target_len &&
@@ -128,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct answer_input in = {
 		.request = &req,
 		.fields = r == PARSE_COMPLETE ? buf + req.line.line_len : 0,
+		.input = buf,
 		.now = fixed_now,
 		.find_file = !(state & 8)   ? 0
 			     : state & 32 ? find_directories

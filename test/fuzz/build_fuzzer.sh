@@ -10,7 +10,7 @@ root=$1 target=$2 out=$3
 # The pure core: the parser's layers, answer's routes and file decisions (fields, dates,
 # ranges, encodings), responses and counters.
 core=(common/base/char_class.c common/base/counters.c common/answer/file_answer.c common/http/http_date.c
-	common/http/http_host.c common/http/http_parse.c
+	common/http/http_host.c common/http/http_parse.c common/http/http_request.c
 	common/answer/responses.c common/answer/routes.c common/base/span.c common/http/url_path.c)
 extra=()
 if [ "$target" = differential ]; then

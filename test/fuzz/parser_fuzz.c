@@ -1,7 +1,9 @@
 /* libFuzzer target: the C request parser (parse_request, and parse_request_line alone).
  * Besides the sanitizers it checks the parser's contract (common/http/http_parse.h): a
  * COMPLETE head lies inside the input and within 16 KiB, its target inside the head and
- * starting with '/', the lengths consistent; the outcome is one of the four (a
+ * starting with '/' (or the static "/" of an absolute-form target without a path, or the
+ * "*" of an OPTIONS), the authority of an absolute-form target inside the head, the
+ * lengths consistent; the outcome is one of the four (a
  * TARGET_TOO_LONG only with more than HTTP_TARGET_MAX bytes after the method); the
  * recorded field lines are exactly the block's lines with a recorded name, in order, each
  * span the line's value with OWS trimmed (checked against this file's own walk). */
@@ -72,11 +74,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct request_line *l = &req.line;
 		FUZZ_CHECK(req.head_len <= len && req.head_len <= HTTP_HEAD_MAX);
 		FUZZ_CHECK(req.head_len == l->line_len + req.headers.block_len);
-		FUZZ_CHECK(l->target >= buf && l->target + l->target_len <= buf + l->line_len);
-		FUZZ_CHECK(l->target[0] == '/');
+		int inside = l->target >= buf && l->target + l->target_len <= buf + l->line_len;
+		FUZZ_CHECK(inside || (req.target_form == TARGET_ABSOLUTE && l->target_len == 1));
+		FUZZ_CHECK(l->target[0] == '/' ||
+			   (req.target_form == TARGET_ASTERISK && l->target_len == 1 &&
+			    l->target[0] == '*' && l->method == HTTP_METHOD_OPTIONS));
+		FUZZ_CHECK(req.target_form == TARGET_ABSOLUTE
+				   ? req.authority > buf && req.authority_len >= 1 &&
+					     req.authority + req.authority_len <= buf + l->line_len
+				   : req.authority == 0);
 		FUZZ_CHECK(l->target_len >= 1 && l->target_len <= HTTP_TARGET_MAX);
 		FUZZ_CHECK(l->path_len >= 1 && l->path_len <= l->target_len);
-		FUZZ_CHECK(l->method <= HTTP_METHOD_OTHER && l->version_minor <= 1);
+		FUZZ_CHECK(l->method <= HTTP_METHOD_OPTIONS && l->version_minor <= 1);
 		FUZZ_CHECK(req.headers.connection <= HTTP_CONNECTION_CLOSE);
 		FUZZ_CHECK(req.headers.host_count <= 1);
 		FUZZ_CHECK(buf[req.head_len - 1] == '\n' && buf[req.head_len - 2] == '\r');

@@ -60,6 +60,7 @@ enum Outcome { kComplete, kBad, kTooLong };
 // Heads at the target limit (BEHAVIOUR 6.1): 8,000 bytes is routed, 8,001 is a 414.
 const std::string kGet8000 = "GET /" + std::string(HTTP_TARGET_MAX - 1, 'a') + " HTTP/1.1\r\n\r\n";
 const std::string kGet8001 = "GET /" + std::string(HTTP_TARGET_MAX, 'a') + " HTTP/1.1\r\n\r\n";
+const std::string kHead8001 = "HEAD /" + std::string(HTTP_TARGET_MAX, 'a') + " HTTP/1.1\r\n\r\n";
 const std::string kSub8000 =
 	"GET /sub?" + std::string(HTTP_TARGET_MAX - 5, 'q') + " HTTP/1.1\r\n\r\n";
 
@@ -141,6 +142,16 @@ const Row kRows[] = {
 	{"400 closes and lingers: more may be on its way", kBad, "get / HTTP/1.1\r\n\r\n", "",
 	 false, false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, true, false, kNone,
 	 kNone, C_responses_400, 0},
+	// 6.7: no HEAD response carries a body, the 400 and the 414 included
+	{"HEAD with a bad header: the 400's head only", kBad,
+	 "HEAD / HTTP/1.1\r\nHost : x\r\n\r\n", "", false, false, true, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kClose, false, true, kNone, kNone, C_responses_400, 0},
+	{"HEAD with an 8,001-byte target: the 414's head only", kTooLong,
+	 kHead8001.c_str(), "", false, false, true, false,
+	 ANSWER_STATIC, RESP_URI_TOO_LONG, kClose, false, true, kNone, kNone, C_responses_414, 0},
+	{"HEADER is no HEAD: the 400 keeps its body", kBad, "HEADER / HTTP/1.1\r\nHost : x\r\n\r\n",
+	 "", false, false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false,
+	 kNone, kNone, C_responses_400, 0},
 	{"400 after the peer's end closes at once", kBad, "GET / HTTP/2.0\r\n\r\n", "", false,
 	 false, true, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, false, false, kNone, kNone,
 	 C_responses_400, 0},
@@ -233,9 +244,59 @@ const Row kRows[] = {
 	{"a malformed escape is 400", kComplete, "GET /index.html%4 HTTP/1.1\r\n\r\n", "", kSite,
 	 false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kKeep, false, false,
 	 C_requests_get, C_cache_misses, C_responses_400, 0},
+	// 10.4 dot segments, removed after decoding; a climb above DIR is a 400
+	{"/sub/../index.html is index.html", kComplete, "GET /sub/../index.html HTTP/1.1\r\n\r\n",
+	 "", kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"encoded dots count", kComplete, "GET /sub/%2e%2E/./index.html HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"a final /. names the directory's index", kComplete, "GET /sub/. HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_FILE, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, C_cache_hits, C_responses_200, 0},
+	{"above the root is 400 and keeps the connection", kComplete,
+	 "GET /%2e%2e/x HTTP/1.1\r\n\r\n", "", kSite, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kKeep, false, false, C_requests_get, C_cache_misses, C_responses_400, 0},
+	{"without --root dots are not looked at", kComplete, "GET /a/../.. HTTP/1.1\r\n\r\n", "",
+	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
+	 C_requests_get, kNone, C_responses_404, 0},
+	// 6.1 absolute-form: routed by its path
+	{"absolute-form is routed by its path", kComplete,
+	 "GET http://h.example/health HTTP/1.1\r\n\r\n", "", false, false, false, false,
+	 ANSWER_STATIC, RESP_HEALTH, kKeep, false, false, C_requests_get, kNone, C_responses_200,
+	 0},
+	{"absolute-form without a path is /", kComplete,
+	 "HEAD http://h.example:8080 HTTP/1.1\r\n\r\n", "", kSite, false, false, false,
+	 ANSWER_FILE, RESP_HELLO, kKeep, false, true, C_requests_head, C_cache_hits,
+	 C_responses_200, 0},
+	{"absolute-form with userinfo is a malformed 400", kBad,
+	 "GET http://u@h/ HTTP/1.1\r\n\r\n", "", false, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kClose, true, false, kNone, kNone, C_responses_400, 0},
 	{"without --root an escape is not looked at", kComplete, "GET /%zz HTTP/1.1\r\n\r\n", "",
 	 false, false, false, false, ANSWER_STATIC, RESP_NOT_FOUND, kKeep, false, false,
 	 C_requests_get, kNone, C_responses_404, 0},
+	// 6.2 OPTIONS
+	{"OPTIONS * is the static 200 with Allow", kComplete, "OPTIONS * HTTP/1.1\r\n\r\n", "",
+	 kSite, false, false, false, ANSWER_STATIC, RESP_OPTIONS_ANY, kKeep, false, false, kNone,
+	 kNone, C_responses_200, 0},
+	{"OPTIONS of a path is the 204, rendered now", kComplete,
+	 "OPTIONS /index.html HTTP/1.1\r\n\r\n", "", kSite, false, false, false, ANSWER_OPTIONS,
+	 RESP_NOT_FOUND, kKeep, false, false, kNone, kNone, C_responses_204, 0},
+	{"OPTIONS of a missing path too", kComplete, "OPTIONS /nope HTTP/1.1\r\n\r\n", "", false,
+	 false, false, false, ANSWER_OPTIONS, RESP_NOT_FOUND, kKeep, false, false, kNone, kNone,
+	 C_responses_204, 0},
+	{"OPTIONS behind queued responses waits", kComplete, "OPTIONS /a HTTP/1.1\r\n\r\n", "",
+	 kSite, true, false, false, ANSWER_LATER, RESP_NOT_FOUND, kKeep, false, false, kNone,
+	 kNone, kNone, 0},
+	{"OPTIONS of a path above the root is the 400 GET gets", kComplete,
+	 "OPTIONS /%2e%2e/a HTTP/1.1\r\n\r\n", "", kSite, false, false, false, ANSWER_STATIC,
+	 RESP_BAD_REQUEST, kKeep, false, false, kNone, kNone, C_responses_400, 0},
+	{"OPTIONS with a body closes as a 405 does", kComplete,
+	 "OPTIONS * HTTP/1.1\r\nContent-Length: 2\r\n\r\n", "{}", false, false, false, false,
+	 ANSWER_STATIC, RESP_OPTIONS_ANY, kClose, true, false, kNone, kNone, C_responses_200, 0},
+	{"* for another method is a malformed 400", kBad, "GET * HTTP/1.1\r\n\r\n", "", false,
+	 false, false, false, ANSWER_STATIC, RESP_BAD_REQUEST, kClose, true, false, kNone, kNone,
+	 C_responses_400, 0},
 	{"a 405 looks nothing up", kComplete, "POST /index.html HTTP/1.1\r\n\r\n", "", true,
 	 false, false, false, ANSWER_STATIC, RESP_NOT_ALLOWED, kKeep, false, false, kNone, kNone,
 	 C_responses_405, 0},
@@ -294,6 +355,7 @@ TEST(AnswerTest, Table)
 		struct answer_input in = {};
 		in.request = &req;
 		in.fields = input.data() + req.line.line_len;
+		in.input = input.data();
 		in.now = FixedNow;
 		in.find_file = row.root == kSite ? FindIndex
 			       : row.root == kEmptyRoot ? FindNothing
@@ -377,6 +439,19 @@ TEST(AnswerTest, ErrorPageAndFallback)
 		 ANSWER_STATIC, nullptr, kNone, C_responses_200},
 		{"a missing file gets the fallback, a hit", "GET /app/x HTTP/1.1\r\n\r\n", &fallback,
 		 ANSWER_FILE, &kIndex, C_cache_hits, C_responses_200},
+		// The fallback answers an extensionless last segment or a browser's navigation
+		// only: a missing asset stays a miss, with the 404 page when there is one.
+		{"a missing asset is no fallback but the 404 page", "GET /favicon.ico HTTP/1.1\r\n\r\n",
+		 &fallback, ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"a script asked for as */* is no fallback", "GET /app.js HTTP/1.1\r\nAccept: */*\r\n\r\n",
+		 &fallback, ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"a navigation to a name with a dot gets the fallback",
+		 "GET /user/jane.doe HTTP/1.1\r\nAccept: text/html,application/xhtml+xml,*/*;q=0.8\r\n\r\n",
+		 &fallback, ANSWER_FILE, &kIndex, C_cache_hits, C_responses_200},
+		{"an encoded dot is a dot", "GET /a%2ejs HTTP/1.1\r\n\r\n", &fallback,
+		 ANSWER_ERROR_PAGE, &page, C_cache_misses, C_responses_404},
+		{"a dot in a directory's name does not count", "GET /v1.0/route HTTP/1.1\r\n\r\n",
+		 &fallback, ANSWER_FILE, &kIndex, C_cache_hits, C_responses_200},
 		{"the fallback revalidates", "GET /app/x HTTP/1.1\r\nIf-None-Match: \"a-1-2\"\r\n\r\n",
 		 &fallback, ANSWER_NOT_MODIFIED, &kIndex, C_cache_hits, C_responses_304},
 		{"the fallback takes ranges", "GET /app/x HTTP/1.1\r\nRange: bytes=2-4\r\n\r\n",

@@ -10,6 +10,7 @@
 
 #include "common/answer/file_answer.h"
 #include "common/http/http_parse.h"
+#include "common/http/http_request.h"
 #include "test/unit/guarded_buffer.h"
 
 namespace {
@@ -32,35 +33,92 @@ struct cached_file File(uint64_t size = kSize)
 	return f;
 }
 
-bool ListMatches(const std::string &list)
+// What etag_list_read makes of one If-None-Match line: "match", "none", "any" or
+// "invalid".
+std::string ListReads(const std::string &list)
 {
 	GuardedBuffer buf(list);
 	struct text_span v = {buf.data(), (uint32_t)buf.size()};
-	return etag_list_matches(v, kEtag, sizeof(kEtag) - 1) == 1;
+	switch (etag_list_read(v, kEtag, sizeof(kEtag) - 1)) {
+	case ETAG_LIST_MATCH:
+		return "match";
+	case ETAG_LIST_NO_MATCH:
+		return "none";
+	case ETAG_LIST_ANY:
+		return "any";
+	default:
+		return "invalid";
+	}
 }
 
-TEST(FileAnswerTest, IfNoneMatchListUsesTheWeakComparison)
+// RFC 9110 8.8.3 and 13.1.2: "*" alone, or entity-tags and commas; junk anywhere makes
+// the line invalid (BEHAVIOUR 10.8), whatever matched before it.
+TEST(FileAnswerTest, IfNoneMatchListIsReadStrictly)
 {
 	const struct {
-		const char *label, *list;
-		bool matches;
+		const char *label, *list, *reads;
 	} cases[] = {
-		{"exact", "\"a-17-2c\"", true},
-		{"star", "*", true},
-		{"weak prefix ignored", "W/\"a-17-2c\"", true},
-		{"in a list", "\"x\", \"a-17-2c\"", true},
-		{"list without spaces", "\"x\",\"y\",\"a-17-2c\"", true},
-		{"empty members", " , ,\"a-17-2c\" ,", true},
-		{"another tag", "\"a-17-2d\"", false},
-		{"a prefix of it", "\"a-17-2\"", false},
-		{"without quotes", "a-17-2c", false},
-		{"lower-case w/ is no weak prefix", "w/\"a-17-2c\"", false},
-		{"unterminated", "\"a-17-2c", false},
-		{"after a malformed member", "x, \"a-17-2c\"", false},
-		{"empty", "", false},
+		{"exact", "\"a-17-2c\"", "match"},
+		{"star", "*", "any"},
+		{"weak prefix ignored", "W/\"a-17-2c\"", "match"},
+		{"in a list", "\"x\", \"a-17-2c\"", "match"},
+		{"list without spaces", "\"x\",\"y\",\"a-17-2c\"", "match"},
+		{"empty members", " , ,\"a-17-2c\" ,", "match"},
+		{"tabs around commas", "\"x\"\t,\t\"a-17-2c\"", "match"},
+		{"another tag", "\"a-17-2d\"", "none"},
+		{"a prefix of it", "\"a-17-2\"", "none"},
+		{"empty", "", "none"},
+		{"only commas", ",,", "none"},
+		{"empty tag", "\"\"", "none"},
+		{"star then junk", "*x", "invalid"},
+		{"star in a list", "*, \"a-17-2c\"", "invalid"},
+		{"a list then star", "\"x\", *", "invalid"},
+		{"junk after the tag", "\"a-17-2c\"x", "invalid"},
+		{"junk after a weak tag", "W/\"a-17-2c\"x", "invalid"},
+		{"a parameter", "\"a-17-2c\";q=1", "invalid"},
+		{"two tags without a comma", "\"a-17-2c\" \"a-17-2c\"", "invalid"},
+		{"without quotes", "a-17-2c", "invalid"},
+		{"lower-case w/ is no weak prefix", "w/\"a-17-2c\"", "invalid"},
+		{"unterminated", "\"a-17-2c", "invalid"},
+		{"a space inside the tag", "\"a 17\"", "invalid"},
+		{"a malformed member before a match", "x, \"a-17-2c\"", "invalid"},
+		{"junk after a match", "\"a-17-2c\", x", "invalid"},
+		{"W/ alone", "W/", "invalid"},
 	};
 	for (const auto &c : cases)
-		EXPECT_EQ(ListMatches(c.list), c.matches) << c.label << ": " << c.list;
+		EXPECT_EQ(ListReads(c.list), c.reads) << c.label << ": " << c.list;
+}
+
+// BEHAVIOUR 10.12: whether Accept prefers text/html, what lets --fallback answer a name
+// with an extension.
+TEST(FileAnswerTest, AcceptPrefersHtml)
+{
+	const struct {
+		const char *label, *fields;
+		bool prefers;
+	} cases[] = {
+		{"a browser's navigation",
+		 "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n", true},
+		{"names in any case", "Accept: Text/HTML\r\n", true},
+		{"a tie is enough", "Accept: application/json, text/html\r\n", true},
+		{"over two lines", "Accept: image/png;q=0.5\r\nAccept: text/html;q=0.6\r\n", true},
+		{"an image fetch", "Accept: image/avif,image/webp,image/*,*/*;q=0.8\r\n", false},
+		{"anything", "Accept: */*\r\n", false},
+		{"no Accept", "", false},
+		{"html ranked lower", "Accept: text/html;q=0.5, application/json\r\n", false},
+		{"html forbidden", "Accept: text/html;q=0\r\n", false},
+		{"text/* is not text/html", "Accept: text/*\r\n", false},
+		{"a malformed q skips the member", "Accept: text/html;q=2\r\n", false},
+	};
+	for (const auto &c : cases) {
+		SCOPED_TRACE(c.label);
+		std::string block = std::string(c.fields) + "\r\n";
+		std::string head = "GET / HTTP/1.1\r\n" + block;
+		struct http_request req;
+		ASSERT_EQ(parse_request(head.data(), head.size(), &req), PARSE_COMPLETE);
+		EXPECT_EQ(accept_prefers_html(&req.headers, head.data() + req.line.line_len) == 1,
+			  c.prefers);
+	}
 }
 
 // "first-last", "416" or "ignored": what range_parse makes of value for a file of size.
@@ -190,9 +248,17 @@ TEST(FileAnswerTest, Decision)
 		{"If-Range without Range", "If-Range: \"a-17-2c\"\r\n", false, "200"},
 		{"If-Range before a 416", "Range: bytes=10000-\r\nIf-Range: \"x\"\r\n", false, "200"},
 		// A field on several lines: every If-None-Match line, the first of the others.
-		{"INM match after a malformed line",
+		{"a malformed line makes the field invalid: as if absent",
 		 "If-None-Match: x\r\nIf-None-Match: \"y\"\r\nIf-None-Match: \"a-17-2c\"\r\n", false,
-		 "304"},
+		 "200"},
+		{"an invalid INM lets IMS decide", "If-None-Match: \"a-17-2c\"x\r\nIf-Modified-Since: " +
+		 imf + "\r\n", false, "304"},
+		{"an invalid INM with IMS in the past of the file", "If-None-Match: *x\r\n"
+		 "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n", false, "200"},
+		{"\"*\" on one line of two is invalid", "If-None-Match: *\r\nIf-None-Match: \"y\"\r\n",
+		 false, "200"},
+		{"a match on the second line", "If-None-Match: \"y\"\r\nIf-None-Match: W/\"a-17-2c\"\r\n",
+		 false, "304"},
 		{"an empty INM still outranks IMS", "If-None-Match:\r\nIf-Modified-Since: " + imf + "\r\n",
 		 false, "200"},
 		{"the first IMS counts", "If-Modified-Since: Sun, 06 Nov 1994 08:49:36 GMT\r\n"

@@ -108,9 +108,14 @@ const std::vector<RequestLineCase> &RequestLineCases()
 		LineBad("'@' in method", "G@T / HTTP/1.1\r\n"),
 		LineBad("NUL in method", "G\0T / HTTP/1.1\r\n"s),
 		LineBad("empty line before the request line", "\r\nGET / HTTP/1.1\r\n"),
-		LineBad("target not starting with '/'", "GET x HTTP/1.1\r\n"),
-		LineBad("asterisk target", "GET * HTTP/1.1\r\n"),
-		LineBad("absolute-form target", "GET http://a/ HTTP/1.1\r\n"),
+		// The line takes any target whose first byte is no '?'; its form is
+		// parse_request's business (ParseRequestTest.TargetForms).
+		LineOk("target not starting with '/'", "GET x HTTP/1.1\r\n", HTTP_METHOD_GET, 1,
+		       "x", 1),
+		LineOk("asterisk target", "OPTIONS * HTTP/1.1\r\n", HTTP_METHOD_OTHER, 1, "*", 1),
+		LineOk("absolute-form target", "GET http://a/b?q HTTP/1.1\r\n", HTTP_METHOD_GET, 1,
+		       "http://a/b?q", 10),
+		LineBad("target starting with '?'", "GET ?x HTTP/1.1\r\n"),
 		LineBad("two spaces after method", "GET  / HTTP/1.1\r\n"),
 		LineBad("HTAB as separator", "GET\t/ HTTP/1.1\r\n"),
 		LineBad("NUL in target", "GET /a\0b HTTP/1.1\r\n"s),
@@ -639,6 +644,85 @@ TEST(ParseRequestTest, Table)
 		if (c.has_content_length) {
 			EXPECT_EQ(out.headers.content_length, c.content_length);
 		}
+	}
+}
+
+// The target's forms (RFC 9112 3.2, BEHAVIOUR 6.1): origin-form as it is, absolute-form
+// (http only, a non-empty host, no userinfo) resolved to its path and authority, anything
+// else BAD.
+TEST(ParseRequestTest, TargetForms)
+{
+	struct Row {
+		const char *label;
+		std::string target;
+		parse_outcome outcome;
+		uint8_t form;          // the rest only when COMPLETE
+		std::string authority;
+		std::string path;      // line.target up to path_len
+		std::string whole;     // line.target up to target_len
+	};
+	const Row rows[] = {
+		{"origin-form", "/a?q", PARSE_COMPLETE, TARGET_ORIGIN, "", "/a", "/a?q"},
+		{"asterisk for OPTIONS", "*", PARSE_COMPLETE, TARGET_ASTERISK, "", "*", "*"},
+		{"absolute with path and query", "http://h.example:8080/a/b?x=1", PARSE_COMPLETE,
+		 TARGET_ABSOLUTE, "h.example:8080", "/a/b", "/a/b?x=1"},
+		{"scheme in upper case", "HTTP://h/", PARSE_COMPLETE, TARGET_ABSOLUTE, "h", "/", "/"},
+		{"no path: '/'", "http://h:1234", PARSE_COMPLETE, TARGET_ABSOLUTE, "h:1234", "/", "/"},
+		{"query without path: '/', query dropped", "http://h?hail=all", PARSE_COMPLETE,
+		 TARGET_ABSOLUTE, "h", "/", "/"},
+		{"IP literal", "http://[::1]:80/x", PARSE_COMPLETE, TARGET_ABSOLUTE, "[::1]:80", "/x",
+		 "/x"},
+		{"userinfo", "http://a:b@h/toto", PARSE_BAD},
+		{"encoded userinfo", "http://a%12:b!&*$@h:1234/toto", PARSE_BAD},
+		{"empty host", "http:///a", PARSE_BAD},
+		{"port without host", "http://:80/a", PARSE_BAD},
+		{"https", "https://h/a", PARSE_BAD},
+		{"other scheme", "ftp://h/a", PARSE_BAD},
+		{"scheme only", "http:", PARSE_BAD},
+		{"relative name", "health", PARSE_BAD},
+		{"authority-form", "h.example:443", PARSE_BAD},
+		{"asterisk for GET", "*", PARSE_BAD},
+	};
+	for (const Row &r : rows) {
+		SCOPED_TRACE(r.label);
+		std::string head = "GET " + r.target + " HTTP/1.1\r\nHost: other\r\n\r\n";
+		if (r.form == TARGET_ASTERISK)
+			head = "OPTIONS" + head.substr(3);
+		GuardedBuffer buf(head);
+		struct http_request out;
+		memset(&out, 0xa5, sizeof(out));
+		ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), r.outcome);
+		if (r.outcome != PARSE_COMPLETE)
+			continue;
+		EXPECT_EQ(out.target_form, r.form);
+		EXPECT_EQ(std::string(out.authority ? out.authority : "", out.authority_len),
+			  r.authority);
+		EXPECT_EQ(std::string(out.line.target, out.line.path_len), r.path);
+		EXPECT_EQ(std::string(out.line.target, out.line.target_len), r.whole);
+		EXPECT_EQ(out.head_len, head.size());
+		EXPECT_EQ(out.line.method,
+			  r.form == TARGET_ASTERISK ? HTTP_METHOD_OPTIONS : HTTP_METHOD_GET);
+	}
+}
+
+// OPTIONS is told apart after the line is parsed; every other method stays OTHER.
+TEST(ParseRequestTest, OptionsIsToldApart)
+{
+	const struct {
+		const char *head;
+		uint8_t method;
+	} rows[] = {
+		{"OPTIONS / HTTP/1.1\r\n\r\n", HTTP_METHOD_OPTIONS},
+		{"OPTIONSX / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+		{"OPTION / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+		{"PUT / HTTP/1.1\r\n\r\n", HTTP_METHOD_OTHER},
+	};
+	for (const auto &r : rows) {
+		SCOPED_TRACE(r.head);
+		GuardedBuffer buf(r.head);
+		struct http_request out;
+		ASSERT_EQ(parse_request(buf.data(), buf.size(), &out), PARSE_COMPLETE);
+		EXPECT_EQ(out.line.method, r.method);
 	}
 }
 

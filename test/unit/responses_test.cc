@@ -76,6 +76,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
+		{"OPTIONS *", RESP_OPTIONS_ANY, "HTTP/1.1 200 OK\r\n", C_responses_200},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {
@@ -106,7 +107,23 @@ TEST(StaticResponsesTest, BodiesAreTheSameInBothForms)
 			  body(CONN_FORM_KEEP_ALIVE, (enum static_response_id)id));
 }
 
-TEST(StaticResponsesTest, OnlyThe405CarriesAllow)
+// The 204 of an OPTIONS of a path (BEHAVIOUR 6.2): Allow, the fields, Connection; no
+// Content-Type, no Content-Length, no body.
+TEST(StaticResponsesTest, OptionsOfAPath)
+{
+	const std::string fields = "\r\nAccess-Control-Allow-Origin: *";
+	for (const auto &f : kForms) {
+		char out[OPTIONS_HEAD_MAX(64)];
+		struct text_span span = {fields.data(), (uint32_t)fields.size()};
+		size_t n = render_options(out, span, f.form);
+		EXPECT_EQ(std::string(out, n),
+			  "HTTP/1.1 204 No Content\r\nAllow: GET, HEAD, OPTIONS" + fields +
+				  "\r\nConnection: " + f.connection + "\r\n\r\n");
+		ASSERT_LE(n, sizeof(out));
+	}
+}
+
+TEST(StaticResponsesTest, OnlyThe405AndOptionsCarryAllow)
 {
 	for (const auto &f : kForms) {
 		for (int id = 0; id < STATIC_RESPONSE_COUNT; id++) {
@@ -114,7 +131,8 @@ TEST(StaticResponsesTest, OnlyThe405CarriesAllow)
 			std::string head(r.bytes, r.head_len);
 			SCOPED_TRACE(head.substr(0, head.find(kCrlf)));
 			EXPECT_EQ(HeaderValue(head, "Allow"),
-				  id == RESP_NOT_ALLOWED ? "GET, HEAD" : "<absent>");
+				  id == RESP_NOT_ALLOWED || id == RESP_OPTIONS_ANY ? "GET, HEAD, OPTIONS"
+										  : "<absent>");
 		}
 	}
 }
@@ -157,7 +175,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	// requests_total is rendered as the sum of the status counters (counters.h).
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
 					    C_responses_405, C_responses_301, C_responses_304,
-					    C_responses_206, C_responses_416, C_responses_414};
+					    C_responses_206, C_responses_416, C_responses_414,
+					    C_responses_204};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

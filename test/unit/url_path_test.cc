@@ -60,6 +60,45 @@ TEST(UrlPathTest, Decode)
 	}
 }
 
+// Dot segments (RFC 3986 5.2.4, BEHAVIOUR 10.4), on decoded paths; a climb above the root
+// is refused rather than stopped at the root.
+TEST(UrlPathTest, RemoveDots)
+{
+	struct Row {
+		const char *label;
+		std::string in;
+		std::string out; // "" for URL_PATH_ABOVE_ROOT
+	};
+	const Row rows[] = {
+		{"root", "/", "/"},
+		{"no dots", "/a/b.txt", "/a/b.txt"},
+		{"dot segment", "/./a.txt", "/a.txt"},
+		{"dot-dot after a segment", "/sub/../a.txt", "/a.txt"},
+		{"two levels", "/a/b/../../c", "/c"},
+		{"final dot: the directory", "/sub/.", "/sub/"},
+		{"final dot-dot: the parent", "/sub/..", "/"},
+		{"dot-dot then slash", "/a/b/../", "/a/"},
+		{"empty segment popped", "/a//../b", "/a/b"},
+		{"dots inside names stay", "/a..b/.c/c./...", "/a..b/.c/c./..."},
+		{"trailing slash kept", "/a/./", "/a/"},
+		{"double slash kept", "//f.txt", "//f.txt"},
+		{"above the root", "/..", ""},
+		{"above the root later", "/a/../../x", ""},
+		{"above the root at the end", "/a/../..", ""},
+	};
+	for (const Row &r : rows) {
+		SCOPED_TRACE(r.label);
+		GuardedBuffer buf(r.in); // ends against a guard page: no read or write past it
+		size_t n = url_path_remove_dots(buf.mutable_data(), r.in.size());
+		if (r.out.empty()) {
+			EXPECT_EQ(n, URL_PATH_ABOVE_ROOT);
+			continue;
+		}
+		ASSERT_NE(n, URL_PATH_ABOVE_ROOT);
+		EXPECT_EQ(std::string(buf.data(), n), r.out);
+	}
+}
+
 // Every byte value but '/' and NUL survives its own escape, in either hex case.
 TEST(UrlPathTest, EveryByteRoundTrips)
 {

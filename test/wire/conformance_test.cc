@@ -1,7 +1,7 @@
 // The conformance corpus replayed over the wire (feature `routes`): one test per row of
 // data/conformance_cases.tsv, named by its id, replayed as data/CONFORMANCE.md says (fresh
 // connection, raw bytes, shut the write side, read until the daemon closes, compare the
-// status class of the first response; a 405 carries Allow: GET, HEAD; `close` means no
+// status class of the first response; a 405 carries Allow: GET, HEAD, OPTIONS; `close` means no
 // 2xx and a close). With feature keepalive, a row whose bytes hold more requests than the
 // first gets them answered too where the connection persists: its note declares how many
 // responses arrive ("keep-alive: N responses"); every other row gets at most one.

@@ -44,7 +44,7 @@ TEST_F(ExtraFieldsTest, EveryResponseCarriesThemInOrder)
 		{GetClose("/nope"), std::string("HTTP/1.1 404 Not Found\r\n") + kText +
 					    "Content-Length: 10\r\n" + end + "not found\n"},
 		{GetClose("/", "PUT"), std::string("HTTP/1.1 405 Method Not Allowed\r\n") + kText +
-					       "Content-Length: 19\r\nAllow: GET, HEAD\r\n" + end +
+					       "Content-Length: 19\r\nAllow: GET, HEAD, OPTIONS\r\n" + end +
 					       "method not allowed\n"},
 		{"BAD\r\n\r\n", std::string("HTTP/1.1 400 Bad Request\r\n") + kText +
 					"Content-Length: 12\r\n" + end + "bad request\n"},

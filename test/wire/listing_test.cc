@@ -332,15 +332,6 @@ TEST(ListingTest, CurlReplaysTheListingCases)
 	EXPECT_EQ(RunCommand(compare, "", kTimeoutMs).out, "304");
 }
 
-// The chromium command line for a headless run against url, then what it does.
-std::vector<std::string> Chromium(const std::string &profile, const std::string &what,
-				  const std::string &url)
-{
-	return {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--user-data-dir=" + profile, "--window-size=900,420", what, url};
-}
-
 // A real browser builds the page: every listed name is a link with its text, the escaped
 // name reads as the name itself, and the screenshot is a PNG (kept in the test's outputs
 // for a look).

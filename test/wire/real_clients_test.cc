@@ -77,7 +77,7 @@ TEST_F(RealClientTest, CurlEveryRoute)
 			EXPECT_EQ(resp.body, c.body);
 		}
 		if (c.status == 405) {
-			EXPECT_EQ(resp.Header("Allow"), "GET, HEAD");
+			EXPECT_EQ(resp.Header("Allow"), "GET, HEAD, OPTIONS");
 		}
 	}
 	std::string metrics = ParseResponse(Curl({"-i"}, "/metrics")).body;

@@ -210,7 +210,7 @@ TEST_F(SitePagesTest, FallbackServesTheFileAs200)
 	const FileRoot &root = *root_;
 	auto shell = [&](bool h) { return FileResponse(root, kHtml, "index.html", "", h); };
 	std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
-	for (const char *route : {"/app/settings", "/app/settings?tab=2", "/.env", "/sub/"})
+	for (const char *route : {"/app/settings", "/app/settings?tab=2", "/app", "/sub/"})
 		Expect(route, shell);
 	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
 	EXPECT_EQ(after["cache_hits"] - before["cache_hits"], 8u);
@@ -241,6 +241,35 @@ TEST_F(SitePagesTest, FallbackServesTheFileAs200)
 		  301);
 	EXPECT_EQ(ParseResponse(Roundtrip(daemon_.port(), Request("GET", "/a%2Fb")).bytes).status,
 		  400);
+}
+
+// Issue 31: the fallback answers a miss whose last segment has no extension, or a
+// browser's navigation (Accept prefers text/html); a missing asset (/favicon.ico,
+// /app.js, a dotfile) gets the 404 page, or the static 404 without one.
+TEST_F(SitePagesTest, FallbackOnlyForRoutesAndNavigations)
+{
+	Start({"--fallback", "/index.html", "--error-page", "404=/404.html"});
+	const FileRoot &root = *root_;
+	auto shell = [&](bool h) { return FileResponse(root, kHtml, "index.html", "", h); };
+	const std::string html = "Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n";
+	for (const char *asset : {"/favicon.ico", "/app.js", "/app/main.css", "/.env", "/a%2ejs"}) {
+		Expect(asset, [&](bool h) { return ErrorPage("", h); });
+		Expect(asset, [&](bool h) { return ErrorPage("", h); }, "Accept: */*\r\n");
+		Expect(asset, shell, html);
+	}
+	Expect("/user/jane.doe", shell, html);
+	Expect("/v1.0/route", shell);
+	Expect("/images/logo.png", [&](bool h) { return ErrorPage("", h); },
+	       "Accept: image/avif,image/webp,*/*;q=0.8\r\n");
+}
+
+// Without an error page the miss of an asset is the static 404.
+TEST_F(SitePagesTest, FallbackLeavesAssetsTheStatic404)
+{
+	Start({"--fallback", "/index.html"});
+	Received r = Roundtrip(daemon_.port(), Request("GET", "/favicon.ico"));
+	EXPECT_EQ(r.bytes, "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
+			   "Content-Length: 10\r\nConnection: close\r\n\r\nnot found\n");
 }
 
 // "/" without an index.html: the fallback takes the place of the built-in hello.

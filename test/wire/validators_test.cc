@@ -218,9 +218,11 @@ TEST_F(ValidatorsTest, RepeatedFields)
 		std::string fields;
 		std::string want;
 	} cases[] = {
-		{"INM: a match on the third line, after a malformed one",
+		{"INM: a malformed line makes the field invalid, a match on the third line too",
 		 "If-None-Match: x\r\nif-none-match: \"y\"\r\nIF-NONE-MATCH: " + e + "\r\n",
-		 NotModified()},
+		 Full(false)},
+		{"INM: a match on the third line", "If-None-Match: \"x\"\r\nif-none-match: \"y\"\r\n"
+		 "IF-NONE-MATCH: " + e + "\r\n", NotModified()},
 		{"INM: an empty line still outranks IMS", "If-None-Match:\r\n" + ims + "\r\n", Full(false)},
 		{"IMS: the first line counts, not a later match", older + "\r\n" + ims + "\r\n",
 		 Full(false)},

@@ -240,8 +240,8 @@ Received Roundtrip(int port, const std::string &request, bool shut_write = false
 bool PeerSpokeOrClosed(int fd, int wait_ms);
 
 // The offset just past the complete response that starts at `at` in bytes (its head, plus
-// Content-Length body bytes unless head_only), or npos while it is incomplete or has no
-// readable Content-Length.
+// Content-Length body bytes unless head_only or a 204 or 304), or npos while it is
+// incomplete or has no readable Content-Length.
 size_t ResponseEnd(const std::string &bytes, size_t at, bool head_only);
 
 // One client connection kept open across requests (keep-alive, pipelining). Every read
@@ -399,7 +399,7 @@ enum class Outcome {
 	kStatus2xx,   // a 2xx response
 	kStatus400,   // 400 Bad Request
 	kStatus404,   // 404 Not Found
-	kStatus405,   // 405 with `Allow: GET, HEAD`
+	kStatus405,   // 405 with `Allow: GET, HEAD, OPTIONS`
 	kStatus414,   // 414 URI Too Long (BEHAVIOUR 6.8: closes like a malformed 400)
 	kCloseNo2xx,  // no 2xx (a 400 is fine), and the daemon closes
 	kSilentClose, // the daemon closes without sending a byte
@@ -511,6 +511,45 @@ private:
 	std::string dir_, error_;
 	Daemon daemon_;
 };
+
+// The chromium command line for a headless run against url (profile: a fresh directory),
+// then what it does ("--dump-dom", "--screenshot=PNG", ...).
+std::vector<std::string> Chromium(const std::string &profile, const std::string &what,
+				  const std::string &url);
+
+// A suite whose tests share one tree served with --root (feature files), made once for
+// the suite by Derived::WriteTree(dir) ("" or what failed) under the name
+// Derived::kTreeName, served with Derived::TreeFlags(); every test is skipped without
+// the feature and fails when the tree could not be served.
+template <typename Derived>
+class TreeSuite : public testing::Test {
+protected:
+	static void SetUpTestSuite()
+	{
+		if (HasFeature("files"))
+			tree_ = new ServedTree(Derived::kTreeName, Derived::WriteTree,
+					       Derived::TreeFlags());
+	}
+	static void TearDownTestSuite()
+	{
+		delete tree_;
+		tree_ = nullptr;
+	}
+	void SetUp() override
+	{
+		REQUIRE_FEATURE("files");
+		ASSERT_TRUE(tree_ != nullptr && tree_->error().empty())
+			<< (tree_ ? tree_->error() : "no tree");
+	}
+	static std::vector<std::string> TreeFlags() { return {}; }
+	static const ServedTree &tree() { return *tree_; }
+
+private:
+	inline static ServedTree *tree_ = nullptr;
+};
+
+// Writes content to root/rel, creating the directories on the way. False on failure.
+bool Put(const std::string &root, const std::string &rel, const std::string &content);
 
 // ---- Child programs ----
 

@@ -205,7 +205,8 @@ FUNCTION_BEGIN(parse_request_line)
 	STORE_BYTE ASM_HTTP_METHOD_OTHER, ASM_REQUEST_LINE_METHOD
 	add	x3, x3, #1
 
-	/* target: '/' then target bytes (0x21-0x7e), at most ASM_HTTP_TARGET_MAX, then SP.
+	/* target: target bytes (0x21-0x7e), the first not '?', at most ASM_HTTP_TARGET_MAX,
+	 * then SP (its form is http_request.c's business).
 	 * The scan stops at x6 = min(len, start + MAX + 1): reaching start + MAX + 1 means
 	 * one byte too many (TARGET_TOO_LONG), reaching len first means more is needed
 	 * (PARTIAL); when both coincide the C code reports TARGET_TOO_LONG, and so does
@@ -215,8 +216,10 @@ FUNCTION_BEGIN(parse_request_line)
 	cmp	x3, x1
 	b.eq	.Lline_partial
 	ldrb	w9, [x0, x3]
-	cmp	w9, #'/'
-	b.ne	.Lline_bad
+	ldrb	w10, [x4, x9]
+	tbz	w10, #ASM_CC_TARGET_BIT, .Lline_bad
+	cmp	w9, #'?'
+	b.eq	.Lline_bad
 	mov	x5, x3
 	mov	x6, #ASM_HTTP_TARGET_MAX + 1
 	add	x6, x3, x6

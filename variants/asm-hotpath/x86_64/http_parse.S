@@ -160,7 +160,8 @@ FUNCTION_BEGIN(parse_request_line)
 	movb	$ASM_HTTP_METHOD_OTHER, ASM_REQUEST_LINE_METHOD(%rdx)
 	incq	%rcx
 
-	/* target: '/' then target bytes (0x21-0x7e), at most ASM_HTTP_TARGET_MAX, then SP.
+	/* target: target bytes (0x21-0x7e), the first not '?', at most ASM_HTTP_TARGET_MAX,
+	 * then SP (its form is http_request.c's business).
 	 * The scan stops at r10 = min(len, start + MAX + 1): reaching start + MAX + 1 means
 	 * one byte too many (TARGET_TOO_LONG), reaching len first means more is needed
 	 * (PARTIAL); when both coincide the C code reports TARGET_TOO_LONG, and so does
@@ -168,8 +169,11 @@ FUNCTION_BEGIN(parse_request_line)
 .Lline_target:				/* rcx = index of the target's first byte */
 	cmpq	%rsi, %rcx
 	je	.Lline_partial
-	cmpb	$'/', (%rdi,%rcx)
-	jne	.Lline_bad
+	movzbl	(%rdi,%rcx), %eax
+	testb	$ASM_CC_TARGET, (%r8,%rax)
+	jz	.Lline_bad
+	cmpl	$'?', %eax
+	je	.Lline_bad
 	movq	%rcx, %r9
 	leaq	ASM_HTTP_TARGET_MAX+1(%rcx), %r10
 	cmpq	%rsi, %r10
