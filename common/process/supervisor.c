@@ -538,6 +538,26 @@ static int supervise_generations(void)
 	return sup.status;
 }
 
+/* In the first generation, right after the fork (start-up goes on as a server): the
+ * supervisor's descriptors closed (its signalfd, the image reloads start from, the counter
+ * page, mapped already and shared by the fork, its end of the ready pair), its own
+ * process group, death with the supervisor, and --watch's owner. Returns
+ * SUPERVISOR_IN_GENERATION. */
+static int become_first_generation(long parent, const int pair[2])
+{
+	sys_close(sup.signal_fd);
+	sys_close(sup.exe_fd);
+	sys_close(sup.counters_fd);
+	sys_close(pair[0]);
+	sys_setpgid(0, 0);
+	supervisor_follow_parent(parent);
+	reload_become_generation(pair[1]);
+	long owned = watch_own(); /* --watch: the generation hears of changes */
+	if (sys_is_error(owned))
+		console_fail("--watch: fcntl F_SETOWN", 0, 0, owned);
+	return SUPERVISOR_IN_GENERATION;
+}
+
 int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
 		   void (*release)(void))
 {
@@ -567,19 +587,8 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 	sup.signal_fd = (int)signal_fd;
 	long parent = sys_getpid();
 	long pid = sys_fork();
-	if (pid == 0) { /* the first generation: start-up goes on as a server */
-		sys_close(sup.signal_fd);
-		sys_close(sup.exe_fd); /* the supervisor's: reloads start from it */
-		sys_close(sup.counters_fd); /* mapped already, shared by the fork */
-		sys_close(pair[0]);
-		sys_setpgid(0, 0);
-		supervisor_follow_parent(parent);
-		reload_become_generation(pair[1]);
-		long owned = watch_own(); /* --watch: the generation hears of changes */
-		if (sys_is_error(owned))
-			console_fail("--watch: fcntl F_SETOWN", 0, 0, owned);
-		return SUPERVISOR_IN_GENERATION;
-	}
+	if (pid == 0)
+		return become_first_generation(parent, pair);
 	sys_close(pair[1]);
 	if (sys_is_error(pid)) {
 		sys_close(pair[0]);

@@ -461,6 +461,19 @@ static uint32_t conn_skip_body(struct conn *c)
 	return avail - take;
 }
 
+/* After answering: an emptied input buffer starts again at 0; the unanswered rest of a
+ * connection that goes on moves to the front, so the next head has the whole buffer. */
+static inline void conn_compact_input(struct conn *c, char *buf)
+{
+	if (c->in_start == c->in_end) {
+		c->in_start = c->in_end = 0;
+	} else if (c->in_start && !(c->flags & CONN_F_CLOSE_AFTER)) {
+		__builtin_memmove(buf, buf + c->in_start, c->in_end - c->in_start);
+		c->in_end -= c->in_start;
+		c->in_start = 0;
+	}
+}
+
 /* Answers every complete request at the front of c's input, in order, until the input
  * holds no complete head, the queue is full, a /metrics must wait for the queue, or the
  * connection is to close. Then moves a partial head to the buffer's start, so every head
@@ -515,13 +528,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			line.len = req.line.line_len - 2; /* without CRLF */
 		conn_take_answer(fd, c, &a, format, line, disk_fd);
 	}
-	if (c->in_start == c->in_end) {
-		c->in_start = c->in_end = 0;
-	} else if (c->in_start && !(c->flags & CONN_F_CLOSE_AFTER)) {
-		__builtin_memmove(buf, buf + c->in_start, c->in_end - c->in_start);
-		c->in_end -= c->in_start;
-		c->in_start = 0;
-	}
+	conn_compact_input(c, buf);
 }
 
 /* The entries from iov on (count of them) that are bytes in memory, before the first
