@@ -487,6 +487,8 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 	enum exit_code r = open_listeners(plan);
 	if (r != EXIT_OK)
 		return r;
+	if (!reload_is_generation())
+		supervisor_hold_signals(); /* a signal sent once announced waits for the supervisor */
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
 	if (reload_is_generation())

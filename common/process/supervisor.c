@@ -558,6 +558,12 @@ static int become_first_generation(long parent, const int pair[2])
 	return SUPERVISOR_IN_GENERATION;
 }
 
+void supervisor_hold_signals(void)
+{
+	uint64_t mask = SIGNALS_STOP | SIGNALS_SUPERVISOR;
+	sys_rt_sigprocmask(K_SIG_BLOCK, &mask, 0);
+}
+
 int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
 		   void (*release)(void))
 {

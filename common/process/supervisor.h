@@ -45,6 +45,14 @@ APOLLOD_EXTERN_C_BEGIN
  * parent died before the request was made, so no signal would come). */
 void supervisor_follow_parent(long parent_pid);
 
+/* Blocks the signals the supervisor reads (a stop, a reload, an upgrade, a log reopen),
+ * so that one sent as soon as `listening on` is printed stays pending for the signalfd
+ * supervisor_run makes, instead of being lost (USR1, USR2: ignored until then) or ending
+ * the process (SIGHUP's default action). Call before announcing, in the process started
+ * only; supervisor_run blocks the same set, so the generation it forks inherits nothing
+ * new. Errors are ignored: rt_sigprocmask(2) fails only for a bad `how`. */
+void supervisor_hold_signals(void);
+
 /* Becomes the supervisor of the listeners fds[0..count) (negative entries skipped;
  * `groups` equal groups, one per worker, or 1) for the program started with argv and
  * envp. Forks the first generation, in which it returns SUPERVISOR_IN_GENERATION at once;
