@@ -205,15 +205,13 @@ INSTANTIATE_TEST_SUITE_P(Pipelined, PipelineTest, testing::Values(2, 16, 100, 30
 
 // Sends the pieces' bytes in two writes split at every position k (1 .. all, where k = all
 // is one write), each on a fresh connection: after the first write, the answers of the
-// pieces it completes must arrive before the rest is sent (so the daemon saw the split;
-// a first write that completes nothing, the daemon has read before the rest is sent);
+// pieces it completes must arrive before the rest is sent (so the daemon saw the split);
 // then everything else must arrive, then the daemon's close (the last piece must make it
 // close). Returns "" or the first few failing splits.
-std::string ProblemsAtEverySplit(const Daemon &daemon, const std::vector<Piece> &pieces)
+std::string ProblemsAtEverySplit(int port, const std::vector<Piece> &pieces)
 {
+	constexpr int kPartialSettleMs = 3; // lets the daemon read a first write that completes nothing
 	constexpr int kReported = 3;
-	const int port = daemon.port();
-	const pid_t serving = daemon.ServingPid();
 	std::string all, answers;
 	for (const Piece &p : pieces) {
 		all += p.sent;
@@ -237,9 +235,9 @@ std::string ProblemsAtEverySplit(const Daemon &daemon, const std::vector<Piece> 
 			std::string first = client.Take(due.size());
 			if (first != due) {
 				problem = "after the first write got '" + first + "', want '" + due + "'";
-			} else if (due.empty() && !WaitUntilDaemonRead(serving, client.fd())) {
-				problem = "the daemon never read the first write";
 			} else {
+				if (due.empty())
+					SleepMs(kPartialSettleMs);
 				// The daemon may already have closed (a 405 with a body): a
 				// refused send shows in what arrives, not here.
 				client.Send(all.substr(k));
@@ -270,7 +268,7 @@ TEST_F(KeepAliveTest, BatchSplitAtEveryByteAcrossTwoWrites)
 		{Get("/nope", "HEAD"), KeepAliveAnswer("/nope", "HEAD")},
 		{GetClose("/health"), CloseAnswer("/health")},
 	};
-	EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
+	EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
 }
 
 TEST_F(KeepAliveTest, Http10WithoutKeepAliveClosesAfterOneAnswer)
@@ -343,7 +341,7 @@ TEST_F(KeepAliveTest, GetBodyIsSkippedExactlyAcrossWrites)
 			{body, ""},
 			{GetClose("/health"), CloseAnswer("/health")},
 		};
-		EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
+		EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
 	}
 }
 
@@ -357,7 +355,7 @@ TEST_F(KeepAliveTest, PostWithBodyClosesAfter405)
 		{"hello", ""},
 		{Get("/health"), ""},
 	};
-	EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
+	EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
 }
 
 // Up to 1 MiB of GET body is read and skipped; one byte more closes after the answer.
@@ -408,9 +406,9 @@ TEST_F(KeepAliveTest, HalfCloseAfterPipelinedBatchGetsEveryAnswer)
 TEST_F(KeepAliveTest, RequestAndFinTogetherOnWatchedConnection)
 {
 	constexpr int kRounds = 3;
+	constexpr int kWatchedAfterMs = 50; // the daemon's first read came up empty by then
 	constexpr int kCloseWaitMs = 2000;  // far less than the 10 s idle deadline
 	Start();
-	const pid_t serving = daemon_.ServingPid();
 	const std::string bad_request = Roundtrip(port_, "GET / HTTP/1.1\r\nX\r\n\r\n").bytes;
 	const std::vector<std::pair<std::string, std::string>> cases = {
 		{Get("/health"), KeepAliveAnswer("/health")},
@@ -423,8 +421,7 @@ TEST_F(KeepAliveTest, RequestAndFinTogetherOnWatchedConnection)
 		for (int i = 0; i < kRounds; i++) {
 			Client client(port_);
 			ASSERT_TRUE(client.connected());
-			// accepted, its first read came up empty, the daemon waits again
-			ASSERT_TRUE(WaitUntilDaemonRead(serving, client.fd()));
+			SleepMs(kWatchedAfterMs);
 			ASSERT_TRUE(client.SendWithFin(c.first));
 			Received r = client.TakeUntilClose(kCloseWaitMs);
 			EXPECT_EQ(r.bytes, c.second) << "round " << i + 1;

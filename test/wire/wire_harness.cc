@@ -2,9 +2,6 @@
 #include "test/wire/wire_harness.h"
 
 #include <arpa/inet.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -233,68 +230,28 @@ static std::vector<unsigned long> SocketInodes(pid_t pid)
 	return inodes;
 }
 
-constexpr unsigned kTcpListen = 10;   // TCP_LISTEN (netinet/tcp.h)
-constexpr unsigned kTcpTimeWait = 6;  // TCP_TIME_WAIT: no longer anyone's socket
-
-// One TCP socket with its local and remote ports.
-struct TcpRow {
-	unsigned local_port, remote_port;
-	TcpSocket socket;
-};
-
-// States for TcpSockets (bit n: TCP state n of netinet/tcp.h): listeners only, and every
-// socket that is still someone's (not TIME_WAIT, of which a busy machine has thousands).
-constexpr uint32_t kListening = 1u << kTcpListen;
-constexpr uint32_t kLive = 0xfffu & ~(1u << kTcpTimeWait);
-
-// The TCP sockets of family (AF_INET, AF_INET6) in this network namespace whose state is
-// in the mask states, from the kernel's sock_diag netlink (7): /proc/net/tcp lists every
-// TIME_WAIT row as text and takes over 100 ms to read on a busy machine.
-static std::vector<TcpRow> TcpSockets(int family, uint32_t states)
-{
-	std::vector<TcpRow> rows;
-	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (nl < 0)
-		return rows;
-	struct {
-		struct nlmsghdr head;
-		struct inet_diag_req_v2 req;
-	} ask = {};
-	ask.head.nlmsg_len = sizeof(ask);
-	ask.head.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	ask.head.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	ask.req.sdiag_family = static_cast<uint8_t>(family);
-	ask.req.sdiag_protocol = IPPROTO_TCP;
-	ask.req.idiag_states = states;
-	bool done = send(nl, &ask, sizeof(ask), 0) != static_cast<ssize_t>(sizeof(ask));
-	alignas(struct nlmsghdr) char buf[32768];
-	while (!done) {
-		ssize_t got = recv(nl, buf, sizeof(buf), 0);
-		int len = static_cast<int>(got);
-		done = got <= 0;
-		for (auto *h = reinterpret_cast<struct nlmsghdr *>(buf); !done && NLMSG_OK(h, len);
-		     h = NLMSG_NEXT(h, len)) {
-			done = h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR;
-			if (done)
-				break;
-			auto *d = static_cast<struct inet_diag_msg *>(NLMSG_DATA(h));
-			TcpSocket t = {true, d->idiag_state, d->idiag_wqueue, d->idiag_rqueue,
-				       d->idiag_inode};
-			rows.push_back({ntohs(d->id.idiag_sport), ntohs(d->id.idiag_dport), t});
-		}
-	}
-	close(nl);
-	return rows;
-}
-
-// The local port of the IPv4 TCP socket in LISTEN state whose inode pid holds, or 0 while
-// there is none.
+// The local port of the IPv4 TCP socket in LISTEN state whose inode pid holds, from
+// /proc/PID/net/tcp (the process's network namespace), or 0 while there is none.
 static int ListeningPortOf(pid_t pid)
 {
 	std::vector<unsigned long> inodes = SocketInodes(pid);
-	for (const TcpRow &r : TcpSockets(AF_INET, kListening))
-		if (std::find(inodes.begin(), inodes.end(), r.socket.inode) != inodes.end())
-			return static_cast<int>(r.local_port);
+	std::ifstream in("/proc/" + std::to_string(pid) + "/net/tcp");
+	std::string line;
+	std::getline(in, line); // the column names
+	while (std::getline(in, line)) {
+		char local[64], remote[64], state[8];
+		unsigned long inode = 0;
+		unsigned port = 0;
+		// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+		if (sscanf(line.c_str(), " %*s %63s %63s %7s %*s %*s %*s %*u %*u %lu", local, remote,
+			   state, &inode) != 4 ||
+		    strcmp(state, "0A") != 0 || // TCP_LISTEN
+		    std::find(inodes.begin(), inodes.end(), inode) == inodes.end())
+			continue;
+		const char *colon = strchr(local, ':');
+		if (colon && sscanf(colon + 1, "%x", &port) == 1)
+			return static_cast<int>(port);
+	}
 	return 0;
 }
 
@@ -506,8 +463,10 @@ int Daemon::OpenDescriptorCount(int below) const
 
 int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms, int below)
 {
-	int count = -1;
-	WaitFor([&] { return (count = daemon.OpenDescriptorCount(below)) == want; }, timeout_ms);
+	int64_t deadline = NowMs() + timeout_ms;
+	int count;
+	while ((count = daemon.OpenDescriptorCount(below)) != want && NowMs() < deadline)
+		SleepMs(10);
 	return count;
 }
 
@@ -1725,143 +1684,12 @@ std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid)
 	return found;
 }
 
-// The state letter of a /proc/.../stat file (R, S, D, Z, ...), or 0 when it is unreadable.
-static char ProcessState(const std::string &stat_path)
-{
-	std::string stat = ReadProcFile(stat_path);
-	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
-	return name_end != std::string::npos && name_end + 2 < stat.size() ? stat[name_end + 2]
-									   : 0;
-}
-
 bool ProcessRuns(pid_t pid)
 {
-	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");
-	return state != 0 && state != 'Z';
-}
-
-// ---- Waiting for state (/proc) ----
-
-// WaitFor's poll: every millisecond at first (a state usually comes within a few: the
-// keep-alive split tests wait hundreds of times), every kStatePollMs once it is slow.
-constexpr int64_t kStatePollMs = 5;
-constexpr int64_t kStateQuickMs = 20;
-
-bool WaitFor(const std::function<bool()> &reached, int timeout_ms)
-{
-	int64_t start = NowMs(), deadline = start + timeout_ms;
-	for (;;) {
-		if (reached())
-			return true;
-		int64_t now = NowMs();
-		if (now >= deadline)
-			return false;
-		SleepMs(now - start < kStateQuickMs ? 1 : kStatePollMs);
-	}
-}
-
-// The IPv4 TCP socket with these ports that is still someone's.
-static TcpSocket TcpSocketOf(unsigned local_port, unsigned remote_port)
-{
-	for (const TcpRow &r : TcpSockets(AF_INET, kLive))
-		if (r.local_port == local_port && r.remote_port == remote_port)
-			return r.socket;
-	return TcpSocket();
-}
-
-// fd's own port and its peer's, or false.
-static bool PortsOf(int fd, unsigned *own, unsigned *peer)
-{
-	struct sockaddr_in a = {}, b = {};
-	socklen_t la = sizeof(a), lb = sizeof(b);
-	if (getsockname(fd, reinterpret_cast<sockaddr *>(&a), &la) != 0 ||
-	    getpeername(fd, reinterpret_cast<sockaddr *>(&b), &lb) != 0)
-		return false;
-	*own = ntohs(a.sin_port);
-	*peer = ntohs(b.sin_port);
-	return true;
-}
-
-TcpSocket ServerEndOf(int fd)
-{
-	unsigned own, peer;
-	return PortsOf(fd, &own, &peer) ? TcpSocketOf(peer, own) : TcpSocket();
-}
-
-TcpSocket ClientEndOf(int fd)
-{
-	unsigned own, peer;
-	return PortsOf(fd, &own, &peer) ? TcpSocketOf(own, peer) : TcpSocket();
-}
-
-TcpSocket ListenerOn(int port)
-{
-	return TcpSocketOf(static_cast<unsigned>(port), 0);
-}
-
-bool HoldsSocket(pid_t pid, unsigned long inode)
-{
-	std::vector<unsigned long> held = SocketInodes(pid);
-	return inode != 0 && std::find(held.begin(), held.end(), inode) != held.end();
-}
-
-// pid's TCP sockets (IPv4 and IPv6) that are listeners (listening true) or not.
-static int TcpSocketsHeld(pid_t pid, bool listening)
-{
-	std::vector<unsigned long> held = SocketInodes(pid);
-	uint32_t states = listening ? kListening : kLive & ~kListening;
-	int n = 0;
-	for (int family : {AF_INET, AF_INET6})
-		for (const TcpRow &r : TcpSockets(family, states))
-			n += std::find(held.begin(), held.end(), r.socket.inode) != held.end();
-	return n;
-}
-
-int ConnectionsHeld(pid_t pid)
-{
-	return TcpSocketsHeld(pid, false);
-}
-
-bool HoldsListener(pid_t pid)
-{
-	return TcpSocketsHeld(pid, true) > 0;
-}
-
-bool Sleeps(pid_t pid)
-{
-	std::string dir = "/proc/" + std::to_string(pid) + "/task";
-	DIR *d = opendir(dir.c_str());
-	if (!d)
-		return false;
-	bool all = true, any = false;
-	for (struct dirent *e; all && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		any = true;
-		all = ProcessState(dir + "/" + e->d_name + "/stat") == 'S';
-	}
-	closedir(d);
-	return any && all;
-}
-
-bool WaitUntilDaemonRead(pid_t pid, int fd, int timeout_ms)
-{
-	return WaitFor(
-		[pid, fd] {
-			TcpSocket server = ServerEndOf(fd);
-			return ClientEndOf(fd).send_queue == 0 && server.receive_queue == 0 &&
-			       HoldsSocket(pid, server.inode) && Sleeps(pid);
-		},
-		timeout_ms);
-}
-
-uint64_t SignalMask(pid_t pid, const std::string &field)
-{
-	std::istringstream in(ReadProcFile("/proc/" + std::to_string(pid) + "/status"));
-	for (std::string line; std::getline(in, line);)
-		if (line.rfind(field + ":", 0) == 0)
-			return std::stoull(line.substr(field.size() + 1), nullptr, 16);
-	return 0;
+	std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
+	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
+	return name_end != std::string::npos && name_end + 2 < stat.size() &&
+	       stat[name_end + 2] != 'Z';
 }
 
 } // namespace wire

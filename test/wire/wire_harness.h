@@ -615,59 +615,6 @@ struct SnapshotMemfd {
 // The descriptors of pid that name the snapshot's memfds (empty once it is gone).
 std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid);
 
-// ---- Waiting for state (/proc), never for time ----
-
-// How long a test waits for a state the daemon must reach: only a hang runs this long.
-constexpr int kStateWaitMs = 20000;
-
-// Polls reached() every few milliseconds until it returns true (then true) or timeout_ms
-// passes (then false).
-bool WaitFor(const std::function<bool()> &reached, int timeout_ms = kStateWaitMs);
-
-// One IPv4 TCP socket of this network namespace (what /proc/net/tcp shows, read through
-// sock_diag netlink).
-struct TcpSocket {
-	bool found = false;
-	unsigned state = 0;           // TCP_ESTABLISHED (1) ... TCP_LISTEN (10), netinet/tcp.h
-	uint64_t send_queue = 0;      // sent, not yet acknowledged by the peer
-	uint64_t receive_queue = 0;   // arrived, not yet read (a listener: not yet accepted)
-	unsigned long inode = 0;      // 0 until a process accepts it
-};
-
-// The daemon's end of the loopback connection whose client end is fd (not found once it
-// is gone, or only in TIME_WAIT).
-TcpSocket ServerEndOf(int fd);
-
-// The client end fd itself.
-TcpSocket ClientEndOf(int fd);
-
-// The IPv4 socket listening on port (its receive_queue: connections waiting to be
-// accepted).
-TcpSocket ListenerOn(int port);
-
-// Whether pid holds the socket of that inode among its descriptors.
-bool HoldsSocket(pid_t pid, unsigned long inode);
-
-// TCP connections pid holds (IPv4 and IPv6, listeners not counted).
-int ConnectionsHeld(pid_t pid);
-
-// Whether pid holds a listening TCP socket (IPv4 or IPv6).
-bool HoldsListener(pid_t pid);
-
-// Whether every thread of pid sleeps (/proc/PID/task/*/stat state S): the daemon's only
-// blocking call is its event wait, so it has done all it can with what it has read.
-bool Sleeps(pid_t pid);
-
-// Waits until the serving process pid has accepted fd's connection, read every byte the
-// client sent on it (the client's end has them acknowledged, the daemon's has none
-// unread) and gone back to its wait: whatever it does with those bytes, it has done.
-// False after timeout_ms.
-bool WaitUntilDaemonRead(pid_t pid, int fd, int timeout_ms = kStateWaitMs);
-
-// A signal mask of /proc/PID/status by its field name ("SigPnd", "ShdPnd", "SigBlk",
-// "SigIgn", "SigCgt"): bit n-1 is signal n. 0 when unreadable.
-uint64_t SignalMask(pid_t pid, const std::string &field);
-
 } // namespace wire
 
 #endif // APOLLOD_TEST_WIRE_WIRE_HARNESS_H
