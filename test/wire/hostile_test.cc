@@ -261,12 +261,9 @@ protected:
 	void WaitForConnections(int want)
 	{
 		int have = 0;
-		for (int64_t end = NowMs() + kRestBoundMs; NowMs() < end; SleepMs(10)) {
-			have = daemon_.OpenDescriptorCount() - baseline_;
-			if (have >= want)
-				return;
-		}
-		FAIL() << "connections held: " << have << ", want " << want;
+		if (!WaitUntil([&] { return (have = daemon_.OpenDescriptorCount() - baseline_) >= want; },
+			       kRestBoundMs))
+			FAIL() << "connections held: " << have << ", want " << want;
 	}
 
 	Daemon daemon_;

@@ -19,14 +19,13 @@
 namespace wire {
 namespace {
 
-constexpr int kWaitMs = 10000; // a state waited for comes within this
 constexpr int kKills = 5;      // deaths in a row: waits of 10, 20, 40, 80 and 160 ms
 
 // Waits (polling /proc without a pause: a new child is killed before it is ready) for
-// a child of parent other than old. Returns it, or -1 after kWaitMs.
+// a child of parent other than old. Returns it, or -1 after kStateWaitMs.
 pid_t WaitForOtherChild(pid_t parent, pid_t old)
 {
-	for (int64_t end = NowMs() + kWaitMs; NowMs() < end;)
+	for (int64_t end = NowMs() + kStateWaitMs; NowMs() < end;)
 		for (pid_t p : Children(parent))
 			if (p != old)
 				return p;
@@ -34,13 +33,12 @@ pid_t WaitForOtherChild(pid_t parent, pid_t old)
 }
 
 // Waits until a request on a new connection gets /a.txt's 200. Returns the ms it took,
-// or -1 after kWaitMs.
+// or -1 after kStateWaitMs.
 int64_t MsUntilAnswered(int port)
 {
 	int64_t start = NowMs();
-	for (int64_t end = start + kWaitMs; NowMs() < end; SleepMs(5))
-		if (StatusOf(port, "/a.txt") == 200)
-			return NowMs() - start;
+	if (WaitUntil([&] { return StatusOf(port, "/a.txt") == 200; }, kStateWaitMs, 5))
+		return NowMs() - start;
 	return -1;
 }
 
@@ -85,14 +83,13 @@ TEST_P(RestartTest, CrashLoopBacksOffExponentially)
 	}
 	std::string waits;
 	std::regex line("starting a new one in ([0-9]+) ms\n");
-	for (int64_t end = NowMs() + kWaitMs; NowMs() < end; SleepMs(10)) {
+	WaitUntil([&] {
 		std::string err = d.Err();
 		waits.clear();
 		for (std::sregex_iterator i(err.begin(), err.end(), line), e; i != e; ++i)
 			waits += (*i)[1].str() + " ";
-		if (waits.size() >= std::string("10 20 40 80 160 ").size())
-			break;
-	}
+		return waits.size() >= std::string("10 20 40 80 160 ").size();
+	});
 	EXPECT_EQ(waits, "10 20 40 80 160 ") << d.Err();
 	EXPECT_GE(MsUntilAnswered(d.port()), 0) << d.Err();
 	EXPECT_EQ(FetchMetrics(d.port())["restarts_backed_off"], (uint64_t)kKills);
@@ -114,7 +111,7 @@ TEST_P(RestartTest, WorkerDeathsAreRestartedAfterTheBackoff)
 	for (int i = 0; i < 3; i++) {
 		ASSERT_EQ(kill(victim, SIGKILL), 0);
 		pid_t next = -1;
-		for (int64_t end = NowMs() + kWaitMs; next < 0 && NowMs() < end;)
+		for (int64_t end = NowMs() + kStateWaitMs; next < 0 && NowMs() < end;)
 			for (pid_t p : Children(generation))
 				if (p != victim && p != both[1])
 					next = p;

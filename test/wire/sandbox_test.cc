@@ -38,9 +38,8 @@ std::string StatusField(pid_t pid, const std::string &name)
 // just forked installs its filter a moment after it appears.
 std::string StatusFieldSettled(pid_t pid, const std::string &name, const std::string &want)
 {
-	std::string got = StatusField(pid, name);
-	for (int64_t end = NowMs() + 5000; got != want && NowMs() < end; got = StatusField(pid, name))
-		SleepMs(5);
+	std::string got;
+	WaitUntil([&] { return (got = StatusField(pid, name)) == want; }, 5000, 5);
 	return got;
 }
 
@@ -88,10 +87,7 @@ TEST(SandboxTest, EveryWorkerServesUnderTheFilter)
 		ASSERT_EQ(ParseResponse(Roundtrip(daemon.port(), GetClose("/health")).bytes).status,
 			  200);
 	for (pid_t w : workers) {
-		// a worker installs its filter once started: give a fresh one up to 5 s
-		for (int64_t end = NowMs() + 5000; StatusField(w, "Seccomp") != "2" && NowMs() < end;)
-			SleepMs(10);
-		EXPECT_EQ(StatusField(w, "Seccomp"), "2") << "worker " << w;
+		EXPECT_EQ(StatusFieldSettled(w, "Seccomp", "2"), "2") << "worker " << w;
 		EXPECT_EQ(StatusField(w, "NoNewPrivs"), "1") << "worker " << w;
 	}
 	EXPECT_EQ(StatusField(generation, "Seccomp"), "0");
@@ -149,9 +145,7 @@ int ReloadedLines(const std::string &err)
 int WaitForStatus(int port, const std::string &target, int want)
 {
 	int got = 0;
-	for (int64_t end = NowMs() + kLineWaitMs; NowMs() < end; SleepMs(50))
-		if ((got = StatusOf(port, target)) == want)
-			break;
+	WaitUntil([&] { return (got = StatusOf(port, target)) == want; }, kLineWaitMs, 50);
 	return got;
 }
 

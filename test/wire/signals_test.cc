@@ -22,7 +22,6 @@
 namespace wire {
 namespace {
 
-constexpr int kWaitMs = 10000; // a state waited for comes within this
 
 // The signals BEHAVIOUR 11 lists as ignored (or, where a process reads them, watched):
 // every one whose default action ends a process, but the stop signals, SIGHUP, SIGKILL,
@@ -50,13 +49,12 @@ unsigned long long StatusMask(pid_t pid, const std::string &field)
 unsigned long long Bit(int sig) { return 1ull << (sig - 1); }
 
 // Waits until no signal of mask is pending for pid (its own or its process's). Returns
-// whether that came within kWaitMs.
+// whether that came within kStateWaitMs.
 bool WaitNonePending(pid_t pid, unsigned long long mask)
 {
-	for (int64_t end = NowMs() + kWaitMs; NowMs() < end; SleepMs(10))
-		if (!((StatusMask(pid, "SigPnd") | StatusMask(pid, "ShdPnd")) & mask))
-			return true;
-	return false;
+	return WaitUntil([&] {
+		return !((StatusMask(pid, "SigPnd") | StatusMask(pid, "ShdPnd")) & mask);
+	});
 }
 
 // Every process of the daemon: the supervisor, then its descendants.
@@ -76,9 +74,7 @@ protected:
 	{
 		size_t want = GetParam() > 1 ? 1 + (size_t)GetParam() : 1;
 		std::vector<pid_t> all;
-		for (int64_t end = NowMs() + kWaitMs; NowMs() < end; SleepMs(10))
-			if ((all = Descendants(d.pid())).size() == want)
-				break;
+		WaitUntil([&] { return (all = Descendants(d.pid())).size() == want; });
 		return all;
 	}
 };
@@ -91,10 +87,8 @@ TEST_P(SignalsTest, Usr1ReopensTheAccessLog)
 	ReloadDaemon d;
 	ASSERT_EQ(d.Start(WithWorkers({"--access-log", log})), "");
 	ASSERT_EQ(StatusOf(d.port(), "/a.txt?before"), 200);
-	bool logged = false;
-	for (int64_t end = NowMs() + kWaitMs; !logged && NowMs() < end; SleepMs(10))
-		logged = Slurp(log).find("/a.txt?before") != std::string::npos;
-	ASSERT_TRUE(logged) << "the first line never reached the log";
+	ASSERT_TRUE(WaitUntil([&] { return Slurp(log).find("/a.txt?before") != std::string::npos; }))
+		<< "the first line never reached the log";
 	ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
 	ASSERT_EQ(kill(d.pid(), SIGUSR1), 0);
 	ASSERT_GT(d.WaitForReloaded(1), 0) << d.Err();
@@ -104,9 +98,8 @@ TEST_P(SignalsTest, Usr1ReopensTheAccessLog)
 	for (int i = 0; seen.empty() && i < 500; i++) {
 		std::string target = "/a.txt?after" + std::to_string(i);
 		ASSERT_EQ(StatusOf(d.port(), target), 200);
-		for (int64_t end = NowMs() + 200; seen.empty() && NowMs() < end; SleepMs(10))
-			if (Slurp(log).find(target + " ") != std::string::npos)
-				seen = target;
+		if (WaitUntil([&] { return Slurp(log).find(target + " ") != std::string::npos; }, 200))
+			seen = target;
 	}
 	EXPECT_FALSE(seen.empty()) << "no request after SIGUSR1 reached the new file";
 	EXPECT_EQ(Slurp(log).find("?before"), std::string::npos);
@@ -160,12 +153,11 @@ TEST_P(SignalsTest, ProcessesKeepTheirNameAfterAReload)
 	ASSERT_GT(fresh, 0) << d.Err();
 	std::vector<pid_t> now;
 	size_t want = GetParam() > 1 ? 1 + (size_t)GetParam() : 1;
-	for (int64_t end = NowMs() + kWaitMs; NowMs() < end; SleepMs(10)) {
+	WaitUntil([&] {
 		now = Descendants(fresh);
 		now.insert(now.begin(), fresh);
-		if (now.size() == want)
-			break;
-	}
+		return now.size() == want;
+	});
 	ASSERT_EQ(now.size(), want);
 	for (pid_t p : Everyone(d.pid()))
 		EXPECT_EQ(Slurp("/proc/" + std::to_string(p) + "/comm"), "apollod\n")

@@ -61,10 +61,8 @@ void PersistentLoad(int port, const std::atomic<bool> *stop, LoadResult *result)
 // Waits until result has at least n answers (bounded by kLoadLimitMs). Returns whether.
 bool WaitForAnswers(const LoadResult &result, int n)
 {
-	for (int64_t end = NowMs() + kLoadLimitMs; NowMs() < end; SleepMs(5))
-		if (result.ok >= n || result.failed > 0)
-			return result.ok >= n;
-	return false;
+	WaitUntil([&] { return result.ok >= n || result.failed > 0; }, kLoadLimitMs, 5);
+	return result.ok >= n;
 }
 
 class UpgradeTest : public SupervisorTest {

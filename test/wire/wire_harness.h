@@ -58,6 +58,22 @@ int64_t NowMs();
 // Sleeps ms milliseconds.
 void SleepMs(int64_t ms);
 
+// How long a test waits for a state it is owed: a bound that only ends a hang.
+constexpr int kStateWaitMs = 10000;
+
+// Polls ready() every step_ms until it holds, or timeout_ms have passed. Returns whether
+// it held (ready() is asked once more at the bound).
+template <class Ready>
+bool WaitUntil(Ready ready, int64_t timeout_ms = kStateWaitMs, int64_t step_ms = 10)
+{
+	for (int64_t end = NowMs() + timeout_ms;; SleepMs(step_ms)) {
+		if (ready())
+			return true;
+		if (NowMs() >= end)
+			return false;
+	}
+}
+
 // ---- Daemon process ----
 
 // Where the daemon's standard output goes.
