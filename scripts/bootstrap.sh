@@ -83,7 +83,8 @@ if [ "$(cat "$sysroot/arm64/version" 2>/dev/null)" != "$deflate_version" ]; then
 	dpkg -x "$state"/libdeflate-dev_*_arm64.deb "$sysroot/arm64"
 	echo "$deflate_version" >"$sysroot/arm64/version"
 fi
-rm -f "$sysroot/x86_64/include"
+# An earlier bootstrap made include a symlink; a second run must find a directory and go on.
+if [ -L "$sysroot/x86_64/include" ]; then rm -f "$sysroot/x86_64/include"; fi
 mkdir -p "$sysroot/x86_64/include"
 ln -sfn /usr/include/libdeflate.h "$sysroot/x86_64/include/libdeflate.h"
 ln -sfn /usr/lib/x86_64-linux-gnu/libdeflate.a "$sysroot/x86_64/libdeflate.a"
