@@ -71,7 +71,8 @@ std::map<std::string, int> ModelWeights(const std::vector<std::string> &lines)
 		size_t at = 0;
 		for (;;) {
 			size_t comma = line.find(',', at);
-			std::string member = line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+			size_t len = comma == std::string::npos ? std::string::npos : comma - at;
+			std::string member = line.substr(at, len);
 			std::string coding;
 			int q;
 			if (member.find_first_not_of(" \t") != std::string::npos && ModelMember(member, &coding, &q))
@@ -295,7 +296,8 @@ TEST_F(AcceptEncodingFuzz, EveryFormGetsTheModelsRepresentation)
 		chosen_count[t.chosen]++;
 	}
 	for (int c = -1; c < kCodingCount; c++)
-		EXPECT_GT(chosen_count[c], 0) << "the run never chose " << (c < 0 ? "identity" : kCodings[c].name);
+		EXPECT_GT(chosen_count[c], 0)
+			<< "the run never chose " << (c < 0 ? "identity" : kCodings[c].name);
 }
 
 // The model against forms whose answer BEHAVIOUR 10.10 spells out, so the model is
