@@ -97,7 +97,9 @@ PIN_LOAD = ["taskset", "-c", "1"]    # ... and wrk on CPU 1
 
 
 def scenario_path(scenario):
-    """The URL path a scenario requests."""
+    """The URL path a scenario requests: its "path", the file of its "file" size, or /."""
+    if "path" in scenario:
+        return scenario["path"]
     return servers.file_url(scenario["file"]) if "file" in scenario else "/"
 
 
@@ -120,7 +122,7 @@ def wrk_argv(port, scenario, duration_s, prefix=()):
 
 def parse_wrk(output):
     """Turns wrk's output (with wrk_report.lua's WRK_JSON line) into a result dict:
-    requests, rps, bytes_per_s, p50_us, p99_us, success_share (responses with a 2xx/3xx
+    requests, rps, bytes (read, heads included), bytes_per_s, p50_us, p99_us, success_share (responses with a 2xx/3xx
     status over all attempts: responses plus connect, read, write and timeout errors),
     errors."""
     for line in output.splitlines():
@@ -136,6 +138,7 @@ def parse_wrk(output):
     return {
         "requests": raw["requests"],
         "rps": raw["requests"] / (raw["duration_us"] / 1e6),
+        "bytes": raw["bytes"],
         "bytes_per_s": raw["bytes"] / (raw["duration_us"] / 1e6),
         "p50_us": raw["latency_us"]["p50"],
         "p99_us": raw["latency_us"]["p99"],
@@ -216,6 +219,7 @@ def combine_rounds(results):
     per_request = (lambda s: s * 1e6 / requests) if requests else (lambda s: None)
     return {
         "requests": requests,
+        "bytes": sum(r["bytes"] for r in results),  # read by wrk, heads included
         "rps": _median([r["rps"] for r in results]),
         "p50_us": _median([r["p50_us"] for r in results]),
         "p99_us": _median([r["p99_us"] for r in results]),

@@ -203,7 +203,7 @@ def peer_answer_note(name, binary):
 
 
 def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=1,
-                    access_log=None):
+                    access_log=None, files_only=False, conf_edit=None):
     """Writes the peer's config into workdir (which must be world-readable for h2o and
     lighttpd, see public_tempdir) for 127.0.0.1:port serving the tree at root. Returns
     the argv that runs the peer in the foreground. h2o and lighttpd switch to nobody
@@ -211,8 +211,10 @@ def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=
     at exit, which nobody may not). workers > 1 (nginx only): a master process and that
     many worker processes instead of the one serving process. access_log (nginx only): a
     file for nginx's access log in its default form (combined format, one write per
-    request) instead of none."""
-    fixed = peer_answers_fixed(name, binary)
+    request) instead of none. files_only: every path from the tree (h2o and lighttpd
+    without the fixed answer at /). conf_edit: a function of the config's text that
+    returns the text written (bench/compressed.py adds each peer's compression)."""
+    fixed = peer_answers_fixed(name, binary) and not files_only
     fields = {"dir": workdir, "host": LOOPBACK, "port": port, "root": root,
               "answer": ANSWER, "files": FILES_DIR}
     if name == "h2o":
@@ -247,7 +249,7 @@ def write_peer_conf(name, binary, workdir, port, root, keep_root=False, workers=
     else:
         raise ValueError("unknown peer " + name)
     with open(path, "w") as f:
-        f.write(text)
+        f.write(conf_edit(text) if conf_edit else text)
     return argv
 
 
@@ -575,15 +577,16 @@ def _wait_listening(proc, port, deadline):
 
 
 def start_peer(name, binary, workdir, root, wrapper=(), bound_s=START_BOUND_S,
-               attempts=3, keep_root=False, workers=1, access_log=None):
+               attempts=3, keep_root=False, workers=1, access_log=None, files_only=False,
+               conf_edit=None):
     """Starts peer name (PEERS) with a config generated in workdir, serving the tree at
     root (under wrapper if given). Returns a Server. A peer cannot listen on port 0 and
     tell the port, so it gets free_port()'s; if that was taken meanwhile, it retries on a
-    new one. keep_root, workers, access_log: see write_peer_conf."""
+    new one. keep_root, workers, access_log, files_only, conf_edit: see write_peer_conf."""
     for _ in range(attempts):
         port = free_port()
         argv = write_peer_conf(name, binary, workdir, port, root, keep_root, workers,
-                               access_log)
+                               access_log, files_only, conf_edit)
         proc = subprocess.Popen(list(wrapper) + argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL,
                                 stderr=open(os.path.join(workdir, name + ".stderr"), "ab"))

@@ -152,6 +152,22 @@ def main():
     for peer in table.PEERS:
         check(rows["shared_libraries"]["values"][peer] > 0,
               peer + ": dynamically linked (its DT_NEEDED count is read)")
+    check_compressed(result["details"].get("compressed"), markdown)
+
+
+def check_compressed(c, markdown):
+    """The compressed rows (bench/compressed.py): each server answered 200 with bytes
+    that decode to the file where this can decode them, and every figure is there."""
+    check(c is not None, "the compressed rows ran")
+    if not c:
+        return
+    for scenario, per in c["rows"].items():
+        check("**%s**" % scenario in markdown, "Markdown has the table of " + scenario)
+        for label, r in per.items():
+            what = "%s / %s" % (scenario, label)
+            check(r["status"] == 200 and r["decodes"] is not False, what + ": 200, the file")
+            for key in ("cpu_us", "bytes_per_response", "rps"):
+                check(is_number(r[key]) and r[key] > 0, "%s: %s > 0 (%r)" % (what, key, r[key]))
 
 
 if __name__ == "__main__":

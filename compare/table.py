@@ -16,6 +16,9 @@ Usage (compare/BUILD wraps it as //compare:table):
            [--scenario NAME]...
 --scenario NAME (repeatable) measures only those load rows, every server, and prints
 them alone: `bazel run -c opt //compare:table -- --scenario "4 MiB file, keep-alive c=8"`.
+The compressed rows (bench/compressed.py: apollod's gzip made at load beside nginx, h2o
+and lighttpd compressing) are selected the same way by their names, e.g.
+`--scenario "190 KB HTML page, gzip, keep-alive c=16"`.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import os
 import sys
 import time
 
+from bench import compressed
 from bench import counts
 from bench import load
 from bench import servers
@@ -268,6 +272,8 @@ def collect(args):
         worker_results, distribution = workers.measure(
             full, dict(peers)[NGINX], duration, rounds, log=log)
         details["workers"] = workers.table(worker_results, distribution)
+        log("compressed responses: " + ", ".join(compressed.NAMES))
+        details["compressed"] = collect_compressed(tiers, peers, duration, rounds)
 
     details["load_average"]["after"] = os.getloadavg()[0]
     log("start-up: hyperfine")
@@ -361,6 +367,61 @@ def collect_scenarios(args, scenarios):
             "scenarios": scenarios, "details": details}
 
 
+def collect_compressed(tiers, peers, duration, rounds, scenarios=compressed.SCENARIOS):
+    """bench/compressed.py's rows, JSON-able: per scenario, per server label, the probe
+    and the load figures (server CPU µs per response, bytes per response, requests/s)."""
+    full = dict(tier_manifest.binaries(tiers))["full"]
+    before = os.getloadavg()[0]
+    measured = compressed.measure(full, dict(peers), duration, rounds, scenarios, log=log)
+    rows = {}
+    for scenario, per_server in measured["scenarios"].items():
+        for label, r in per_server.items():
+            status, coding, body, exact = measured["probes"][scenario][label]
+            rows.setdefault(scenario, {})[label] = {
+                "status": status, "coding": coding, "body_bytes": body, "decodes": exact,
+                "cpu_us": cpu_figures(r)[0], "rps": r["rps"], "requests": r["requests"],
+                "bytes_per_response": r["bytes"] / r["requests"] if r["requests"] else None,
+                "errors": r["errors"], "clocks_gap": r["clocks_gap"]}
+    return {"rows": rows, "skipped": measured["skipped"], "duration_s": duration,
+            "rounds": rounds, "load_average": [before, os.getloadavg()[0]]}
+
+
+def render_compressed(c):
+    """collect_compressed's figures as Markdown: one table per scenario, a row per server,
+    ratios to nginx `gzip on` at its default level."""
+    lines = ["Compressed responses (bench/compressed.py): `%s`, keep-alive, %d connections; "
+             "wrk %d s per server, %d round(s); server CPU per response from schedstat over "
+             "all rounds, bytes per response = wrk's bytes read (heads included) / "
+             "responses, requests/s the median. Load average before / after: %.1f / %.1f."
+             % (compressed.ACCEPT, compressed.CONNECTIONS, c["duration_s"], c["rounds"],
+                c["load_average"][0], c["load_average"][1])]
+    base_label = "nginx gzip on (level 1, its default)"
+    order = [setup[0] for setup in compressed.setups()]  # rows in setups()' order
+    for scenario, per in c["rows"].items():
+        base = per.get(base_label, {})
+        lines += ["", "**%s**" % scenario, "",
+                  "| server | sent (probe) | server CPU µs/response | bytes/response | "
+                  "requests/s |", "| --- | --- | ---: | ---: | ---: |"]
+        for label, r in sorted(per.items(), key=lambda kv: order.index(kv[0])):
+            lines.append("| %s | %d %s, %d B%s | %s | %s | %s |" % (
+                label, r["status"], r["coding"], r["body_bytes"],
+                {True: "", False: " (NOT the file's bytes)", None: ""}[r["decodes"]],
+                _with_ratio(r["cpu_us"], base.get("cpu_us"), "%.1f"),
+                _with_ratio(r["bytes_per_response"], base.get("bytes_per_response"), "{:,.0f}"),
+                _with_ratio(r["rps"], base.get("rps"), "{:,.0f}")))
+    for label, reason in c["skipped"].items():
+        lines.append("\n%s: not measured, %s." % (label, reason))
+    return "\n".join(lines)
+
+
+def _with_ratio(value, base, form):
+    """value in form, then (× base) when both are there."""
+    if value is None:
+        return "—"
+    text = form.format(value) if "{" in form else form % value
+    return text + (" (%.3g×)" % (value / base) if base else "")
+
+
 def render_scenarios(result):
     """collect_scenarios' table and how it was measured, as Markdown."""
     d = result["details"]
@@ -409,6 +470,8 @@ def render_markdown(result):
     if d.get("workers"):
         lines += ["", "Workers (`--workers`), keep-alive c=64 and close c=64, in the same "
                   "run; server CPU is the whole process tree's:", "", d["workers"]]
+    if d.get("compressed"):
+        lines += ["", render_compressed(d["compressed"])]
     if "pinned_rows" in result:
         lines += ["", "Pinned (`--pin`): every server on CPU 0, wrk on CPU 1 (taskset), "
                   "the same scenarios, in the same run.", ""]
@@ -441,10 +504,18 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if args.scenario:
         chosen = [sc for sc in load.SCENARIOS if sc["name"] in args.scenario]
-        if len(chosen) != len(set(args.scenario)):
+        squeezed = [sc for sc in compressed.SCENARIOS if sc["name"] in args.scenario]
+        if len(chosen) + len(squeezed) != len(set(args.scenario)):
             ap.error("unknown scenario in %s; the names: %s" % (
-                args.scenario, ", ".join(sc["name"] for sc in load.SCENARIOS)))
-        markdown = render_scenarios(collect_scenarios(args, chosen))
+                args.scenario, ", ".join(sc["name"] for sc in load.SCENARIOS
+                                         + compressed.SCENARIOS)))
+        markdown = render_scenarios(collect_scenarios(args, chosen)) if chosen else ""
+        if squeezed:
+            tiers = tier_manifest.load(args.manifest)
+            duration = load.QUICK_DURATION_S if args.quick else load.DEFAULT_DURATION_S
+            rounds = load.QUICK_ROUNDS if args.quick else load.DEFAULT_ROUNDS
+            markdown += render_compressed(collect_compressed(
+                tiers, tier_manifest.peers(args), duration, rounds, squeezed)) + "\n"
         with open(os.path.join(args.out, "table.md"), "w") as f:
             f.write(markdown)
         sys.stdout.write(markdown)

@@ -195,6 +195,7 @@ static const struct {
 	uint8_t encoding; /* enum file_encoding */
 } coding_names[] = {
 	{{LITERAL("br")}, FILE_ENCODING_BR},
+	{{LITERAL("zstd")}, FILE_ENCODING_ZSTD},
 	{{LITERAL("gzip")}, FILE_ENCODING_GZIP},
 	{{LITERAL("x-gzip")}, FILE_ENCODING_GZIP}, /* RFC 9110 8.4.1.3: the same as gzip */
 	{{LITERAL("identity")}, FILE_ENCODING_IDENTITY},
@@ -220,25 +221,24 @@ static const char *read_qvalue(const char *p, const char *end, int *q)
 	return p;
 }
 
-/* Reads the parameters after a coding at [p, end) ("; q=0.5"), up to the next comma or
- * the end. Returns the weight in thousandths (1000 without q), or -1 when the member
- * is malformed. */
+/* Reads the weight after a coding at [p, end) ("; q=0.5"), up to the next comma or the
+ * end. Returns it in thousandths (1000 without one), or -1 when the member is malformed:
+ * another parameter, a bad qvalue, a second weight or other bytes after it (RFC 9110
+ * 12.4.2: `[ weight ]`, one at most). */
 static int member_weight(const char *p, const char *end)
 {
 	int q = WEIGHT_MAX;
-	for (;;) {
-		p = skip_ows(p, end);
-		if (p == end || *p == ',')
-			return q;
-		if (*p++ != ';')
-			return -1;
-		p = skip_ows(p, end);
+	p = skip_ows(p, end);
+	if (p < end && *p == ';') {
+		p = skip_ows(p + 1, end);
 		if (end - p < 2 || !span_ieq(p, LITERAL(Q_PARAM)))
 			return -1; /* Accept-Encoding defines no other parameter */
 		p = read_qvalue(p + 2, end, &q);
 		if (!p)
 			return -1;
+		p = skip_ows(p, end);
 	}
+	return p == end || *p == ',' ? q : -1;
 }
 
 /* Records the weight q of the coding name[0..len) in *w (ignored when not one of ours). */
@@ -278,7 +278,7 @@ enum file_encoding coding_choice(const struct coding_weights *w, unsigned availa
 	int best_q = 0;
 	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
 		int q = w->q[e] >= 0 ? w->q[e] : w->star;
-		if (((available >> e) & 1u) && q > best_q) { /* strict: br wins a tie */
+		if (((available >> e) & 1u) && q > best_q) { /* strict: the earlier wins a tie */
 			best = (enum file_encoding)e;
 			best_q = q;
 		}
@@ -289,8 +289,8 @@ enum file_encoding coding_choice(const struct coding_weights *w, unsigned availa
 const struct cached_file *file_representation(const struct header_block *h, const char *block,
 					      const struct cached_file *f)
 {
-	struct coding_weights w = {{-1, -1, -1}, -1};
-	STATIC_ASSERT(FILE_ENCODING_COUNT == 3, "one initialiser per encoding");
+	struct coding_weights w = {{-1, -1, -1, -1}, -1};
+	STATIC_ASSERT(FILE_ENCODING_COUNT == 4, "one initialiser per encoding");
 	struct text_span v;
 	unsigned available = 0;
 	for (uint32_t i = 0; header_field_next(h, block, FIELD_ACCEPT_ENCODING, &i, &v);)

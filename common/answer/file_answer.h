@@ -59,22 +59,22 @@ enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *
 /* What an Accept-Encoding field says of each coding (RFC 9110 12.5.3): its weight in
  * thousandths (q=0.5 is 500, no q is 1000), or -1 when the field does not name it. */
 struct coding_weights {
-	int16_t q[FILE_ENCODING_COUNT]; /* br, gzip (or x-gzip), identity */
+	int16_t q[FILE_ENCODING_COUNT]; /* identity, br, zstd, gzip (or x-gzip) */
 	int16_t star;                   /* "*": any coding not named */
 };
 
 /* Adds what one Accept-Encoding value says to *w: members `coding[;q=v]` separated by
  * commas (OWS around them, empty members allowed), names case-insensitive. A member with
- * a malformed q-value, or bytes after its parameters, is skipped; codings other than
- * br, gzip, x-gzip, identity and * are ignored; a coding named twice keeps the last
+ * a malformed q-value, a parameter other than one q, or bytes after it is skipped; codings other than
+ * br, zstd, gzip, x-gzip, identity and * are ignored; a coding named twice keeps the last
  * weight. Reads only value.text[0..value.len). */
 void accept_encoding_weigh(struct text_span value, struct coding_weights *w);
 
 /* The representation to serve when encodings in `available` (bit e set for each
  * enum file_encoding e a variant exists for) are on offer: the one with the highest weight
- * above 0 (a coding not named takes the weight of "*", if any), br before gzip on a tie;
- * identity when none is above 0 or when "identity" is named with a higher weight than
- * the best. Pure. */
+ * above 0 (a coding not named takes the weight of "*", if any), br, then zstd, then gzip
+ * on a tie; identity when none is above 0 or when "identity" is named with a higher
+ * weight than the best. Pure. */
 enum file_encoding coding_choice(const struct coding_weights *w, unsigned available);
 
 /* f itself, or the precompressed representation of f (f->variant) that the request's

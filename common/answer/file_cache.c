@@ -196,7 +196,7 @@ static void add_variant(struct cached_file *base, const struct cached_file *v,
 	cache.heads_used += (uint64_t)(p - out);
 }
 
-/* Links every loaded X.br and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
+/* Links every loaded X.br, X.zst and X.gz whose X is a loaded file to X (BEHAVIOUR 10.10). */
 static void link_variants(void)
 {
 	for (uint32_t i = 0; i < cache.entry_count; i++) {

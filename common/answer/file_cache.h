@@ -52,7 +52,7 @@ STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
 #define FILE_CACHE_HEAD_MAX 384                 /* one rendered 200 head */
 /* One stored head with every --header-for field in it. */
 #define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
-#define FILE_CACHE_ENTRY_SIZE 80                /* sizeof(struct cached_file) */
+#define FILE_CACHE_ENTRY_SIZE 88                /* sizeof(struct cached_file) */
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
  * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
  * crossover measured on 2026-12-03 by bench/crossover.py and by bench/cpu_independent.py
@@ -78,10 +78,12 @@ enum cached_kind {
 };
 
 /* A representation's content coding (BEHAVIOUR 10.10): X itself, or the precompressed
- * X.br or X.gz beside it, in order of preference. */
+ * X.br, X.zst or X.gz beside it, in order of preference (the order breaks a tie of
+ * weights: br and zstd make smaller text than gzip). */
 /* X(id, content coding, file name suffix, ETag suffix) */
 #define FOR_EACH_FILE_ENCODING(X)                         \
 	X(FILE_ENCODING_BR, "br", ".br", "-br")           \
+	X(FILE_ENCODING_ZSTD, "zstd", ".zst", "-zst")     \
 	X(FILE_ENCODING_GZIP, "gzip", ".gz", "-gz")
 enum file_encoding {
 	FILE_ENCODING_IDENTITY = 0,
@@ -141,8 +143,9 @@ struct cached_file {
  * response by reference, which costs far more. */
 int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd);
 
-/* By enum file_encoding (file_head.c): the content codings ("br", "gzip"), the file name
- * suffixes (".br", ".gz") and the ETag suffixes ("-br", "-gz"); empty for identity. */
+/* By enum file_encoding (file_head.c): the content codings ("br", "zstd", "gzip"), the
+ * file name suffixes (".br", ".zst", ".gz") and the ETag suffixes ("-br", "-zst", "-gz");
+ * empty for identity. */
 extern const struct text_span file_encoding_coding[FILE_ENCODING_COUNT];
 extern const struct text_span file_encoding_suffix[FILE_ENCODING_COUNT];
 extern const struct text_span file_encoding_etag_suffix[FILE_ENCODING_COUNT];

@@ -70,7 +70,7 @@ struct file_cache_state {
 	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
-	uint32_t variants_max;     /* files whose name ends in .br or .gz, and those of a
+	uint32_t variants_max;     /* files whose name ends in .br, .zst or .gz, and those of a
 				    * compressible type (file_gzip.c) */
 	uint32_t directories;      /* directories among the entries, the root not included */
 	uint64_t names_max;        /* name bytes */
@@ -166,7 +166,7 @@ struct cached_file *file_cache_add_entry(size_t len, enum cached_kind kind);
  * checked every limit. */
 void file_cache_add_file(size_t len, const struct loaded_file *l);
 
-/* The encoding whose file name suffix name[0..len) ends with (".br", ".gz", after at
+/* The encoding whose file name suffix name[0..len) ends with (".br", ".zst", ".gz", after at
  * least one byte), or FILE_ENCODING_IDENTITY. */
 enum file_encoding file_cache_suffix_encoding(const char *name, size_t len);
 

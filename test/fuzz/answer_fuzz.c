@@ -16,13 +16,16 @@
 #define FAKE_MTIME 784111777 /* Sun, 06 Nov 1994 08:49:37 GMT */
 #define FAKE_NOW 1796083200  /* 2026-12-01 */
 static char fake_body[FAKE_SIZE];
-/* What the fake cache finds, and its br and gzip representations. */
+/* What the fake cache finds, and its br, zstd and gzip representations. */
+#define FAKE_VARIANT(e, bytes)                                                           \
+	[e - 1] = {.body = fake_body, .size = (bytes), .mtime = FAKE_MTIME, .etag = FAKE_ETAG, \
+		   .etag_len = sizeof(FAKE_ETAG) - 1, .encoding = e}
 static struct cached_file fake_variants[FILE_VARIANTS] = {
-	{.body = fake_body, .size = FAKE_SIZE / 2, .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
-	 .etag_len = sizeof(FAKE_ETAG) - 1, .encoding = FILE_ENCODING_BR},
-	{.body = fake_body, .size = FAKE_SIZE / 4, .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
-	 .etag_len = sizeof(FAKE_ETAG) - 1, .encoding = FILE_ENCODING_GZIP},
+	FAKE_VARIANT(FILE_ENCODING_BR, FAKE_SIZE / 2),
+	FAKE_VARIANT(FILE_ENCODING_ZSTD, FAKE_SIZE / 3),
+	FAKE_VARIANT(FILE_ENCODING_GZIP, FAKE_SIZE / 4),
 };
+#undef FAKE_VARIANT
 static struct cached_file fake_file = {.body = fake_body, .size = FAKE_SIZE,
 				       .mtime = FAKE_MTIME, .etag = FAKE_ETAG,
 				       .etag_len = sizeof(FAKE_ETAG) - 1};
@@ -36,7 +39,7 @@ static uint64_t fixed_now(void)
 /* Returns 1 when f is the fake file or one of its representations. */
 static int is_fake_file(const struct cached_file *f)
 {
-	return f == &fake_file || f == &fake_variants[0] || f == &fake_variants[1];
+	return f == &fake_file || (f >= fake_variants && f < fake_variants + FILE_VARIANTS);
 }
 
 static const struct cached_file *find_nothing(const char *path, size_t len)

@@ -275,17 +275,21 @@ TEST(FileAnswerTest, Decision)
 	EXPECT_EQ(Status("Range: bytes=0-\r\n", false, 0), "200") << "an empty file has no range";
 }
 
-// "br", "gzip" or "identity": what coding_choice picks from one Accept-Encoding value when
-// both variants exist (or only those in available).
-std::string Chosen(const std::string &value,
-		   unsigned available = (1u << FILE_ENCODING_BR) | (1u << FILE_ENCODING_GZIP))
+constexpr unsigned kBrGzip = (1u << FILE_ENCODING_BR) | (1u << FILE_ENCODING_GZIP);
+constexpr unsigned kAll = kBrGzip | (1u << FILE_ENCODING_ZSTD);
+
+// "br", "zstd", "gzip" or "identity": what coding_choice picks from one Accept-Encoding
+// value when the br and gzip variants exist (or only those in available).
+std::string Chosen(const std::string &value, unsigned available = kBrGzip)
 {
 	GuardedBuffer buf(value);
-	struct coding_weights w = {{-1, -1, -1}, -1};
+	struct coding_weights w = {{-1, -1, -1, -1}, -1};
 	accept_encoding_weigh({buf.data(), (uint32_t)buf.size()}, &w);
 	switch (coding_choice(&w, available)) {
 	case FILE_ENCODING_BR:
 		return "br";
+	case FILE_ENCODING_ZSTD:
+		return "zstd";
 	case FILE_ENCODING_GZIP:
 		return "gzip";
 	default:
@@ -320,6 +324,8 @@ TEST(FileAnswerTest, AcceptEncoding)
 		{"q=1.5 is malformed", "br;q=1.5", "identity"},
 		{"four decimals is malformed", "br;q=0.1234", "identity"},
 		{"an unknown parameter skips the member", "br;level=1", "identity"},
+		{"a second weight skips the member", "br;q=0.5;q=1, gzip;q=0.1", "gzip"},
+		{"a weight after another parameter", "br;q=1;level=1", "identity"},
 		{"empty members", ", ,br,", "br"},
 		{"last weight of a coding kept", "br, br;q=0", "identity"},
 	};
@@ -330,10 +336,33 @@ TEST(FileAnswerTest, AcceptEncoding)
 	EXPECT_EQ(Chosen("br, gzip", 0), "identity") << "no variant";
 }
 
+// X.zst beside X (BEHAVIOUR 10.10): zstd between br and gzip on a tie.
+TEST(FileAnswerTest, AcceptEncodingZstd)
+{
+	const struct {
+		const char *label, *value;
+		unsigned available;
+		const char *want;
+	} cases[] = {
+		{"zstd alone", "zstd", kAll, "zstd"},
+		{"names fold case", "ZSTD", kAll, "zstd"},
+		{"a browser's list: br first", "gzip, deflate, br, zstd", kAll, "br"},
+		{"no .br: zstd before gzip", "gzip, deflate, br, zstd", kAll & ~(1u << FILE_ENCODING_BR), "zstd"},
+		{"higher q wins", "zstd;q=0.4, gzip;q=0.6", kAll, "gzip"},
+		{"zstd q=0", "zstd;q=0, gzip", kAll, "gzip"},
+		{"star weighs zstd", "br;q=0, *", kAll, "zstd"},
+		{"no .zst beside it", "zstd", kBrGzip, "identity"},
+		{"x-zstd is not zstd", "x-zstd", kAll, "identity"},
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(Chosen(c.value, c.available), c.want) << c.label << ": " << c.value;
+}
+
 TEST(FileAnswerTest, RepresentationReadsEveryAcceptEncodingLine)
 {
-	struct cached_file f = File(), br = File(), gz = File();
+	struct cached_file f = File(), br = File(), zst = File(), gz = File();
 	f.variant[FILE_ENCODING_BR - 1] = &br;
+	f.variant[FILE_ENCODING_ZSTD - 1] = &zst;
 	f.variant[FILE_ENCODING_GZIP - 1] = &gz;
 	auto pick = [&](const std::string &fields) {
 		ParsedFields parsed(fields);
@@ -342,6 +371,7 @@ TEST(FileAnswerTest, RepresentationReadsEveryAcceptEncodingLine)
 	EXPECT_EQ(pick(""), &f) << "no Accept-Encoding: identity";
 	EXPECT_EQ(pick("Accept-Encoding: gzip\r\n"), &gz);
 	EXPECT_EQ(pick("Accept-Encoding: gzip\r\nHost: x\r\naccept-encoding: br\r\n"), &br);
+	EXPECT_EQ(pick("Accept-Encoding: zstd, gzip\r\n"), &zst);
 	f.variant[FILE_ENCODING_BR - 1] = nullptr;
 	EXPECT_EQ(pick("Accept-Encoding: br\r\n"), &f) << "no .br: identity";
 }

@@ -211,6 +211,32 @@ TEST(DiskTest, VariantsFieldsAndErrorPageFromDisk)
 			   "Content-Length: 12\r\nConnection: close\r\n\r\n<p>gone</p>\n");
 }
 
+// An X.zst beside a file on disk is its zstd representation too (BEHAVIOUR 10.10, 10.18):
+// opened by its own name per request, its ETag the file's own with -zst; a range of it.
+TEST(DiskTest, ZstdRepresentationFromDisk)
+{
+	REQUIRE_FEATURE("files");
+	ServedTree tree(
+		"disk",
+		[](const std::string &dir) {
+			std::string e = FillMixed(dir);
+			return e.empty() ? WriteAt(dir + "/big.txt.zst", Random(1024, 3)) : e;
+		},
+		{"--cache-bytes", "0"});
+	ASSERT_EQ(tree.error(), "");
+	FileValidators v = ValidatorsOf(tree.dir() + "/big.txt.zst");
+	v.etag = v.etag.substr(0, v.etag.size() - 1) + "-zst\"";
+	Received r = Roundtrip(tree.port(),
+			       "GET /big.txt HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip, zstd\r\n"
+			       "Range: bytes=1000-\r\nConnection: close\r\n\r\n",
+			       false, kTimeoutMs);
+	EXPECT_EQ(r.bytes, "HTTP/1.1 206 Partial Content\r\nContent-Type: text/plain; charset=utf-8\r\n"
+			   "Content-Length: 24\r\nContent-Range: bytes 1000-1023/1024\r\n"
+			   "Content-Encoding: zstd\r\n" +
+				   FileFields(v) + "Vary: Accept-Encoding\r\nConnection: close\r\n\r\n" +
+				   Random(1024, 3).substr(1000));
+}
+
 // 206 at offsets past 2 GiB of a 3 GiB sparse file: 64-bit offsets all the way to
 // sendfile.
 TEST(DiskTest, RangePastTwoGiBOfASparseFile)

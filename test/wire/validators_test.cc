@@ -339,8 +339,10 @@ TEST(ValidatorsFutureTest, LastModifiedIsNeverAfterTheLoad)
 	EXPECT_EQ(r.Header("ETag"), ValidatorsOf(path).etag) << "the ETag keeps the real mtime";
 }
 
-// A site with precompressed variants: style.css with .br and .gz beside it, app.js with
-// only .gz, plain.txt with none. Each body is distinct.
+constexpr char kCssType[] = "text/css; charset=utf-8";
+
+// A site with precompressed variants: style.css with .br, .zst and .gz beside it, app.js
+// with only .gz, data.json with .zst and .gz, plain.txt with none. Each body is distinct.
 class VariantsTest : public testing::Test {
 protected:
 	void SetUp() override
@@ -372,7 +374,7 @@ protected:
 		return none;
 	}
 	// The ETag of the representation of `rel` (a file beside its X) in coding, "" for X's
-	// own: the file's own ETag, with "-br" or "-gz" inside the quotes.
+	// own: the file's own ETag, with "-br", "-zst" or "-gz" inside the quotes.
 	std::string Etag(const std::string &rel, const std::string &suffix) const
 	{
 		std::string e = ValidatorsOf(Path(rel)).etag;
@@ -385,12 +387,39 @@ protected:
 	{
 		FileValidators v = ValidatorsOf(Path(rel));
 		if (!coding.empty())
-			v.etag = Etag(rel, coding == "br" ? "-br" : "-gz");
+			v.etag = Etag(rel, EtagSuffix(coding));
 		return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
 		       "\r\nContent-Length: " + std::to_string(Body(rel).size()) + "\r\n" +
 		       (coding.empty() ? "" : "Content-Encoding: " + coding + "\r\n") +
 		       FileFields(v) + (vary ? "Vary: Accept-Encoding\r\n" : "") +
 		       "Connection: close\r\n\r\n" + (head_only ? "" : Body(rel));
+	}
+	// The exact 206 of bytes first..last of the representation stored in rel (a CSS
+	// file's, in coding); Connection: close.
+	std::string Partial(const std::string &rel, const std::string &coding, size_t first,
+			    size_t last) const
+	{
+		FileValidators v = ValidatorsOf(Path(rel));
+		v.etag = Etag(rel, EtagSuffix(coding));
+		const std::string &body = Body(rel);
+		return "HTTP/1.1 206 Partial Content\r\nContent-Type: " + std::string(kCssType) +
+		       "\r\nContent-Length: " + std::to_string(last - first + 1) +
+		       "\r\nContent-Range: bytes " + std::to_string(first) + "-" +
+		       std::to_string(last) + "/" + std::to_string(body.size()) +
+		       "\r\nContent-Encoding: " + coding + "\r\n" + FileFields(v) +
+		       "Vary: Accept-Encoding\r\nConnection: close\r\n\r\n" +
+		       body.substr(first, last - first + 1);
+	}
+	// The exact 304 of the representation stored in rel whose ETag is etag.
+	std::string NotModified(const std::string &rel, const std::string &etag) const
+	{
+		return "HTTP/1.1 304 Not Modified\r\nLast-Modified: " +
+		       ValidatorsOf(Path(rel)).last_modified + "\r\nETag: " + etag +
+		       "\r\nVary: Accept-Encoding\r\nConnection: close\r\n\r\n";
+	}
+	static std::string EtagSuffix(const std::string &coding)
+	{
+		return coding == "br" ? "-br" : coding == "zstd" ? "-zst" : "-gz";
 	}
 	void Expect(const std::string &label, const std::string &request, const std::string &want)
 	{
@@ -409,13 +438,16 @@ protected:
 		{"style.css", "body { color: red }\n"}, {"style.css.br", "brotli bytes"},
 		{"style.css.gz", "gzip bytes, longer"}, {"app.js", "alert(1)\n"},
 		{"app.js.gz", "gzipped js"},          {"plain.txt", "plain\n"},
+		{"style.css.zst", "zstd bytes, mid"}, {"data.json", "{\"a\": 1}\n"},
+		{"data.json.zst", "zstd json"},       {"data.json.gz", "gzip json, longer"},
 	};
 	SmallSite site_{"unused\n"};
 	Daemon daemon_;
 };
 
-constexpr char kCss[] = "text/css; charset=utf-8";
+constexpr const char *kCss = kCssType;
 constexpr char kJs[] = "text/javascript; charset=utf-8";
+constexpr char kJson[] = "application/json";
 
 TEST_F(VariantsTest, AcceptEncodingPicksTheRepresentation)
 {
@@ -437,6 +469,18 @@ TEST_F(VariantsTest, AcceptEncodingPicksTheRepresentation)
 		{"its .gz", "/app.js", "br, gzip", "app.js.gz", kJs, "gzip", true},
 		{"no variants: no Vary", "/plain.txt", "br, gzip", "plain.txt", kText, "", false},
 		{"a variant named itself", "/style.css.br", "br", "style.css.br",
+		 "application/octet-stream", "", false},
+		{"zstd", "/style.css", "zstd", "style.css.zst", kCss, "zstd", true},
+		{"a browser's list: br first", "/style.css", "gzip, deflate, br, zstd", "style.css.br",
+		 kCss, "br", true},
+		{"star without br: zstd", "/style.css", "br;q=0, *", "style.css.zst", kCss, "zstd", true},
+		{"zstd before gzip on a tie", "/data.json", "gzip, deflate, br, zstd", "data.json.zst",
+		 kJson, "zstd", true},
+		{"zstd q=0", "/data.json", "zstd;q=0, gzip", "data.json.gz", kJson, "gzip", true},
+		{"gzip weighed higher", "/data.json", "zstd;q=0.5, gzip", "data.json.gz", kJson, "gzip",
+		 true},
+		{"no .zst beside it", "/app.js", "zstd", "app.js", kJs, "", true},
+		{".zst named itself", "/data.json.zst", "zstd", "data.json.zst",
 		 "application/octet-stream", "", false},
 	};
 	for (const auto &c : cases) {
@@ -469,20 +513,31 @@ TEST_F(VariantsTest, EachRepresentationHasItsOwnValidatorsAndRanges)
 	EXPECT_NE(id, br);
 	EXPECT_NE(br, gz);
 	EXPECT_NE(br, ValidatorsOf(Path("style.css.br")).etag) << "not the file's own ETag";
-	const std::string lm = ValidatorsOf(Path("style.css.br")).last_modified;
 	Expect("304 of br", Get("GET", "/style.css", "Accept-Encoding: br\r\nIf-None-Match: " + br + "\r\n"),
-	       "HTTP/1.1 304 Not Modified\r\nLast-Modified: " + lm + "\r\nETag: " + br +
-		       "\r\nVary: Accept-Encoding\r\nConnection: close\r\n\r\n");
+	       NotModified("style.css.br", br));
 	Expect("identity's ETag does not match br",
 	       Get("GET", "/style.css", "Accept-Encoding: br\r\nIf-None-Match: " + id + "\r\n"),
 	       Response("style.css.br", kCss, "br", true, false));
-	FileValidators v = ValidatorsOf(Path("style.css.br"));
-	v.etag = br;
 	Expect("a range of br", Get("GET", "/style.css", "Accept-Encoding: br\r\nRange: bytes=0-5\r\n"),
-	       "HTTP/1.1 206 Partial Content\r\nContent-Type: " + std::string(kCss) +
-		       "\r\nContent-Length: 6\r\nContent-Range: bytes 0-5/12\r\n"
-		       "Content-Encoding: br\r\n" +
-		       FileFields(v) + "Vary: Accept-Encoding\r\nConnection: close\r\n\r\nbrotli");
+	       Partial("style.css.br", "br", 0, 5));
+}
+
+// X.zst is served as X.br and X.gz are: its own ETag and 304, HEAD, a range of its bytes.
+TEST_F(VariantsTest, ZstdHasItsOwnValidatorsAndRanges)
+{
+	const std::string zst = Etag("style.css.zst", "-zst");
+	EXPECT_NE(zst, Etag("style.css.br", "-br"));
+	EXPECT_NE(zst, ValidatorsOf(Path("style.css.zst")).etag) << "not the file's own ETag";
+	for (const char *method : {"GET", "HEAD"})
+		Expect(std::string("304 of zstd ") + method,
+		       Get(method, "/style.css", "Accept-Encoding: zstd\r\nIf-None-Match: " + zst + "\r\n"),
+		       NotModified("style.css.zst", zst));
+	Expect("br's ETag does not match zstd",
+	       Get("GET", "/style.css",
+		   "Accept-Encoding: zstd\r\nIf-None-Match: " + Etag("style.css.br", "-br") + "\r\n"),
+	       Response("style.css.zst", kCss, "zstd", true, false));
+	Expect("a range of zstd", Get("GET", "/style.css", "Accept-Encoding: zstd\r\nRange: bytes=5-\r\n"),
+	       Partial("style.css.zst", "zstd", 5, 14));
 }
 
 } // namespace
