@@ -29,7 +29,7 @@ CONNECTIONS = 16
 GZIP_STATIC_LEVEL = 9  # the .gz beside each file for gzip_static, as `gzip -9 -n` makes
 
 # The served files: real text from Debian packages on these machines (nodejs's API docs,
-# libjs-underscore; not the bootstrap's, so without them the rows are skipped with a
+# libjs-underscore; the bootstrap installs both, and without them the rows are skipped with a
 # note), copied into the tree under these names.
 SOURCES = {
     "page.html": "/usr/share/doc/nodejs/api/tls.html",

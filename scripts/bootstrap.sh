@@ -23,6 +23,7 @@ packages=(
 	h2o              # a peer (one thread; its mruby handler makes the fixed answer)
 	lighttpd         # a peer (one process)
 	lighttpd-modules-lua # lighttpd's mod_magnet, for its fixed answer
+	lighttpd-mod-deflate # lighttpd's on-the-fly gzip, a compressed row of //compare:table
 	python3          # compare/ and bench/ drivers (Debian's /usr/bin/python3)
 	python3-matplotlib # the comparison's chart (PNG and SVG)
 	python-is-python3 # `python` for the py_binary stub of //bench:reliability
@@ -39,6 +40,8 @@ packages=(
 	zlib1g-dev       # the unit tests inflate what the daemon compressed (test/unit)
 	libbrotli-dev    # bench/compression.c only: brotli measured against gzip
 	libzstd-dev      # ... and zstd (benchmarks/reports/2026-12-03-compression.md)
+	nodejs           # its API docs hold the compressed rows' 190 KB page (bench/compressed.py)
+	libjs-underscore # ... and underscore.js their 70 KB script
 )
 # kubectl (`kubectl kustomize` in //packaging:kubernetes_test): Debian's kubernetes-client,
 # unless some other package already provides the command (both ship /usr/bin/kubectl, so
