@@ -342,6 +342,52 @@ TEST_F(SealedSnapshotTest, TheMappingAsksForHugePages)
 	EXPECT_EQ((flags + " ").find(" wr "), std::string::npos) << "read-only: " << flags;
 }
 
+// BEHAVIOUR 10.17: a body that leaves by reference starts at a page boundary in the
+// memfd, whatever came before it (small files of odd sizes, in directory order), so
+// sendfile hands the socket whole pages; smaller bodies stay packed, and the padding is
+// under a page a large body. Read back through /proc/PID/fd: each large file's bytes are
+// found at a multiple of 4096.
+TEST(SnapshotLayoutTest, LargeBodiesStartOnAPage)
+{
+	REQUIRE_FEATURE("files");
+	constexpr size_t kPage = 4096;
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty());
+	std::map<std::string, std::string> files;
+	size_t total = 0;
+	for (int i = 0; i < 6; i++) { // odd small sizes between the large ones, either order
+		files["s" + std::to_string(i)] = Random(1000 + 77 * i, 30 + i);
+		files["l" + std::to_string(i % 2)] = Random(kLargeFile + 333 * (i % 2), 40 + i % 2);
+	}
+	for (const auto &f : files) {
+		ASSERT_TRUE(WriteWhole(dir.path() + "/" + f.first, f.second));
+		total += f.second.size();
+	}
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path(), "--compress", "off"};
+	START_DAEMON(daemon, options);
+	std::map<std::string, ino_t> memfds = SnapshotMemfds(daemon.ServingPid());
+	ASSERT_EQ(memfds.size(), 1u);
+	int fd = open(memfds.begin()->first.c_str(), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0) << strerror(errno);
+	struct stat st;
+	ASSERT_EQ(fstat(fd, &st), 0);
+	std::string arena(static_cast<size_t>(st.st_size), '\0');
+	EXPECT_EQ(pread(fd, &arena[0], arena.size(), 0), st.st_size);
+	close(fd);
+	EXPECT_GE(arena.size(), total);
+	EXPECT_LT(arena.size(), total + 2 * kPage) << "under a page of padding a large body";
+	for (const auto &f : files) {
+		size_t at = arena.find(f.second);
+		ASSERT_NE(at, std::string::npos) << f.first << " is in the memfd";
+		if (f.second.size() >= kLargeFile)
+			EXPECT_EQ(at % kPage, 0u) << f.first << " at " << at;
+		Received r = Roundtrip(daemon.port(), GetClose("/" + f.first), false, kTimeoutMs);
+		EXPECT_TRUE(ParseResponse(r.bytes).body == f.second) << f.first;
+	}
+}
+
 // The counters' difference over kHits keep-alive GETs of target, each read whole before
 // the next is sent (c=1), after a first one that is not counted; response_syscalls
 // without the one that sent the first scrape's answer.
