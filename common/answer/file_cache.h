@@ -66,7 +66,7 @@ STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
 #endif
 /* A body of FILE_BODY_ALIGNED_MIN bytes or more starts at a multiple of FILE_BODY_ALIGN
  * in its arena: sendfile then hands the socket whole pages, where a body at an odd
- * offset made every 64 KiB the kernel moves end mid-page (about a fifth more server CPU
+ * offset made every 64 KiB the kernel moves end mid-page (4 to 22% more server CPU
  * at 4 MiB, 2026-12-03-crossover-remeasured.md §12). The padding, under FILE_BODY_ALIGN
  * bytes a body, lies in the page the previous body ends in, so it takes no memory; it
  * is not counted against --cache-bytes (the arena's memfd has room for it:
