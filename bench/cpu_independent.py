@@ -17,7 +17,8 @@ wrk wrapper), so a fault in one cannot hide in both. The method:
 
 Servers: NAME=BINARY[,ARG...] for an apollod build (run as BINARY --listen 127.0.0.1:0
 --root TREE ARG...), e.g. copy=/tmp/apollod-copy,--cache-bytes,1G or
-disk=/tmp/apollod,--cache-bytes,0; and --nginx PATH for nginx 1.22 with sendfile on and
+disk=/tmp/apollod,--cache-bytes,0 (an ARG --root DIR replaces TREE: DIR must hold the
+same SIZEk.bin files, e.g. copies on a tmpfs); and --nginx PATH for nginx 1.22 with sendfile on and
 tcp_nopush on, one process (the bench/servers.py settings, written out again here).
 
   python3 bench/cpu_independent.py NAME=BINARY[,ARG...]... [--nginx /usr/sbin/nginx]
@@ -127,7 +128,8 @@ def wait_answering(proc, port, deadline):
 def start_apollod(spec, root, pin):
     """Starts BINARY[,ARG...] on port 0; returns (proc, port) once it announces."""
     binary, *extra = spec.split(",")
-    proc = subprocess.Popen(pin + [binary, "--listen", HOST + ":0", "--root", root] + extra,
+    own = [] if "--root" in extra else ["--root", root]  # a server's own tree (tmpfs A/B)
+    proc = subprocess.Popen(pin + [binary, "--listen", HOST + ":0"] + own + extra,
                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     deadline, seen = time.monotonic() + BOUND_S, b""
     while b"listening on" not in seen or not seen.endswith(b"\n"):
@@ -242,6 +244,8 @@ def main():
     print("loadavg before: %s; c=%d, wrk -t1 -d%ds, %d rounds, %s"
           % (loadavg(), args.connections, args.duration, args.rounds,
              "pinned (server CPU 0, wrk CPU 1)" if args.pin else "unpinned"), flush=True)
+    print("| body | server | CPU µs/response, stat | schedstat (min-max) | req/s | schedstat / nginx |",
+          flush=True)
     results = {}
     try:
         for size in sizes:
@@ -267,8 +271,9 @@ def report(size, runs):
         ratio = ("%.2f" % (m["sched_us"] / med["nginx"]["sched_us"])
                  if "nginx" in med else "-")
         gap = abs(m["stat_us"] - m["sched_us"]) / m["sched_us"]
-        print("| %d KiB | %s | %.0f | %.0f | %.0f | %s |%s" % (
-            size, name, m["stat_us"], m["sched_us"], m["rps"], ratio,
+        sched = [x["sched_us"] for x in runs[name]]  # the spread over the rounds
+        print("| %d KiB | %s | %.0f | %.0f (%.0f-%.0f) | %.0f | %s |%s" % (
+            size, name, m["stat_us"], m["sched_us"], min(sched), max(sched), m["rps"], ratio,
             " clocks %.0f%% apart" % (100 * gap) if gap > 0.10 else ""), flush=True)
 
 

@@ -64,6 +64,18 @@ STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
 #else
 #define FILE_BY_REFERENCE_MIN ((uint64_t)2u << 20)
 #endif
+/* A body of FILE_BODY_ALIGNED_MIN bytes or more starts at a multiple of FILE_BODY_ALIGN
+ * in its arena: sendfile then hands the socket whole pages, where a body at an odd
+ * offset made every 64 KiB the kernel moves end mid-page (4 to 22% more server CPU
+ * at 4 MiB, 2026-12-03-crossover-remeasured.md §12). The padding, under FILE_BODY_ALIGN
+ * bytes a body, lies in the page the previous body ends in, so it takes no memory; it
+ * is not counted against --cache-bytes (the arena's memfd has room for it:
+ * file_cache_arena_span). Not below FILE_BODY_ALIGN: that bounds the padding by the
+ * budget however small the threshold a bench build sets. */
+#define FILE_BODY_ALIGN 4096u
+#define FILE_BODY_ALIGNED_MIN \
+	(FILE_BY_REFERENCE_MIN > FILE_BODY_ALIGN ? FILE_BY_REFERENCE_MIN : (uint64_t)FILE_BODY_ALIGN)
+STATIC_ASSERT((FILE_BODY_ALIGN & (FILE_BODY_ALIGN - 1)) == 0, "a power of two");
 /* Sealed arenas the snapshot may hold at once (each a memfd, a descriptor). */
 #define FILE_ARENAS_MAX 8
 #define FILE_ARENA_NONE 0xff /* cached_file.arena of a body in no arena: a listing's */

@@ -51,10 +51,11 @@ struct file_cache_state {
 	char *name_arena;          /* names_max bytes: every relative path, unterminated */
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
-	char *body_arena;          /* budget bytes reserved: the bodies read by this load,
-				    * packed, in the memfd body_fd (arenas[new_arena] once
-				    * sealed) */
-	uint64_t body_fill;        /* the bytes in it */
+	char *body_arena;          /* file_cache_arena_span() bytes reserved: the bodies read
+				    * by this load, packed (large ones aligned), in the memfd
+				    * body_fd (arenas[new_arena] once sealed) */
+	uint64_t body_fill;        /* the bytes in it, padding included */
+	uint64_t body_padding;     /* the padding in it (file_cache_body_start) */
 	int body_fd;               /* the memfd being filled; -1 when none */
 	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
 	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
@@ -206,10 +207,21 @@ void file_cache_add_gzip(void);
 
 /* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
 
-/* Creates the body arena: a memfd that can be sealed, cache.budget long (sparse), mapped
- * shared and writable at body_arena for the loading walk. Returns EXIT_OK or
- * EXIT_ROOT_READ (reported). */
+/* Creates the body arena: a memfd that can be sealed, file_cache_arena_span() long
+ * (sparse), mapped shared and writable at body_arena for the loading walk. Returns
+ * EXIT_OK or EXIT_ROOT_READ (reported). */
 enum exit_code file_cache_open_body_arena(void);
+
+/* The body arena's length while it is filled: the budget, and room for the padding of
+ * every body that can be aligned (FILE_BODY_ALIGN): at most budget / FILE_BODY_ALIGNED_MIN
+ * of them fit the budget. */
+uint64_t file_cache_arena_span(void);
+
+/* Moves the body arena's fill to where a body of size bytes starts (FILE_BODY_ALIGN for
+ * FILE_BODY_ALIGNED_MIN bytes or more, while the padding so far leaves room: then the
+ * fill never passes budget + that room, whatever bodies are read and not kept) and
+ * returns that place. */
+char *file_cache_body_start(uint64_t size);
 
 /* Moves descriptor fd above the connection slots (CONN_SLOTS), where it takes no slot a
  * connection could use, when RLIMIT_NOFILE allows it. Returns the descriptor it now has

@@ -21,11 +21,12 @@ static enum exit_code close_and_skip(long fd, const char *what, long err)
 	return file_cache_skip(what, err);
 }
 
-/* Reads up to size bytes of fd into the body arena after what it holds. Returns the
- * bytes read (fewer when the file shrank since it was stat'ed), or a negative errno. */
+/* Reads up to size bytes of fd into the body arena after what it holds (aligned:
+ * file_cache_body_start). Returns the bytes read (fewer when the file shrank since it
+ * was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	return sys_read_full(fd, cache.body_arena + cache.body_fill, size);
+	return sys_read_full(fd, file_cache_body_start(size), size);
 }
 
 /* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;

@@ -97,6 +97,9 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_F_SEAL_WRITE 0x0008  /* the bytes cannot change */
 #define K_MFD_CLOEXEC 0x0001U
 #define K_MFD_ALLOW_SEALING 0x0002U
+/* madvise(2)'s advice (include/uapi/asm-generic/mman-common.h, the same on both
+ * architectures): transparent huge pages for a range, here the snapshot's memfd. */
+#define K_MADV_HUGEPAGE 14
 
 /* inotify(7) (include/uapi/linux/inotify.h; its flags are the O_* ones of fcntl.h). */
 #define K_IN_NONBLOCK K_O_NONBLOCK

@@ -225,6 +225,13 @@ static inline long sys_munmap(void *addr, size_t length)
 	return syscall2(SYS_NR(munmap), (long)addr, (long)length);
 }
 
+/* int madvise(void *addr, size_t length, int advice);
+ * Returns 0, or -errno. */
+static inline long sys_madvise(void *addr, size_t length, int advice)
+{
+	return syscall3(SYS_NR(madvise), (long)addr, (long)length, advice);
+}
+
 /* pid_t fork(void), as clone(SIGCHLD, 0, ...): the generic form every architecture has
  * (aarch64 has no fork(2)). With every other argument 0, the architectures' different
  * orders of clone's tid and tls arguments do not matter. Returns 0 in the child, the

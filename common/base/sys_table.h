@@ -120,6 +120,7 @@ struct sys_arg_rule {
 	X(ftruncate, __NR_ftruncate, SYS_START, SYS_ARGS_ANY)                                        \
 	X(mmap, __NR_mmap, SYS_START, SYS_ARGS_ANY)                                                     \
 	X(munmap, __NR_munmap, SYS_START, SYS_ARGS_ANY)                                                 \
+	X(madvise, __NR_madvise, SYS_START, SYS_ARGS_ANY)                                               \
 	X(prlimit64, __NR_prlimit64, SYS_START, SYS_ARGS_ANY)                                           \
 	X(rt_sigaction, __NR_rt_sigaction, SYS_START, SYS_ARGS_ANY)                                     \
 	X(rt_sigprocmask, __NR_rt_sigprocmask, SYS_START, SYS_ARGS_ANY)                                 \
