@@ -155,7 +155,8 @@ const char *cli_restart_change(const struct cli_options *was, const struct cli_o
 
 /* The texts below are built into a caller's buffer of the size given; longer text is
  * cut at the end of the buffer (never past it). Each returns the bytes written. */
-#define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
+#define CLI_LINE_MAX 512  /* a problem line, a --help row */
+#define CLI_USAGE_MAX 1024 /* the usage line: every flag of the synopsis */
 #define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
 
 /* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",
