@@ -164,6 +164,8 @@ struct main_state {
 	char **argv;
 	struct cli_options started;
 	struct cli_options reread;
+	struct config_file config_started; /* the file's text `started` points into */
+	struct config_file config_reread;
 };
 static struct main_state main_state;
 
@@ -344,7 +346,7 @@ static enum exit_code refuse_words(const char *flag, const char *const *words, u
 				   const char *why)
 {
 	char where[CONFIG_WHERE_MAX];
-	size_t where_len = config_where(words[0], where); /* BEHAVIOUR 2.1: from the file */
+	size_t where_len = config_where(&main_state.config_started, words[0], where); /* 2.1 */
 	write_stderr(LITERAL("apollod: "));
 	write_stderr(where, where_len);
 	write_stderr(where_len ? flag + 2 : flag, cstr_len(flag) - (where_len ? 2 : 0));
@@ -425,7 +427,7 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	if (done != STARTUP_CONTINUE)
 		return done;
 	if (plan->opts.config &&
-	    config_load(plan->opts.config, CONFIG_AT_START, argc, argv, routed.accept,
+	    config_load(&main_state.config_started, plan->opts.config, argc, argv, routed.accept,
 			&plan->opts, "", "") != EXIT_OK)
 		return EXIT_CONFIG;
 	main_state.argc = argc;
@@ -550,7 +552,7 @@ static int reload_allowed(void)
 	const struct cli_options *was = &main_state.started;
 	if (!was->config)
 		return 1; /* the command line cannot change */
-	if (config_load(was->config, CONFIG_AT_RELOAD, main_state.argc, main_state.argv,
+	if (config_load(&main_state.config_reread, was->config, main_state.argc, main_state.argv,
 			routed.accept, &main_state.reread, "reload refused: ",
 			"; serving on") != EXIT_OK)
 		return 0;

@@ -15,18 +15,6 @@ static const char *const config_problem_words[] = {
 #undef CONFIG_PROBLEM_WORDS
 };
 
-#define BITS_PER_BYTE 8u
-/* The module's state: each slot's file text (one byte more than allowed, to see a file
- * that is too big) and, for the start slot, where its lines end, so that a word found
- * bad later (extra_fields.h, path_fields.h) is named with its line. */
-struct config_state {
-	char text[CONFIG_SLOTS][CONFIG_FILE_MAX + 1];
-	size_t len[CONFIG_SLOTS];
-	const char *path[CONFIG_SLOTS];
-	uint8_t line_ends[CONFIG_FILE_MAX / BITS_PER_BYTE + 1]; /* bit i: text[0][i] was '\n' */
-};
-static struct config_state config_state;
-
 /* Whether c is a blank between a name and its value. */
 static int is_blank(char c)
 {
@@ -126,26 +114,29 @@ static enum exit_code refuse(const char *path, uint32_t line, enum config_proble
 	return EXIT_CONFIG;
 }
 
-/* Marks where the start slot's lines end (config_where counts them). */
-static void mark_line_ends(const char *text, size_t len)
+/* Marks where file's lines end (config_where counts them). */
+static void mark_line_ends(struct config_file *file)
 {
-	for (size_t i = 0; i < sizeof(config_state.line_ends); i++)
-		config_state.line_ends[i] = 0;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] == '\n')
-			config_state.line_ends[i / BITS_PER_BYTE] |= (uint8_t)(1u << (i % BITS_PER_BYTE));
+	for (size_t i = 0; i < sizeof(file->line_ends); i++)
+		file->line_ends[i] = 0;
+	for (size_t i = 0; i < file->len; i++)
+		if (file->text[i] == '\n')
+			file->line_ends[i / CONFIG_BITS_PER_BYTE] |=
+				(uint8_t)(1u << (i % CONFIG_BITS_PER_BYTE));
 }
 
-/* Reads path into slot's buffer. Returns CONFIG_OK, or the problem with *err set. */
-static enum config_problem read_file(const char *path, enum config_slot slot, long *err)
+/* Reads path into *file. Returns CONFIG_OK, or the problem with *err set. */
+static enum config_problem read_file(struct config_file *file, const char *path, long *err)
 {
 	long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	*err = 0;
+	file->len = 0;
+	file->path = path;
 	if (sys_is_error(fd)) {
 		*err = fd;
 		return CONFIG_CANNOT_OPEN;
 	}
-	long n = sys_read_full((int)fd, config_state.text[slot], CONFIG_FILE_MAX + 1);
+	long n = sys_read_full((int)fd, file->text, CONFIG_FILE_MAX + 1);
 	sys_close((int)fd);
 	if (sys_is_error(n)) {
 		*err = n;
@@ -153,25 +144,22 @@ static enum config_problem read_file(const char *path, enum config_slot slot, lo
 	}
 	if ((size_t)n > CONFIG_FILE_MAX)
 		return CONFIG_TOO_BIG;
-	config_state.len[slot] = (size_t)n;
-	config_state.path[slot] = path;
-	if (slot == CONFIG_AT_START)
-		mark_line_ends(config_state.text[slot], (size_t)n);
+	file->len = (size_t)n;
+	mark_line_ends(file);
 	return CONFIG_OK;
 }
 
-enum exit_code config_load(const char *path, enum config_slot slot, int argc, char **argv,
+enum exit_code config_load(struct config_file *file, const char *path, int argc, char **argv,
 			   unsigned accept, struct cli_options *opts, const char *prefix,
 			   const char *suffix)
 {
 	long err;
 	uint32_t line = 0;
 	struct cli_layer file_layer = {0}, command_layer = {0};
-	enum config_problem p = read_file(path, slot, &err);
+	enum config_problem p = read_file(file, path, &err);
 	cli_defaults(opts);
 	if (p == CONFIG_OK)
-		p = config_parse(config_state.text[slot], config_state.len[slot], accept,
-				 &file_layer, opts, &line);
+		p = config_parse(file->text, file->len, accept, &file_layer, opts, &line);
 	if (p != CONFIG_OK)
 		return refuse(path, line, p, err, opts, prefix, suffix);
 	/* Valid alone, so valid over the file: its repeatable flags start afresh. */
@@ -180,13 +168,12 @@ enum exit_code config_load(const char *path, enum config_slot slot, int argc, ch
 	return EXIT_OK;
 }
 
-size_t config_where(const char *word, char *out)
+size_t config_where(const struct config_file *file, const char *word, char *out)
 {
-	const char *text = config_state.text[CONFIG_AT_START];
-	if (!word || word < text || word >= text + config_state.len[CONFIG_AT_START])
+	if (!word || word < file->text || word >= file->text + file->len)
 		return 0;
 	uint32_t line = 1;
-	for (size_t i = 0; i < (size_t)(word - text); i++)
-		line += (config_state.line_ends[i / BITS_PER_BYTE] >> (i % BITS_PER_BYTE)) & 1u;
-	return put_where(out, "", config_state.path[CONFIG_AT_START], line);
+	for (size_t i = 0; i < (size_t)(word - file->text); i++)
+		line += (file->line_ends[i / CONFIG_BITS_PER_BYTE] >> (i % CONFIG_BITS_PER_BYTE)) & 1u;
+	return put_where(out, "", file->path, line);
 }

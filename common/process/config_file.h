@@ -1,7 +1,8 @@
 /* The --config FILE (BEHAVIOUR 2.1): one setting per line, named as a long flag without
  * its dashes, parsed by the command line's own flag table (cli.h), so every flag is a
  * setting. Read at start-up, and again by the supervisor on a reload, with raw syscalls
- * into a static buffer of CONFIG_FILE_MAX bytes: no heap, and nothing while serving. */
+ * into the caller's static buffer of CONFIG_FILE_MAX bytes: no heap, nothing while
+ * serving, and no state of its own. */
 #ifndef APOLLOD_COMMON_PROCESS_CONFIG_FILE_H
 #define APOLLOD_COMMON_PROCESS_CONFIG_FILE_H
 
@@ -44,22 +45,30 @@ enum config_problem config_parse(char *text, size_t len, unsigned accept,
 				 struct cli_layer *layer, struct cli_options *opts,
 				 uint32_t *line);
 
-/* Which buffer a read uses: the process's own settings, or the supervisor's check of a
- * reload (its settings as started stay in the first). */
-enum config_slot { CONFIG_AT_START, CONFIG_AT_RELOAD, CONFIG_SLOTS };
+#define CONFIG_BITS_PER_BYTE 8u
+/* One read of the file: the caller's (static: 72 KiB), kept while the options that point
+ * into it are used. The process's own settings and the supervisor's check of a reload
+ * each have one, so the settings it started with stay as they were. */
+struct config_file {
+	char text[CONFIG_FILE_MAX + 1]; /* one byte more than allowed: a file too big shows */
+	size_t len;                     /* bytes read */
+	const char *path;               /* the --config word */
+	/* bit i: text[i] was '\n' (config_where counts them) */
+	uint8_t line_ends[CONFIG_FILE_MAX / CONFIG_BITS_PER_BYTE + 1];
+};
 
-/* The settings of the --config file path (read into slot's buffer), with the command line
- * argv over them (BEHAVIOUR 2.1), into opts, cli_finish'ed. On an error writes one line
+/* The settings of the --config file path (read into *file), with the command line argv
+ * over them (BEHAVIOUR 2.1), into opts, cli_finish'ed. On an error writes one line
  * "apollod: <prefix>PATH[:LINE]: <problem><suffix>\n" and returns EXIT_CONFIG, else
  * EXIT_OK. argv was parsed alone before, so its words are known to be valid. */
-enum exit_code config_load(const char *path, enum config_slot slot, int argc, char **argv,
+enum exit_code config_load(struct config_file *file, const char *path, int argc, char **argv,
 			   unsigned accept, struct cli_options *opts, const char *prefix,
 			   const char *suffix);
 
-/* Writes "PATH:LINE: " for a word that points into the start slot's file (at least
- * CONFIG_WHERE_MAX bytes at out) and returns its length, or 0 for any other word. */
+/* Writes "PATH:LINE: " for a word that points into file's text (at least CONFIG_WHERE_MAX
+ * bytes at out) and returns its length, or 0 for any other word. */
 #define CONFIG_WHERE_MAX 512
-size_t config_where(const char *word, char *out);
+size_t config_where(const struct config_file *file, const char *word, char *out);
 
 APOLLOD_EXTERN_C_END
 

@@ -194,8 +194,11 @@ class TempFile {
 };
 
 // config_load over argv words (argv[0] added). Returns its exit code; *err its stderr.
+// The files read: the start's, and a reload's (static: 72 KiB each).
+struct config_file started_file, reread_file;
+
 enum exit_code Load(const char *path, std::vector<std::string> args, struct cli_options *opts,
-		    std::string *err, enum config_slot slot = CONFIG_AT_START)
+		    std::string *err, struct config_file *file = &started_file)
 {
 	static std::vector<std::string> kept; // the options point into the words
 	kept = args;
@@ -205,7 +208,7 @@ enum exit_code Load(const char *path, std::vector<std::string> args, struct cli_
 		argv.push_back(&w[0]);
 	argv.push_back(nullptr);
 	testing::internal::CaptureStderr();
-	enum exit_code r = config_load(path, slot, (int)kept.size(), argv.data(), kRouted, opts,
+	enum exit_code r = config_load(file, path, (int)kept.size(), argv.data(), kRouted, opts,
 				       "", "");
 	*err = testing::internal::GetCapturedStderr();
 	return r;
@@ -282,17 +285,19 @@ TEST(ConfigFileTest, WhereAWordCameFrom)
 	ASSERT_EQ(Load(file.path(), {"--header-for", "/", "X-C: 3"}, &opts, &err), EXIT_OK);
 	char out[CONFIG_WHERE_MAX];
 	ASSERT_EQ(opts.header_count, 2u);
-	EXPECT_EQ(std::string(out, config_where(opts.headers[1], out)),
+	EXPECT_EQ(std::string(out, config_where(&started_file, opts.headers[1], out)),
 		  std::string(file.path()) + ":5: ");
-	EXPECT_EQ(std::string(out, config_where(opts.root, out)), std::string(file.path()) + ":2: ");
-	EXPECT_EQ(config_where(opts.header_for_field[0], out), 0u) << "from the command line";
-	EXPECT_EQ(config_where(nullptr, out), 0u);
+	EXPECT_EQ(std::string(out, config_where(&started_file, opts.root, out)), std::string(file.path()) + ":2: ");
+	EXPECT_EQ(config_where(&started_file, opts.header_for_field[0], out), 0u) << "from the command line";
+	EXPECT_EQ(config_where(&started_file, nullptr, out), 0u);
 	// A reload's read leaves the start's words where they were.
 	TempFile other("root /b\n");
 	struct cli_options reread;
-	ASSERT_EQ(Load(other.path(), {}, &reread, &err, CONFIG_AT_RELOAD), EXIT_OK);
+	ASSERT_EQ(Load(other.path(), {}, &reread, &err, &reread_file), EXIT_OK);
 	EXPECT_STREQ(opts.root, "/a");
-	EXPECT_EQ(config_where(reread.root, out), 0u);
+	EXPECT_EQ(config_where(&started_file, reread.root, out), 0u);
+	EXPECT_EQ(std::string(out, config_where(&reread_file, reread.root, out)),
+		  std::string(other.path()) + ":1: ");
 }
 
 // BEHAVIOUR 17: listen, workers and user only a restart applies; the rest a reload does.

@@ -174,15 +174,8 @@ TEST_F(ConfigTest, CheckConfigRefusals)
 
 // The resident supervisor reads the file again on SIGHUP (BEHAVIOUR 17): natively, with
 // one process and with --workers 2.
-class ConfigReloadTest : public ProcessesTest {
+class ConfigReloadTest : public SupervisorTest {
 protected:
-	void SetUp() override
-	{
-		if (!HasFeature("stop") || !HasFeature("files"))
-			GTEST_SKIP() << "SIGHUP reload belongs to the routed tiers with --root";
-		if (!DaemonLauncher().empty())
-			GTEST_SKIP() << "under an emulator the new image would be the emulator";
-	}
 	// Starts d with its --listen and --root in its config file, after lines.
 	void StartWithConfig(ReloadDaemon &d, const std::string &lines)
 	{
