@@ -276,6 +276,13 @@ static void upgrade_dropped(void)
 	sup.upgrade_fd = -1;
 }
 
+/* Whether the settings allow the reload that may start (supervisor_check_reloads; a
+ * refusal wrote its line). */
+static int settings_allow(void)
+{
+	return !sup.may_reload || sup.may_reload();
+}
+
 /* A reload has ended (ready or failed): a SIGUSR1 that came meanwhile starts the next,
  * so the log it asked to reopen is opened after the rename that preceded it. */
 static void reload_again(void)
@@ -283,7 +290,8 @@ static void reload_again(void)
 	if (!sup.reopen_again || sup.stops || !sup.serving || sup.pending)
 		return;
 	sup.reopen_again = 0;
-	start_generation();
+	if (settings_allow())
+		start_generation();
 }
 
 /* The pending generation answered on its readiness socket: if ready it serves now (and
@@ -479,13 +487,6 @@ static void upgrade(void)
 static int reload_may_start(void)
 {
 	return !sup.stops && !sup.pending && sup.serving && sup.retired_count < RETIRED_MAX;
-}
-
-/* Whether the settings allow the reload that may start (supervisor_check_reloads; a
- * refusal wrote its line). */
-static int settings_allow(void)
-{
-	return !sup.may_reload || sup.may_reload();
 }
 
 void supervisor_check_reloads(int (*may_reload)(void))
