@@ -27,6 +27,8 @@ enum exit_code {
 			      * a kernel that has them (BEHAVIOUR 19) */
 	EXIT_STACK_GUARD = 18, /* a stack-protector check in linked code (libdeflate) failed:
 				* its stack was overwritten */
+	EXIT_CONFIG = 19,    /* --config FILE: unreadable, too big, or a line refused
+			      * (BEHAVIOUR 2.1) */
 	EXIT_USAGE = 64,     /* EX_USAGE: bad flag or value */
 };
 

@@ -3,9 +3,12 @@
  * (supervisor.h) and its first serving generation, forked, runs one serving loop, or N
  * workers under a supervisor of their own (--workers). A generation started by a reload
  * runs the same start-up with the sockets passed. */
+#include <linux/fcntl.h> /* AT_FDCWD */
+
 #include "common/serve/access_log.h"
 #include "common/process/activation.h"
 #include "common/process/cli.h"
+#include "common/process/config_file.h"
 #include "common/answer/compress.h"
 #include "common/base/clock.h"
 #include "common/serve/conn.h"
@@ -45,7 +48,7 @@ static const struct program routed = {
 	"apollod", APOLLOD_TIER_NAME,
 	CLI_ACCEPT_LISTEN | CLI_ACCEPT_LISTEN_MANY | CLI_ACCEPT_IDLE_TIMEOUT | CLI_ACCEPT_ROOT |
 		CLI_ACCEPT_MAX_CONNECTIONS | CLI_ACCEPT_WORKERS | CLI_ACCEPT_DRAIN_TIMEOUT |
-		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER | CLI_ACCEPT_SANDBOX,
+		CLI_ACCEPT_ACCESS_LOG | CLI_ACCEPT_HEADER | CLI_ACCEPT_SANDBOX | CLI_ACCEPT_CONFIG,
 };
 
 #define MS_PER_S 1000u
@@ -154,6 +157,15 @@ struct main_state {
 	/* What socket activation passed, before take_passed sorts it into the plan: */
 	union k_sockaddr passed_addr[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
 	int passed_fd[CLI_WORKERS_MAX * CLI_LISTEN_MAX];
+	/* The command line, and the settings as read at start (before --workers auto is
+	 * resolved or passed sockets replace --listen), which a reload's are checked
+	 * against (BEHAVIOUR 17), the reload's read into `reread`: */
+	int argc;
+	char **argv;
+	struct cli_options started;
+	struct cli_options reread;
+	struct config_file config_started; /* the file's text `started` points into */
+	struct config_file config_reread;
 };
 static struct main_state main_state;
 
@@ -328,12 +340,16 @@ static enum exit_code passed_sockets(char **envp, struct serve_plan *plan)
 }
 
 /* Writes "apollod: FLAG 'WORD' ['WORD']: WHY\n" to stderr for the n words a flag was
- * refused for. Returns EXIT_USAGE. */
+ * refused for, or "apollod: FILE:LINE: SETTING 'WORD' ...: WHY\n" when the first word
+ * came from the --config file. Returns EXIT_USAGE, or EXIT_CONFIG for the file's. */
 static enum exit_code refuse_words(const char *flag, const char *const *words, uint32_t n,
 				   const char *why)
 {
+	char where[CONFIG_WHERE_MAX];
+	size_t where_len = config_where(&main_state.config_started, words[0], where); /* 2.1 */
 	write_stderr(LITERAL("apollod: "));
-	write_stderr(flag, cstr_len(flag));
+	write_stderr(where, where_len);
+	write_stderr(where_len ? flag + 2 : flag, cstr_len(flag) - (where_len ? 2 : 0));
 	for (uint32_t i = 0; i < n; i++) {
 		write_stderr(LITERAL(" '"));
 		write_stderr(words[i], cstr_len(words[i]));
@@ -342,7 +358,7 @@ static enum exit_code refuse_words(const char *flag, const char *const *words, u
 	write_stderr(LITERAL(": "));
 	write_stderr(why, cstr_len(why));
 	write_stderr(LITERAL("\n"));
-	return EXIT_USAGE;
+	return where_len ? EXIT_CONFIG : EXIT_USAGE;
 }
 
 /* Checks and renders the --header words (extra_fields.h). Returns EXIT_OK, or
@@ -399,18 +415,29 @@ static void name_process(void)
 	sys_prctl(K_PR_SET_NAME, (unsigned long)"apollod", 0);
 }
 
-/* Start-up step 1 (BEHAVIOUR 3): the command line, the flags checked beyond their syntax
+/* Start-up step 1 (BEHAVIOUR 3): the command line over the --config file (2.1), the flags
+ * checked beyond their syntax
  * (--header, --header-for, --error-page, --fallback), a reload's environment and the
  * sockets passed. Returns STARTUP_CONTINUE, or the exit code to end with (--help and
- * --version: EXIT_OK; a refused flag: EXIT_USAGE after one line). */
+ * --version: EXIT_OK; a refused flag: EXIT_USAGE, a refused setting of the file:
+ * EXIT_CONFIG, after one line). */
 static int read_command_line(int argc, char **argv, char **envp, struct serve_plan *plan)
 {
 	int done = startup_options(argc, argv, &routed, &plan->opts);
 	if (done != STARTUP_CONTINUE)
 		return done;
-	if (setup_extra_fields(&plan->opts) != EXIT_OK ||
-	    setup_site_flags(&plan->opts) != EXIT_OK)
-		return EXIT_USAGE;
+	if (plan->opts.config &&
+	    config_load(&main_state.config_started, plan->opts.config, argc, argv, routed.accept,
+			&plan->opts, "", "") != EXIT_OK)
+		return EXIT_CONFIG;
+	main_state.argc = argc;
+	main_state.argv = argv;
+	main_state.started = plan->opts;
+	enum exit_code checked = setup_extra_fields(&plan->opts);
+	if (checked == EXIT_OK)
+		checked = setup_site_flags(&plan->opts);
+	if (checked != EXIT_OK)
+		return checked;
 	reload_setup(envp);
 	counter_page_adopt(envp); /* before anything counts: the supervisor's page */
 	if (passed_sockets(envp, plan) != EXIT_OK)
@@ -473,6 +500,73 @@ static enum exit_code prepare_content(struct serve_plan *plan)
 	return plan->opts.root ? load_root(plan) : EXIT_OK;
 }
 
+/* BEHAVIOUR 2.2: --root opens as a directory, and the --error-page and --fallback
+ * targets as files beneath it (the tree is not walked). Returns EXIT_OK, or
+ * EXIT_ROOT_READ after one line. */
+static enum exit_code check_root(const struct cli_options *opts)
+{
+	long dir = sys_openat(AT_FDCWD, opts->root, K_O_DIRECTORY | K_O_CLOEXEC);
+	if (sys_is_error(dir)) {
+		console_fail("--root", opts->root, cstr_len(opts->root), dir);
+		return EXIT_ROOT_READ;
+	}
+	const char *pages[] = {opts->error_page, opts->fallback};
+	const char *flags[] = {"--error-page", "--fallback"};
+	for (uint32_t i = 0; i < 2; i++) {
+		long fd = pages[i] ? sys_openat((int)dir, pages[i] + 1, K_O_CLOEXEC) : 0;
+		if (sys_is_error(fd)) {
+			console_fail(flags[i], pages[i], cstr_len(pages[i]), fd);
+			return EXIT_ROOT_READ;
+		}
+		if (pages[i])
+			sys_close((int)fd);
+	}
+	sys_close((int)dir);
+	return EXIT_OK;
+}
+
+/* --check-config (BEHAVIOUR 2.2), after the command line and the file were read and
+ * checked: --user, the access log (opened, as the start would), --mime-types and
+ * check_root; nothing bound, nothing loaded. Returns EXIT_OK after the line
+ * "configuration ok", or the failing step's code (reported). */
+static enum exit_code check_settings(struct serve_plan *plan)
+{
+	const struct cli_options *opts = &plan->opts;
+	enum exit_code r = opts->user ? sandbox_user_check(opts->user) : EXIT_OK;
+	if (r == EXIT_OK)
+		r = access_log_open(opts->access_log, plan->auxv);
+	if (r == EXIT_OK && opts->mime_types)
+		r = mime_types_load(opts->mime_types);
+	if (r == EXIT_OK && opts->root)
+		r = check_root(opts);
+	if (r == EXIT_OK)
+		sys_write(K_STDOUT, LITERAL("configuration ok\n"));
+	return r;
+}
+
+/* supervisor_check_reloads' hook (BEHAVIOUR 17): with --config, the file read again (with
+ * the command line over it) must parse, and change no setting only a restart applies.
+ * Returns 1, or 0 after one line "apollod: reload refused: ...; serving on". */
+static int reload_allowed(void)
+{
+	const struct cli_options *was = &main_state.started;
+	if (!was->config)
+		return 1; /* the command line cannot change */
+	if (config_load(&main_state.config_reread, was->config, main_state.argc, main_state.argv,
+			routed.accept, &main_state.reread, "reload refused: ",
+			"; serving on") != EXIT_OK)
+		return 0;
+	const char *name = cli_restart_change(was, &main_state.reread);
+	if (!name)
+		return 1;
+	write_stderr(LITERAL("apollod: reload refused: "));
+	write_stderr(was->config, cstr_len(was->config));
+	write_stderr(LITERAL(": "));
+	write_stderr(name, cstr_len(name));
+	write_stderr(LITERAL(" changed, which only a restart applies; serving on\n"));
+	return 0;
+}
+
 /* Start-up step 3: the worker count resolved, the listeners opened and announced; the
  * process started then becomes the resident supervisor (supervisor.h), which returns
  * here only in the generation it forks. Returns SUPERVISOR_IN_GENERATION to go on and
@@ -494,6 +588,7 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 	if (reload_is_generation())
 		return SUPERVISOR_IN_GENERATION;
 	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
+	supervisor_check_reloads(reload_allowed);
 	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
 			      file_cache_release);
 }
@@ -510,6 +605,8 @@ int apollod_main(int argc, char **argv, char **envp, const uint64_t *auxv)
 	int step = read_command_line(argc, argv, envp, plan);
 	if (step != STARTUP_CONTINUE)
 		return step;
+	if (plan->opts.check_config)
+		return check_settings(plan);
 	enum exit_code r = prepare_content(plan);
 	if (r != EXIT_OK)
 		return r;

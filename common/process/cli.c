@@ -277,6 +277,11 @@ static const struct flag_row flag_rows[] = {
 	 "stay as started", CLI_ACCEPT_SANDBOX, FLAG_PATH, 0, 0, FIELD(user)},
 	{"--no-sandbox", 0, "serve without the seccomp filter and Landlock (BEHAVIOUR 19)", 0,
 	 CLI_ACCEPT_SANDBOX, FLAG_SWITCH, 0, 0, FIELD(no_sandbox)},
+	{"--config", "FILE",
+	 "read settings from FILE first, one a line ('root /srv/www'); flags here override it",
+	 "none", CLI_ACCEPT_CONFIG, FLAG_PATH, 0, 0, FIELD(config)},
+	{"--check-config", 0, "check the settings as a start would, say 'configuration ok', exit",
+	 0, CLI_ACCEPT_CONFIG, FLAG_SWITCH, 0, 0, FIELD(check_config)},
 	{"--help", 0, "print this help and exit", 0, 0, FLAG_SWITCH, 0, 0, FIELD(help)},
 	{"--version", 0, "print the version and tier and exit", 0, 0, FLAG_SWITCH, 0, 0,
 	 FIELD(version)},
@@ -335,31 +340,86 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 	}
 }
 
+/* Records a refused flag in opts. Returns 0. */
+static int refuse(struct cli_options *opts, uint8_t problem, const char *word, const char *flag)
+{
+	opts->problem = problem;
+	opts->problem_word = word;
+	opts->problem_flag = flag;
+	return 0;
+}
+
 /* Stores --header-for's words: the pattern v (NULL: missing) and the field, the word
  * after it (advancing *i). Returns 1, or 0 with opts->problem set (a missing word). */
 static int store_header_for(int argc, char **argv, int *i, const char *v,
 			    struct cli_options *opts)
 {
-	if (!v || *i + 1 >= argc) {
-		opts->problem = CLI_PROBLEM_MISSING;
-		opts->problem_word = v;
-		opts->problem_flag = "--header-for";
-		return 0;
-	}
+	if (!v || *i + 1 >= argc)
+		return refuse(opts, CLI_PROBLEM_MISSING, v, "--header-for");
 	opts->header_for_pattern[opts->header_for_count] = v;
 	opts->header_for_field[opts->header_for_count++] = argv[++*i];
 	return 1;
 }
 
+/* How many entries repeatable kind `kind` holds in opts, or NULL for a kind that does not
+ * repeat; *limit says how many it may hold. */
+static uint32_t *repeat_count(unsigned kind, unsigned accept, struct cli_options *opts,
+			      uint32_t *limit)
+{
+	switch (kind) {
+	case FLAG_ADDRESS:
+		*limit = accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1;
+		return &opts->listen_count;
+	case FLAG_HEADER:
+		*limit = CLI_HEADERS_MAX;
+		return &opts->header_count;
+	case FLAG_HEADER_FOR:
+		*limit = CLI_HEADER_FOR_MAX;
+		return &opts->header_for_count;
+	default:
+		*limit = 1;
+		return 0;
+	}
+}
+
+/* Stores value v (NULL: missing) of the flag of row r, the argv word at *i, in opts
+ * (advancing *i past a second word). The first entry of a repeatable kind in this layer
+ * drops the earlier layers' entries. Returns 1, or 0 with opts->problem set. */
+static int store_flag(const struct flag_row *r, const char *v, int argc, char **argv, int *i,
+		      unsigned accept, struct cli_layer *layer, struct cli_options *opts)
+{
+	uint32_t limit;
+	uint32_t *count = repeat_count(r->kind, accept, opts, &limit);
+	if (count && !(layer->cleared & (1u << r->kind))) {
+		layer->cleared |= 1u << r->kind;
+		*count = 0;
+	}
+	int full = count && *count == limit;
+	opts->problem_limit = limit;
+	if (!full && r->kind == FLAG_HEADER_FOR)
+		return store_header_for(argc, argv, i, v, opts);
+	if (!full && store_value(r, v, opts))
+		return 1;
+	return refuse(opts, full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING,
+		      v, r->flag);
+}
+
+/* Whether row r exists in a tier that accepts `accept`. */
+static int row_accepted(const struct flag_row *r, unsigned accept)
+{
+	return !r->accept || (accept & r->accept);
+}
+
 /* Parses the flag at argv[*i] (advancing *i past a separate value) into opts. Returns 1,
  * or 0 with opts->problem set. */
-static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_options *opts)
+static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli_layer *layer,
+		      struct cli_options *opts)
 {
 	const char *word = argv[*i];
 	for (unsigned f = 0; f < FLAG_ROWS; f++) {
 		const struct flag_row *r = &flag_rows[f];
 		int matched;
-		if (r->accept && !(accept & r->accept))
+		if (!row_accepted(r, accept))
 			continue;
 		if (r->kind == FLAG_SWITCH) {
 			size_t n = cstr_len(r->flag);
@@ -369,28 +429,10 @@ static int parse_flag(int argc, char **argv, int *i, unsigned accept, struct cli
 			return 1;
 		}
 		const char *v = flag_value(argc, argv, i, r->flag, &matched);
-		if (!matched)
-			continue;
-		uint32_t listen_max = accept & CLI_ACCEPT_LISTEN_MANY ? CLI_LISTEN_MAX : 1;
-		int full = (r->kind == FLAG_ADDRESS && opts->listen_count == listen_max) ||
-			   (r->kind == FLAG_HEADER && opts->header_count == CLI_HEADERS_MAX) ||
-			   (r->kind == FLAG_HEADER_FOR && opts->header_for_count == CLI_HEADER_FOR_MAX);
-		opts->problem_limit = r->kind == FLAG_ADDRESS  ? listen_max
-				      : r->kind == FLAG_HEADER ? CLI_HEADERS_MAX
-							       : CLI_HEADER_FOR_MAX;
-		if (!full && r->kind == FLAG_HEADER_FOR)
-			return store_header_for(argc, argv, i, v, opts);
-		if (!full && store_value(r, v, opts))
-			return 1;
-		opts->problem = full ? CLI_PROBLEM_TOO_MANY : v ? CLI_PROBLEM_VALUE : CLI_PROBLEM_MISSING;
-		opts->problem_word = v;
-		opts->problem_flag = r->flag;
-		return 0;
+		if (matched)
+			return store_flag(r, v, argc, argv, i, accept, layer, opts);
 	}
-	opts->problem = CLI_PROBLEM_UNKNOWN;
-	opts->problem_word = word;
-	opts->problem_flag = 0;
-	return 0;
+	return refuse(opts, CLI_PROBLEM_UNKNOWN, word, 0);
 }
 
 /* Sets opts->listen[0] to the default address. */
@@ -404,8 +446,7 @@ static void set_default_listen(struct cli_options *opts)
 	opts->listen[0].in = listen;
 }
 
-/* Fills opts with every default. */
-static void set_defaults(struct cli_options *opts)
+void cli_defaults(struct cli_options *opts)
 {
 	set_default_listen(opts);
 	opts->listen_count = 0; /* cli_parse: 1 (the default) if no --listen comes */
@@ -433,53 +474,190 @@ static void set_defaults(struct cli_options *opts)
 	opts->header_for_count = 0;
 	opts->user = 0;
 	opts->no_sandbox = 0;
+	opts->config = 0;
+	opts->check_config = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;
 }
 
-int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+int cli_parse_layer(int argc, char **argv, unsigned accept, struct cli_layer *layer,
+		    struct cli_options *opts)
 {
-	set_defaults(opts);
 	for (int i = 1; i < argc; i++)
-		if (!parse_flag(argc, argv, &i, accept, opts))
+		if (!parse_flag(argc, argv, &i, accept, layer, opts))
 			return 0;
+	return 1;
+}
+
+void cli_finish(struct cli_options *opts)
+{
 	if (!opts->listen_count) {
 		set_default_listen(opts);
 		opts->listen_count = 1;
 	}
+}
+
+int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
+{
+	struct cli_layer layer = {0};
+	cli_defaults(opts);
+	if (!cli_parse_layer(argc, argv, accept, &layer, opts))
+		return 0;
+	cli_finish(opts);
 	return 1;
+}
+
+/* The row of the setting name[0..n) (a long flag without its dashes) in a tier that
+ * accepts `accept`, or NULL. */
+static const struct flag_row *setting_row(const char *name, size_t n, unsigned accept)
+{
+	for (unsigned f = 0; f < FLAG_ROWS; f++) {
+		const char *flag = flag_rows[f].flag + 2; /* past "--" */
+		if (row_accepted(&flag_rows[f], accept) && cstr_len(flag) == n &&
+		    span_eq(flag, name, n))
+			return &flag_rows[f];
+	}
+	return 0;
+}
+
+/* Whether row r is a flag of the command line only: it names or reads the file, or ends
+ * the start. */
+static int command_line_only(const struct flag_row *r)
+{
+	return r->offset == FIELD(config) || r->offset == FIELD(check_config) ||
+	       r->offset == FIELD(help) || r->offset == FIELD(version);
+}
+
+/* Splits a two-word value at its first run of blanks (a NUL written at the first blank).
+ * Returns the second word, or NULL when there is none. */
+static char *second_word(char *value)
+{
+	while (*value && *value != ' ' && *value != '\t')
+		value++;
+	if (!*value)
+		return 0;
+	*value++ = 0;
+	while (*value == ' ' || *value == '\t')
+		value++;
+	return *value ? value : 0;
+}
+
+int cli_parse_setting(const char *name, size_t name_len, char *value, unsigned accept,
+		      struct cli_layer *layer, struct cli_options *opts)
+{
+	const struct flag_row *r = setting_row(name, name_len, accept);
+	if (!r)
+		return refuse(opts, CLI_PROBLEM_UNKNOWN, name, 0);
+	if (command_line_only(r))
+		return refuse(opts, CLI_PROBLEM_NOT_SETTING, 0, r->flag);
+	if (r->kind == FLAG_SWITCH && value)
+		return refuse(opts, CLI_PROBLEM_NO_VALUE, value, r->flag);
+	char *words[] = {0, (char *)r->flag, value, 0};
+	int argc = r->kind == FLAG_SWITCH ? 2 : 3;
+	if (value && r->kind == FLAG_HEADER_FOR) {
+		words[3] = second_word(value);
+		argc += words[3] != 0;
+	}
+	int i = 1;
+	return parse_flag(argc, words, &i, accept, layer, opts);
+}
+
+/* Whether row r's setting is the same in a and b (the kinds restart_rows holds). */
+static int same_setting(const struct flag_row *r, const struct cli_options *a,
+			const struct cli_options *b)
+{
+	const char *fa = (const char *)a + r->offset, *fb = (const char *)b + r->offset;
+	if (r->kind == FLAG_NUMBER)
+		return *(const uint32_t *)fa == *(const uint32_t *)fb;
+	if (r->kind == FLAG_PATH) {
+		const char *sa = *(const char *const *)fa, *sb = *(const char *const *)fb;
+		return sa == sb || (sa && sb && cstr_len(sa) == cstr_len(sb) &&
+				    span_eq(sa, sb, cstr_len(sa)));
+	}
+	if (a->listen_count != b->listen_count) /* FLAG_ADDRESS */
+		return 0;
+	for (uint32_t i = 0; i < a->listen_count; i++) {
+		char ta[CLI_ADDR_MAX], tb[CLI_ADDR_MAX];
+		size_t na = cli_format_addr(ta, &a->listen[i]);
+		if (na != cli_format_addr(tb, &b->listen[i]) || !span_eq(ta, tb, na))
+			return 0;
+	}
+	return 1;
+}
+
+const char *cli_restart_change(const struct cli_options *was, const struct cli_options *now)
+{
+	/* BEHAVIOUR 17: the supervisor holds the listeners (one set per worker), and a
+	 * generation is started as root to drop to --user. */
+	static const size_t restart_fields[] = {FIELD(listen), FIELD(workers), FIELD(user)};
+	for (unsigned k = 0; k < sizeof(restart_fields) / sizeof(restart_fields[0]); k++)
+		for (unsigned f = 0; f < FLAG_ROWS; f++)
+			if (flag_rows[f].offset == restart_fields[k] &&
+			    !same_setting(&flag_rows[f], was, now))
+				return flag_rows[f].flag + 2;
+	return 0;
+}
+
+/* Appends the flag of opts's problem: "--root", or as a setting ("root") when `setting`. */
+static void put_problem_flag(struct text_out *o, const struct cli_options *opts, int setting)
+{
+	const char *flag = opts->problem_flag ? opts->problem_flag : "";
+	put_cstr(o, setting && flag[0] ? flag + 2 : flag);
+}
+
+/* Appends "'WORD'" (cut to CLI_WORD_SHOWN bytes and "...") for the problem's word. */
+static void put_problem_word(struct text_out *o, const struct cli_options *opts)
+{
+	const char *word = opts->problem_word ? opts->problem_word : "";
+	size_t n = cstr_len(word);
+	put_cstr(o, "'");
+	put(o, word, n < CLI_WORD_SHOWN ? n : CLI_WORD_SHOWN);
+	put_cstr(o, n > CLI_WORD_SHOWN ? "...'" : "'");
+}
+
+/* Appends what the problem in opts is, the flag named as a setting when `setting`. */
+static void put_problem(struct text_out *o, const struct cli_options *opts, int setting)
+{
+	char digits[U64_DEC_MAX];
+	size_t n = u64_to_dec(opts->problem_limit, digits);
+	if (opts->problem == CLI_PROBLEM_UNKNOWN) {
+		put_cstr(o, setting ? "unknown setting " : "unknown flag ");
+		put_problem_word(o, opts);
+		return;
+	}
+	put_problem_flag(o, opts, setting);
+	if (opts->problem == CLI_PROBLEM_MISSING) {
+		put_cstr(o, " needs a value");
+	} else if (opts->problem == CLI_PROBLEM_NO_VALUE) {
+		put_cstr(o, " takes no value: ");
+		put_problem_word(o, opts);
+	} else if (opts->problem == CLI_PROBLEM_NOT_SETTING) {
+		put_cstr(o, " is a command-line flag, not a setting");
+	} else if (opts->problem == CLI_PROBLEM_TOO_MANY) {
+		put_cstr(o, ": given more than ");
+		put(o, digits, n);
+		put_cstr(o, opts->problem_limit == 1 ? " time" : " times");
+		put_cstr(o, ": the limit is ");
+		put(o, digits, n);
+	} else {
+		put_cstr(o, ": bad value ");
+		put_problem_word(o, opts);
+	}
 }
 
 size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts)
 {
+	return cli_format_setting_problem(out, cap, opts, 0, 0);
+}
+
+size_t cli_format_setting_problem(char *out, size_t cap, const struct cli_options *opts,
+				  const char *where, size_t where_len)
+{
 	struct text_out o = {out, out + cap};
-	const char *word = opts->problem_word ? opts->problem_word : "";
-	size_t n = cstr_len(word);
 	put_cstr(&o, "apollod: ");
-	if (opts->problem == CLI_PROBLEM_TOO_MANY) {
-		char digits[U64_DEC_MAX];
-		size_t n = u64_to_dec(opts->problem_limit, digits);
-		put_cstr(&o, opts->problem_flag);
-		put_cstr(&o, ": given more than ");
-		put(&o, digits, n);
-		put_cstr(&o, opts->problem_limit == 1 ? " time" : " times");
-		put_cstr(&o, ": the limit is ");
-		put(&o, digits, n);
-		put_cstr(&o, "\n");
-		return (size_t)(o.p - out);
-	}
-	if (opts->problem == CLI_PROBLEM_UNKNOWN) {
-		put_cstr(&o, "unknown flag '");
-	} else {
-		put_cstr(&o, opts->problem_flag ? opts->problem_flag : "");
-		put_cstr(&o, opts->problem == CLI_PROBLEM_MISSING ? " needs a value"
-								  : ": bad value '");
-	}
-	if (opts->problem != CLI_PROBLEM_MISSING) {
-		put(&o, word, n < CLI_WORD_SHOWN ? n : CLI_WORD_SHOWN);
-		put_cstr(&o, n > CLI_WORD_SHOWN ? "...'" : "'");
-	}
+	put(&o, where, where_len);
+	put_problem(&o, opts, where != 0);
 	put_cstr(&o, "\n");
 	return (size_t)(o.p - out);
 }
@@ -512,7 +690,7 @@ static void put_default(struct text_out *o, const struct flag_row *r)
 	struct cli_options defaults;
 	char text[CLI_ADDR_MAX > U64_DEC_MAX ? CLI_ADDR_MAX : U64_DEC_MAX];
 	const char *field = (const char *)&defaults + r->offset;
-	set_defaults(&defaults);
+	cli_defaults(&defaults);
 	put_cstr(o, " (default ");
 	if (r->kind == FLAG_NUMBER)
 		put(o, text, u64_to_dec(*(const uint32_t *)field, text));

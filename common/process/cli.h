@@ -79,6 +79,8 @@ struct cli_options {
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */
 	const char *user;            /* --user USER[:GROUP], or NULL (sandbox.h resolves it) */
 	uint8_t no_sandbox;          /* --no-sandbox: no seccomp filter, no Landlock */
+	const char *config;          /* --config FILE, or NULL (config_file.h reads it) */
+	uint8_t check_config;        /* --check-config: validate, say so, exit */
 };
 
 /* Why cli_parse refused the command line. */
@@ -86,6 +88,9 @@ struct cli_options {
 #define CLI_PROBLEM_MISSING 2 /* problem_flag is the last word: its value is missing */
 #define CLI_PROBLEM_VALUE 3   /* problem_word is no valid value for problem_flag */
 #define CLI_PROBLEM_TOO_MANY 4 /* problem_flag given more often than the tier serves */
+/* Only from cli_parse_setting (a line of a --config file): */
+#define CLI_PROBLEM_NOT_SETTING 5 /* problem_flag exists on the command line only */
+#define CLI_PROBLEM_NO_VALUE 6    /* problem_flag takes no value, problem_word is one */
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
@@ -98,6 +103,7 @@ struct cli_options {
 #define CLI_ACCEPT_ACCESS_LOG 0x80    /* --access-log */
 #define CLI_ACCEPT_HEADER 0x100       /* --header 'Name: value', repeatable */
 #define CLI_ACCEPT_SANDBOX 0x200      /* --user, --no-sandbox */
+#define CLI_ACCEPT_CONFIG 0x400       /* --config FILE, --check-config */
 /* --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
@@ -116,15 +122,54 @@ int cli_parse_addr_port(const char *s, union k_sockaddr *addr);
  * or value, with opts->problem, problem_word and problem_flag saying which. */
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
 
+/* Settings come in layers (BEHAVIOUR 2.1): the defaults, then a --config file, then the
+ * command line. A later layer's value replaces an earlier one's; a repeatable flag
+ * (--listen, --header, --header-for) adds within a layer, and its first occurrence in a
+ * layer drops what earlier layers gave it. cli_parse is cli_defaults, one layer of argv,
+ * cli_finish. */
+struct cli_layer {
+	uint32_t cleared; /* bit (1 << enum flag_kind): that repeatable kind was emptied */
+};
+void cli_defaults(struct cli_options *opts);
+/* One layer of argv words (argv[0] skipped), as cli_parse. Returns 1, or 0 with
+ * opts->problem set. */
+int cli_parse_layer(int argc, char **argv, unsigned accept, struct cli_layer *layer,
+		    struct cli_options *opts);
+/* Gives --listen its default address when no layer named one. */
+void cli_finish(struct cli_options *opts);
+
+/* One setting of a --config file: name[0..name_len) is a long flag without its dashes,
+ * value its NUL-terminated value or NULL when the line has none. A flag of two words
+ * (--header-for) splits value at its first run of blanks, writing a NUL there. --config,
+ * --check-config, --help and --version are refused (CLI_PROBLEM_NOT_SETTING), as is a
+ * value for a flag that takes none (CLI_PROBLEM_NO_VALUE). Stored pointers point into
+ * value, which must outlive opts. Returns 1, or 0 with opts->problem set (problem_word:
+ * the name for CLI_PROBLEM_UNKNOWN, which must then be NUL-terminated). */
+int cli_parse_setting(const char *name, size_t name_len, char *value, unsigned accept,
+		      struct cli_layer *layer, struct cli_options *opts);
+
+/* The first setting that differs between was and now and that a reload cannot apply
+ * (BEHAVIOUR 17: --listen, --workers, --user), as its name without dashes ("listen"),
+ * or NULL when none does. Both as parsed, before --workers auto is resolved. */
+const char *cli_restart_change(const struct cli_options *was, const struct cli_options *now);
+
 /* The texts below are built into a caller's buffer of the size given; longer text is
  * cut at the end of the buffer (never past it). Each returns the bytes written. */
-#define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
+#define CLI_LINE_MAX 512  /* a problem line, a --help row */
+#define CLI_USAGE_MAX 1024 /* the usage line: every flag of the synopsis */
 #define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
 
 /* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",
  * "apollod: --listen: bad value 'localhost:80'\n" or "apollod: --listen: given more often
  * than this tier serves\n", from the problem cli_parse left in opts. */
 size_t cli_format_problem(char *out, size_t cap, const struct cli_options *opts);
+
+/* The same for a line of a --config file, after "apollod: " and `where` ("FILE:LINE: "):
+ * the flag named as a setting, without its dashes ("apollod: a.conf:3: root: bad value
+ * ''\n", "... unknown setting 'roots'\n", "... dotfiles takes no value\n", "... config
+ * is a command-line flag, not a setting\n"). */
+size_t cli_format_setting_problem(char *out, size_t cap, const struct cli_options *opts,
+				  const char *where, size_t where_len);
 
 /* "usage: <name> [--listen ADDR:PORT] ... [--help] [--version]\n": the flags accept
  * turns on, in table order. */

@@ -9,7 +9,7 @@
 /* Writes the usage line for accept to fd. */
 static void write_usage(int fd, const char *name, unsigned accept)
 {
-	char line[CLI_LINE_MAX];
+	char line[CLI_USAGE_MAX];
 	sys_write(fd, line, cli_format_usage(line, sizeof(line), name, accept));
 }
 

@@ -63,6 +63,7 @@ struct supervisor_state {
 	int upgrade_fd;  /* the pending generation's image when it is an upgrade, else -1 */
 	int reopen_again; /* a SIGUSR1 came during a reload: one more once it has ended */
 	char exe_path[SUPERVISOR_PATH_MAX]; /* where this binary was started from */
+	int (*may_reload)(void); /* supervisor_check_reloads's, or NULL: every reload may */
 	/* Built for a child (static: kept off the stack): */
 	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
 	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
@@ -275,6 +276,13 @@ static void upgrade_dropped(void)
 	sup.upgrade_fd = -1;
 }
 
+/* Whether the settings allow the reload that may start (supervisor_check_reloads; a
+ * refusal wrote its line). */
+static int settings_allow(void)
+{
+	return !sup.may_reload || sup.may_reload();
+}
+
 /* A reload has ended (ready or failed): a SIGUSR1 that came meanwhile starts the next,
  * so the log it asked to reopen is opened after the rename that preceded it. */
 static void reload_again(void)
@@ -282,7 +290,8 @@ static void reload_again(void)
 	if (!sup.reopen_again || sup.stops || !sup.serving || sup.pending)
 		return;
 	sup.reopen_again = 0;
-	start_generation();
+	if (settings_allow())
+		start_generation();
 }
 
 /* The pending generation answered on its readiness socket: if ready it serves now (and
@@ -480,6 +489,11 @@ static int reload_may_start(void)
 	return !sup.stops && !sup.pending && sup.serving && sup.retired_count < RETIRED_MAX;
 }
 
+void supervisor_check_reloads(int (*may_reload)(void))
+{
+	sup.may_reload = may_reload;
+}
+
 /* One signal read from the signalfd. */
 static void act(long sig)
 {
@@ -487,12 +501,16 @@ static void act(long sig)
 		stop(sig);
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
-	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start())
-		start_generation(); /* ignored during a stop or a reload under way */
+	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start()) {
+		if (settings_allow())
+			start_generation(); /* ignored during a stop or a reload under way */
+	}
 	else if (sig == K_SIGUSR1 && sup.pending && !sup.stops)
 		sup.reopen_again = 1; /* the log is reopened once this reload has ended */
-	else if (sig == K_SIGUSR2 && reload_may_start())
-		upgrade();
+	else if (sig == K_SIGUSR2 && reload_may_start()) {
+		if (settings_allow())
+			upgrade();
+	}
 	else if (sig == K_SIGUSR2)
 		write_stderr(LITERAL("apollod: upgrade ignored: a stop or a reload is under way\n"));
 }

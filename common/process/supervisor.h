@@ -61,6 +61,11 @@ void supervisor_hold_signals(void);
  * a generation that could not start when none serves. release (may be NULL) runs in the
  * supervisor once the first generation is forked: it frees what only a generation needs
  * (the snapshot loaded before the fork). */
+/* Before supervisor_run: may_reload runs in the supervisor before each reload or upgrade
+ * would start (a --config file read again, BEHAVIOUR 17); 0 refuses it (may_reload wrote
+ * why) and the serving generation goes on. */
+void supervisor_check_reloads(int (*may_reload)(void));
+
 int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
 		   void (*release)(void));
 

@@ -539,9 +539,9 @@ TEST(CliTest, FormatProblem)
 TEST(CliTest, UsageAndHelpRows)
 {
 	const unsigned every = ~0u;
-	char usage[CLI_LINE_MAX];
+	char usage[CLI_USAGE_MAX];
 	std::string line(usage, cli_format_usage(usage, sizeof(usage), "apollod", every));
-	ASSERT_EQ(line.back(), '\n') << "the usage line did not fit CLI_LINE_MAX: " << line;
+	ASSERT_EQ(line.back(), '\n') << "the usage line did not fit CLI_USAGE_MAX: " << line;
 	std::string rows;
 	for (unsigned i = 0; i < cli_flag_rows(); i++) {
 		char row[CLI_LINE_MAX];

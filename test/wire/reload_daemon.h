@@ -140,10 +140,13 @@ public:
 		port_ = port ? port : RecentlyFreePort();
 		std::vector<std::string> argv =
 			binary_.empty() ? DaemonCommand() : std::vector<std::string>{binary_};
-		for (const char *w : {"--listen"})
-			argv.push_back(w);
-		argv.push_back("127.0.0.1:" + std::to_string(port_));
-		argv.insert(argv.end(), {"--root", root()});
+		std::string listen = "127.0.0.1:" + std::to_string(port_);
+		if (use_config_) {
+			WriteFile(config(), config_lines_ + "listen " + listen + "\nroot " + root() + "\n");
+			argv.insert(argv.end(), {"--config", config()});
+		} else {
+			argv.insert(argv.end(), {"--listen", listen, "--root", root()});
+		}
 		argv.insert(argv.end(), extra_args.begin(), extra_args.end());
 		pid_ = Spawn(argv);
 		if (pid_ < 0)
@@ -161,6 +164,13 @@ public:
 
 	// Starts the daemon from binary (a copy of it, say) rather than DaemonCommand().
 	void UseBinary(const std::string &binary) { binary_ = binary; }
+	// Gives --listen and --root in a --config file, config(), after lines (BEHAVIOUR 2.1).
+	void UseConfig(const std::string &lines)
+	{
+		use_config_ = true;
+		config_lines_ = lines;
+	}
+	std::string config() const { return dir_ + "/apollod.conf"; }
 
 	std::string root() const { return dir_ + "/root"; }
 	std::string Err() const { return Slurp(dir_ + "/err"); }
@@ -253,6 +263,8 @@ private:
 
 	std::string dir_;
 	std::string binary_; // "" for DaemonCommand()
+	bool use_config_ = false;  // UseConfig
+	std::string config_lines_; // what config() holds before --listen and --root
 	int port_ = 0;
 	pid_t pid_ = -1;
 	pid_t new_pid_ = -1;

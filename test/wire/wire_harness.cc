@@ -285,6 +285,8 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	size_t listens = 0; // --listen words in extra_args: one announcement each
 	for (const std::string &a : options.extra_args)
 		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
+	if (listens == 0)
+		listens = options.config_listens;
 	if (min)
 		args.push_back(std::to_string(listen_port));
 	else if (listens == 0)

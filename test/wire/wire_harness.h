@@ -97,6 +97,9 @@ struct DaemonOptions {
 	// groups, gid and uid are dropped before fexecve. Needs root, and no DaemonLauncher.
 	bool as_nobody = false;
 	int stderr_fd = -1; // >= 0: the daemon's standard error (else the test's own)
+	// The `listen` lines of a --config file in extra_args (BEHAVIOUR 2.1): when not 0 and
+	// extra_args hold no --listen, none is added, and this many announcements come.
+	size_t config_listens = 0;
 };
 
 // One daemon child process listening on 127.0.0.1:<ephemeral port>.
