@@ -91,6 +91,12 @@ enum file_encoding {
 	FILE_ENCODING_COUNT
 };
 #define FILE_VARIANTS (FILE_ENCODING_COUNT - 1) /* the encoded ones */
+/* The longest content coding's name: what the access log keeps room for (BEHAVIOUR 14). */
+#define FILE_CODING_MAX 4
+#define FILE_CODING_FITS(id, coding, suffix, etag_suffix) \
+	STATIC_ASSERT(sizeof(coding) - 1 <= FILE_CODING_MAX, "a coding fits FILE_CODING_MAX");
+FOR_EACH_FILE_ENCODING(FILE_CODING_FITS)
+#undef FILE_CODING_FITS
 
 /* Where a file's bytes are (BEHAVIOUR 10.18). */
 enum file_place {

@@ -46,7 +46,11 @@ APOLLOD_EXTERN_C_BEGIN
  * start_time_seconds: not a count but the service's start (CLOCK_REALTIME seconds, set
  * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
  * restarts_backed_off: generations and workers restarted after a death, each after its
- * backoff (BEHAVIOUR 17). */
+ * backoff (BEHAVIOUR 17).
+ * responses_compressed / compressed_bytes_saved: 200 responses to a GET whose body is a
+ * coded representation of a cached file (BEHAVIOUR 10.10: a gzip made at load, or an X.gz
+ * or X.br beside X), and for each the bytes of X less the bytes of that body (0 when the
+ * variant beside X is no smaller). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -87,7 +91,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(entries_skipped)        \
 	X(start_time_seconds)     \
 	X(restarts_backed_off)    \
-	X(responses_204)
+	X(responses_204)          \
+	X(responses_compressed)   \
+	X(compressed_bytes_saved)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
