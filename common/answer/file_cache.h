@@ -249,8 +249,13 @@ void file_cache_set_budget(uint64_t bytes);
  * never called. */
 void file_cache_set_compression(int level);
 
-/* The gzip representations the last file_cache_load made (0 with compression off). */
+/* What the last file_cache_load did with gzip (all 0 with compression off): the
+ * representations it compressed and kept; those it carried from the previous image
+ * unchanged (a reload: file_cache_reuse), compressing nothing; and the files it ran the
+ * compressor over, kept or not. */
 uint32_t file_cache_gzip_count(void);
+uint32_t file_cache_gzip_reused(void);
+uint32_t file_cache_gzip_runs(void);
 
 /* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
  * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */
