@@ -266,6 +266,27 @@ TEST_F(CompressTest, CountersAndTheLogNameTheCoding)
 	}
 }
 
+// With --cache-bytes 0 every file is served from disk (BEHAVIOUR 10.18) and none is
+// compressed at load; the X.gz beside X still counts as a compressed response, saving X's
+// size less its own.
+TEST_F(CompressTest, AGzipBesideServedFromDiskCounts)
+{
+	Start({"--cache-bytes", "0"});
+	const std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
+	HttpResponse r = Get("/style.css", "Accept-Encoding: gzip\r\n");
+	EXPECT_EQ(r.Header("Content-Encoding"), "gzip");
+	EXPECT_EQ(r.body, "the gzip beside it");
+	int count = -1;
+	Get("/page.html", "Accept-Encoding: gzip\r\n").Header("Content-Encoding", &count);
+	EXPECT_EQ(count, 0) << "nothing compressed without a snapshot";
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
+	EXPECT_EQ(after["responses_from_disk"] - before.at("responses_from_disk"), 2u);
+	EXPECT_EQ(after["responses_compressed"] - before.at("responses_compressed"), 1u);
+	EXPECT_EQ(after["compressed_bytes_saved"] - before.at("compressed_bytes_saved"),
+		  html_.size() - (sizeof("the gzip beside it") - 1));
+	EXPECT_EQ(after["gzip_representations"], 0u);
+}
+
 TEST_F(CompressTest, TheRootGainsNoFile)
 {
 	Start();
