@@ -1,15 +1,17 @@
 #!/bin/bash
 # Load CPU and time to first response with and without gzip at load
-# (benchmarks/reports/2026-12-03-compression.md). Usage: compress_load.sh BINARY ROOT MODE
-# Starts BINARY --root ROOT --compress MODE on a free-ish loopback port, polls
+# (benchmarks/reports/2026-12-03-compression.md, 2026-12-04-compress-readiness.md).
+# Usage: compress_load.sh BINARY ROOT MODE [FLAG...]
+# Starts BINARY --root ROOT --compress MODE [FLAG...] on a free-ish loopback port, polls
 # GET /index.html every 10 ms (at most 60 s), then prints the wall seconds to the first
 # response and the CPU seconds (user + system, with reaped children) of the daemon and its
 # children so far, and stops it.
 set -u
 bin=$1 root=$2 mode=$3
+shift 3
 port=$((19000 + RANDOM % 500))
 t0=$(date +%s.%N)
-"$bin" --listen 127.0.0.1:$port --root "$root" --compress "$mode" >/dev/null 2>&1 &
+"$bin" --listen 127.0.0.1:$port --root "$root" --compress "$mode" "$@" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 6000); do
 	curl -s -o /dev/null "http://127.0.0.1:$port/index.html" && break

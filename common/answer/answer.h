@@ -88,6 +88,9 @@ STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 struct answer {
 	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
 	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
+	uint64_t identity_size;   /* a hit: the size of the file asked for (its identity), which
+				   * file may be a coded representation of (BEHAVIOUR 7:
+				   * compressed_bytes_saved); 0 otherwise */
 	const char *target;       /* ANSWER_REDIRECT, _OPTIONS: the request's target (its
 				   * origin-form part), in its input */
 	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS: the whole target, query included */
@@ -125,6 +128,7 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 			       const struct cached_file *f)
 {
 	const struct header_block *h = &in->request->headers;
+	a->identity_size = f->size;
 	if (file_has_variants(f)) /* the representation Accept-Encoding picks */
 		f = file_representation(h, in->fields, f);
 	a->file = f;
@@ -395,6 +399,7 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 {
 	a->file = 0;
 	a->first = a->last = 0;
+	a->identity_size = 0;
 	a->target = 0;
 	a->target_len = a->path_len = 0;
 	a->skip = 0;

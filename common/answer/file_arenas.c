@@ -91,23 +91,42 @@ static int same_stamp(const struct file_stamp *a, const struct file_stamp *b)
 	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
-const struct file_manifest_record *file_cache_reusable(size_t len,
-						       const struct file_stamp *now,
-						       uint64_t size)
+/* The previous image's record of name[0..len) of `coding` (enum file_manifest_coding),
+ * or NULL. */
+static const struct file_manifest_record *old_record(const char *name, size_t len,
+						     uint8_t coding)
 {
 	if (!cache.old_manifest)
 		return 0;
 	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
 	const char *names = file_manifest_names(cache.old_manifest);
-	for (uint32_t i = file_cache_name_hash(cache.path, len);; i++) {
+	for (uint32_t i = file_cache_name_hash(name, len);; i++) {
 		uint32_t slot = cache.old_slot[i & (cache.old_slots - 1)];
 		if (slot == 0)
 			return 0;
 		const struct file_manifest_record *r = &rec[slot - 1];
-		if (r->name_len != len || !span_eq(names + r->name_at, cache.path, len))
-			continue;
-		return !now || (r->size == size && same_stamp(&r->stamp, now)) ? r : 0;
+		if (r->coding == coding && r->name_len == len && span_eq(names + r->name_at, name, len))
+			return r;
 	}
+}
+
+const struct file_manifest_record *file_cache_reusable(size_t len,
+						       const struct file_stamp *now,
+						       uint64_t size)
+{
+	const struct file_manifest_record *r = old_record(cache.path, len, FILE_MANIFEST_IDENTITY);
+	return r && (!now || (r->size == size && same_stamp(&r->stamp, now))) ? r : 0;
+}
+
+const struct file_manifest_record *file_cache_reusable_gzip(const char *name, size_t len,
+							    const struct file_stamp *stamp,
+							    int level)
+{
+	const struct file_manifest_head *h = (const struct file_manifest_head *)cache.old_manifest;
+	if (!h || h->gzip_level != (uint32_t)level)
+		return 0; /* none, or made at another level: compressed anew */
+	const struct file_manifest_record *r = old_record(name, len, FILE_MANIFEST_GZIP);
+	return r && same_stamp(&r->stamp, stamp) ? r : 0;
 }
 
 enum exit_code file_cache_open_body_arena(void)
@@ -183,15 +202,31 @@ static void drop_arena(uint32_t k)
 	*a = (struct file_arena){0, 0, -1, 0};
 }
 
+/* The bodies a load keeps in arenas: the files' (entries), then the representations
+ * made at load (file_gzip.c: the first `generated` ones, before link_variants adds those
+ * beside their files, whose bytes are files' already). Body i < body_count() belongs to
+ * body_owner(i), or to none (NULL: a directory, an empty file, a file on disk). */
+static uint32_t body_count(void)
+{
+	return cache.entry_count + cache.generated;
+}
+
+static struct cached_file *body_owner(uint32_t i)
+{
+	struct cached_file *f = i < cache.entry_count
+					? &cache.files[i]
+					: &cache.files[cache.entries_max + (i - cache.entry_count)];
+	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY && f->size ? f : 0;
+}
+
 /* Copies every reused body into the body arena (after the bytes read), so that the
  * reused arenas can all be dropped: every live byte is copied once. The budget counted
  * them already, so they fit. */
 static void compact(void)
 {
-	for (uint32_t i = 0; i < cache.entry_count; i++) {
-		struct cached_file *f = &cache.files[i];
-		if (f->kind != CACHED_FILE || f->place != FILE_IN_MEMORY || !f->size ||
-		    f->arena == cache.new_arena)
+	for (uint32_t i = 0; i < body_count(); i++) {
+		struct cached_file *f = body_owner(i);
+		if (!f || f->arena == cache.new_arena)
 			continue;
 		char *to = file_cache_body_start(f->size);
 		copy_span(to, f->body, f->size);
@@ -213,9 +248,9 @@ static void settle_arenas(void)
 	uint64_t live = 0, dead = 0;
 	for (uint32_t k = 0; k < FILE_ARENAS_MAX; k++)
 		cache.arena_live[k] = 0;
-	for (uint32_t i = 0; i < cache.entry_count; i++) {
-		const struct cached_file *f = &cache.files[i];
-		if (f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY)
+	for (uint32_t i = 0; i < body_count(); i++) {
+		const struct cached_file *f = body_owner(i);
+		if (f)
 			cache.arena_live[f->arena] += f->size;
 	}
 	for (uint32_t k = 0; k < cache.new_arena; k++) {
@@ -240,14 +275,40 @@ static int in_manifest(const struct cached_file *f)
 	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY && f->size;
 }
 
-/* Fills the manifest at m (size bytes: file_manifest_size of what in_manifest counts),
- * arena k being handed over as handed[k]. */
+/* Whether files[i], in the manifest, has a gzip record too: a representation made at
+ * load (link_variants has not run yet, so any gzip variant is one), or a result that was
+ * not worth keeping. */
+static int has_gzip_record(uint32_t i)
+{
+	return cache.files[i].variant[FILE_ENCODING_GZIP - 1] ||
+	       (cache.gzip_none && cache.gzip_none[i]);
+}
+
+/* The gzip record of files[i] (has_gzip_record), whose stamp is t and whose name is at
+ * name_at, arena k being handed over as handed[k]: its representation's extent, or an
+ * empty one. */
+static struct file_manifest_record gzip_record(uint32_t i, const struct file_stamp *t,
+					       uint32_t name_at, const uint8_t *handed)
+{
+	const struct cached_file *f = &cache.files[i], *g = f->variant[FILE_ENCODING_GZIP - 1];
+	struct file_manifest_record r = {*t, 0, 0, name_at, f->name_len, 0, FILE_MANIFEST_GZIP};
+	if (g) {
+		r.size = g->size;
+		r.offset = (uint64_t)(g->body - cache.arenas[g->arena].base);
+		r.arena = handed[g->arena];
+	}
+	return r;
+}
+
+/* Fills the manifest at m (size bytes: file_manifest_size of what in_manifest and
+ * has_gzip_record count), arena k being handed over as handed[k]. A gzip record shares
+ * its file's name. */
 static void fill_manifest(char *m, const uint8_t *handed, uint32_t arenas, uint32_t count,
 			  uint64_t names)
 {
 	*(struct file_manifest_head *)m = (struct file_manifest_head){
 		FILE_MANIFEST_MAGIC, FILE_MANIFEST_VERSION, FILE_MANIFEST_RECORD_SIZE, count,
-		arenas, 0, names};
+		arenas, (uint32_t)cache.compress_level, names};
 	struct file_manifest_record *r = (struct file_manifest_record *)(m + FILE_MANIFEST_HEAD_SIZE);
 	char *name_base = m + file_manifest_size(count, 0), *name = name_base;
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
@@ -256,9 +317,12 @@ static void fill_manifest(char *m, const uint8_t *handed, uint32_t arenas, uint3
 			continue;
 		const struct file_stamp *t = &cache.stamps[i];
 		const struct file_arena *a = &cache.arenas[f->arena];
+		uint32_t name_at = (uint32_t)(name - name_base);
 		*r++ = (struct file_manifest_record){*t, f->size, (uint64_t)(f->body - a->base),
-						     (uint32_t)(name - name_base), f->name_len,
-						     handed[f->arena], 0};
+						     name_at, f->name_len, handed[f->arena],
+						     FILE_MANIFEST_IDENTITY};
+		if (has_gzip_record(i))
+			*r++ = gzip_record(i, t, name_at, handed);
 		name = copy_span(name, f->name, f->name_len);
 	}
 }
@@ -275,7 +339,7 @@ static void write_manifest(void)
 		handed[k] = cache.arenas[k].base ? (uint8_t)arenas++ : FILE_ARENA_NONE;
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		if (in_manifest(&cache.files[i])) {
-			count++;
+			count += 1u + (uint32_t)has_gzip_record(i);
 			names += cache.files[i].name_len;
 		}
 	if (!arenas || arenas > ARENAS_KEPT)

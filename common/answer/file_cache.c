@@ -289,6 +289,8 @@ enum exit_code file_cache_allocate(void)
 				       (void **)&cache.stamps);
 	if (r == EXIT_OK)
 		r = file_cache_reserve(heads, (void **)&cache.head_arena);
+	if (r == EXIT_OK && cache.compress_level) /* file_gzip.c's notes, a byte a file */
+		r = file_cache_reserve(cache.entries_max, (void **)&cache.gzip_none);
 	if (r == EXIT_OK && cache.entries_max && cache.budget) /* --cache-bytes 0: none */
 		r = file_cache_open_body_arena();
 	if (r == EXIT_OK)

@@ -105,6 +105,12 @@ enum file_encoding {
 	FILE_ENCODING_COUNT
 };
 #define FILE_VARIANTS (FILE_ENCODING_COUNT - 1) /* the encoded ones */
+/* The longest content coding's name: what the access log keeps room for (BEHAVIOUR 14). */
+#define FILE_CODING_MAX 4
+#define FILE_CODING_FITS(id, coding, suffix, etag_suffix) \
+	STATIC_ASSERT(sizeof(coding) - 1 <= FILE_CODING_MAX, "a coding fits FILE_CODING_MAX");
+FOR_EACH_FILE_ENCODING(FILE_CODING_FITS)
+#undef FILE_CODING_FITS
 
 /* Where a file's bytes are (BEHAVIOUR 10.18). */
 enum file_place {
@@ -258,8 +264,13 @@ void file_cache_set_budget(uint64_t bytes);
  * never called. */
 void file_cache_set_compression(int level);
 
-/* The gzip representations the last file_cache_load made (0 with compression off). */
+/* What the last file_cache_load did with gzip (all 0 with compression off): the
+ * representations it compressed and kept; those it carried from the previous image
+ * unchanged (a reload: file_cache_reuse), compressing nothing; and the files it ran the
+ * compressor over, kept or not. */
 uint32_t file_cache_gzip_count(void);
+uint32_t file_cache_gzip_reused(void);
+uint32_t file_cache_gzip_runs(void);
 
 /* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
  * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */

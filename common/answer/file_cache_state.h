@@ -96,7 +96,15 @@ struct file_cache_state {
 	uint64_t load_ns;          /* CLOCK_REALTIME when the load began */
 	/* gzip at load (file_gzip.c): */
 	int compress_level;        /* COMPRESS_LEVEL_MIN..MAX; 0: off */
-	uint32_t gzip_count;       /* representations made by this load */
+	uint32_t gzip_count;       /* representations compressed by this load and kept */
+	uint32_t gzip_reused;      /* representations carried from the previous image */
+	uint32_t gzip_runs;        /* files this load compressed (kept or not) */
+	uint32_t generated;        /* gzip_count + gzip_reused: the first representations,
+				    * files[entries_max ...], until link_variants adds those
+				    * beside their files */
+	uint8_t *gzip_none;        /* entries_max bytes (with compression on): 1 when files[i]
+				    * was compressed at compress_level (now or by the previous
+				    * image) and the result was not worth keeping */
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
 	uint32_t max_entries;      /* --max-files */
@@ -199,10 +207,14 @@ enum exit_code file_cache_add_listings(void);
  * enough and worth it: compression is on and its type is compressible. */
 int file_cache_may_compress(const char *name, size_t len);
 
-/* After the loading walk, before the arenas are sealed: makes the gzip representation
- * of every candidate file (in memory, COMPRESS_MIN_BYTES or more, compressible, no X.gz
- * beside it) that saves 5% and fits the budget, into the body arena. Sets gzip_count.
- * Nothing when compression is off, there is no body arena or no compressor. */
+/* After the loading walk, before the arenas are sealed: gives every candidate file (in
+ * memory, COMPRESS_MIN_BYTES or more, compressible, no X.gz beside it) its gzip
+ * representation: the previous image's when its bytes were carried and its gzip record
+ * was made at this level (file_cache_reusable_gzip: nothing compressed, and a result
+ * once not worth keeping is not tried again), else compressed now into the body arena
+ * when it saves 5% and fits the budget. Sets gzip_count, gzip_reused, gzip_runs,
+ * generated and gzip_none. Nothing when compression is off or there is no body arena;
+ * no file is compressed when no compressor can be made. */
 void file_cache_add_gzip(void);
 
 /* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
@@ -234,6 +246,13 @@ int file_cache_above_slots(int fd);
 const struct file_manifest_record *file_cache_reusable(size_t len,
 						       const struct file_stamp *now,
 						       uint64_t size);
+
+/* The previous image's gzip record of the file name[0..len) (file_manifest.h) when it
+ * was made at level from the bytes stamp describes (its stamp is *stamp): its
+ * representation, or with size 0 a result not worth keeping. NULL when there is none. */
+const struct file_manifest_record *file_cache_reusable_gzip(const char *name, size_t len,
+							    const struct file_stamp *stamp,
+							    int level);
 
 /* Forgets the previous image's manifest (its mapping and index; the memfd is closed).
  * Nothing when there is none. */

@@ -4,7 +4,9 @@
  * (compress.h), counted against --cache-bytes, never written to disk. It is linked as the
  * file's gzip variant and served as an X.gz beside it would be; its ETag is the file's
  * with "-gz" and the level inside the quotes, so other bytes (another level) never share
- * one. Start-up only. */
+ * one. A reload carries the representation of a file whose bytes it carried, made at the
+ * same level (the manifest's gzip records), instead of compressing it again. Start-up
+ * only. */
 #include "common/answer/compress.h"
 #include "common/answer/file_cache_state.h"
 #include "common/answer/mime_types.h"
@@ -18,6 +20,16 @@ void file_cache_set_compression(int level)
 uint32_t file_cache_gzip_count(void)
 {
 	return cache.gzip_count;
+}
+
+uint32_t file_cache_gzip_reused(void)
+{
+	return cache.gzip_reused;
+}
+
+uint32_t file_cache_gzip_runs(void)
+{
+	return cache.gzip_runs;
 }
 
 int file_cache_may_compress(const char *name, size_t len)
@@ -58,28 +70,61 @@ static void gzip_validators(struct cached_file *rep, const struct cached_file *f
 	cache.heads_used += (uint64_t)(p - out);
 }
 
-/* Compresses f with c into the body arena when worth it and it fits the budget, and
- * links the representation. Returns 1 when one was made. */
-static int add_gzip(struct libdeflate_compressor *c, struct cached_file *f)
+/* Links size bytes at body (in arenas[arena]) as f's gzip representation, counted
+ * against the budget. */
+static void link_gzip(struct cached_file *f, const char *body, uint64_t size, uint8_t arena)
 {
-	uint64_t room = cache.budget - cache.bytes_total;
-	char *to = cache.body_arena + cache.body_fill;
-	size_t n = compress_gzip(c, f->body, f->size, to, room < f->size ? room : f->size);
-	if (!n)
-		return 0;
 	struct cached_file *rep = &cache.files[cache.entries_max + cache.variant_count++];
 	*rep = *f;
-	rep->body = to;
-	rep->size = n;
-	rep->arena = cache.new_arena;
+	rep->body = body;
+	rep->size = size;
+	rep->arena = arena;
 	rep->encoding = FILE_ENCODING_GZIP;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		rep->variant[i] = 0;
 	f->variant[FILE_ENCODING_GZIP - 1] = rep;
 	gzip_validators(rep, f);
+	cache.bytes_total += size;
+}
+
+/* Compresses files[i] (f) with c into the body arena, and links the result when it saves
+ * 5% and fits the budget. A result not worth keeping with room for it is noted
+ * (gzip_none): the next image need not try again. */
+static void make_gzip(struct libdeflate_compressor *c, struct cached_file *f, uint32_t i)
+{
+	uint64_t room = cache.budget - cache.bytes_total;
+	char *to = cache.body_arena + cache.body_fill;
+	size_t n = compress_gzip(c, f->body, f->size, to, room < f->size ? room : f->size);
+	cache.gzip_runs++;
+	if (!n) {
+		cache.gzip_none[i] = room >= f->size; /* else the budget refused it, not the bytes */
+		return;
+	}
+	link_gzip(f, to, n, cache.new_arena);
 	cache.body_fill += n;
-	cache.bytes_total += n;
 	cache.gzip_count++;
+}
+
+/* Gives files[i] (f) the previous image's gzip of it: when f's bytes were carried from
+ * that image (not read anew) and its gzip record was made at this level from them.
+ * Returns 1 when f needs no compressing: a representation carried, or none that was
+ * worth keeping (or none fits the budget, as a new one would not). */
+static int carry_gzip(struct cached_file *f, uint32_t i)
+{
+	if (f->arena == cache.new_arena)
+		return 0; /* read by this load: new bytes, compressed anew */
+	const struct file_manifest_record *r =
+		file_cache_reusable_gzip(f->name, f->name_len, &cache.stamps[i], cache.compress_level);
+	if (!r)
+		return 0;
+	if (r->size == 0) {
+		cache.gzip_none[i] = 1;
+		return 1;
+	}
+	if (r->size > cache.budget - cache.bytes_total)
+		return 1;
+	link_gzip(f, cache.arenas[r->arena].base + r->offset, r->size, r->arena);
+	cache.gzip_reused++;
 	return 1;
 }
 
@@ -94,16 +139,22 @@ static int wants_gzip(const struct cached_file *f)
 
 void file_cache_add_gzip(void)
 {
-	cache.gzip_count = 0;
+	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = cache.generated = 0;
 	if (!cache.compress_level || !cache.body_arena)
 		return;
-	struct libdeflate_compressor *c = compress_begin(cache.compress_level);
-	for (uint32_t i = 0; c && i < cache.entry_count; i++) {
+	struct libdeflate_compressor *c = 0;
+	int no_compressor = 0;
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
 		struct cached_file *f = &cache.files[i];
 		if (cache.variant_count == cache.variants_max)
 			break; /* the first walk counted every candidate: never, but bounded */
-		if (wants_gzip(f))
-			add_gzip(c, f);
+		if (!wants_gzip(f) || carry_gzip(f, i))
+			continue;
+		if (!c && !no_compressor) /* made once a file needs it: a reload may need none */
+			no_compressor = !(c = compress_begin(cache.compress_level));
+		if (c)
+			make_gzip(c, f, i);
 	}
 	compress_end(c); /* the heap goes before anything is served */
+	cache.generated = cache.variant_count; /* link_variants adds the others later */
 }

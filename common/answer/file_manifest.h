@@ -5,8 +5,13 @@
  *   (names_bytes bytes, unterminated), and nothing after.
  * A record says where one cached file's bytes lie (arena: its place among the handed
  * arenas; offset) and what the file was when they were read (device, inode, size, mtime
- * and ctime to the ns). The receiver trusts none of it blindly: file_manifest_check
- * bounds every field against the memfd's size and the arenas' sizes. Pure: no syscalls. */
+ * and ctime to the ns). A gzip record (coding FILE_MANIFEST_GZIP) says the same of the
+ * gzip representation made at load (BEHAVIOUR 10.10) of the file of its name, from the
+ * bytes its stamp describes, at the head's gzip_level; one of size 0 (offset 0, arena 0)
+ * says the file was compressed at that level and the result was not worth keeping. So a
+ * reload carries both, and compresses only what changed. The receiver trusts none of it
+ * blindly: file_manifest_check bounds every field against the memfd's size and the
+ * arenas' sizes. Pure: no syscalls. */
 #ifndef APOLLOD_COMMON_FILE_MANIFEST_H
 #define APOLLOD_COMMON_FILE_MANIFEST_H
 
@@ -18,7 +23,7 @@
 APOLLOD_EXTERN_C_BEGIN
 
 #define FILE_MANIFEST_MAGIC 0x464d5041u /* "APMF", little-endian */
-#define FILE_MANIFEST_VERSION 2u        /* this layout; any other is ignored */
+#define FILE_MANIFEST_VERSION 3u        /* this layout; any other is ignored */
 #define FILE_MANIFEST_ARENAS_MAX 7      /* arenas one manifest names: the hand-over's 8
 					 * descriptors less the manifest's own */
 #define FILE_MANIFEST_NAME_MAX 255      /* FILE_CACHE_PATH_MAX */
@@ -26,6 +31,13 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_MANIFEST_HEAD_SIZE 32
 #define FILE_MANIFEST_STAMP_SIZE 40
 #define FILE_MANIFEST_RECORD_SIZE 64
+#define FILE_MANIFEST_LEVEL_MAX 12      /* COMPRESS_LEVEL_MAX: libdeflate's levels */
+
+/* What a record's bytes are (file_manifest_record.coding). */
+enum file_manifest_coding {
+	FILE_MANIFEST_IDENTITY = 0, /* the file's own bytes */
+	FILE_MANIFEST_GZIP = 1,     /* its gzip made at load (none kept: size 0) */
+};
 
 struct file_manifest_head {
 	uint32_t magic;       /* FILE_MANIFEST_MAGIC */
@@ -33,7 +45,8 @@ struct file_manifest_head {
 	uint32_t record_size; /* FILE_MANIFEST_RECORD_SIZE */
 	uint32_t count;       /* records */
 	uint32_t arenas;      /* arenas handed over with it, in record.arena order */
-	uint32_t reserved;    /* 0 */
+	uint32_t gzip_level;  /* the level the gzip records were made at (1..LEVEL_MAX); 0:
+			       * compression was off and there are none */
 	uint64_t names_bytes; /* the names after the records */
 };
 
@@ -55,7 +68,7 @@ struct file_manifest_record {
 	uint32_t name_at;   /* the name's first byte among the names */
 	uint16_t name_len;  /* 1..FILE_MANIFEST_NAME_MAX: the path relative to DIR */
 	uint8_t arena;      /* < head.arenas */
-	uint8_t reserved;   /* 0 */
+	uint8_t coding;     /* enum file_manifest_coding */
 };
 
 STATIC_ASSERT(sizeof(struct file_manifest_head) == FILE_MANIFEST_HEAD_SIZE, "head layout");
@@ -73,9 +86,11 @@ static inline uint64_t file_manifest_size(uint32_t count, uint64_t names_bytes)
 
 /* Checks the manifest bytes[0..size) (8-byte aligned) against arenas handed-over arenas
  * whose memfds are arena_size[0..arenas) bytes long: the magic, the version, the layout,
- * an exact total size, and in every record a name inside the names, an arena that was
- * handed over, a non-empty extent inside it and nanoseconds below a second. Returns the
- * record count, or -1 when anything is off (then none of it may be used). */
+ * a gzip level of at most FILE_MANIFEST_LEVEL_MAX, an exact total size, and in every
+ * record a name inside the names, a known coding (gzip only with a level), an arena that
+ * was handed over, a non-empty extent inside it (a gzip record's may be empty: offset
+ * and arena 0) and nanoseconds below a second. Returns the record count, or -1 when
+ * anything is off (then none of it may be used). */
 int64_t file_manifest_check(const void *bytes, uint64_t size, uint32_t arenas,
 			    const uint64_t *arena_size);
 

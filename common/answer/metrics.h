@@ -116,6 +116,18 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_restarts_backed_off_total", "counter",                                     \
 	  "Generations and workers restarted after they died, each after its backoff.")       \
 	S("apollod_restarts_backed_off_total", C_restarts_backed_off)                         \
+	F("apollod_responses_compressed_total", "counter",                                    \
+	  "200 responses to a GET whose body is a gzip or br representation of a file.")      \
+	S("apollod_responses_compressed_total", C_responses_compressed)                       \
+	F("apollod_compressed_bytes_saved_total", "counter",                                  \
+	  "Bytes of those files less the bytes their compressed bodies took.")                \
+	S("apollod_compressed_bytes_saved_total", C_compressed_bytes_saved)                   \
+	F("apollod_compressions_at_load_total", "counter",                                    \
+	  "Files the loads compressed; a reload compresses only what changed.")               \
+	S("apollod_compressions_at_load_total", C_compressions_at_load)                       \
+	F("apollod_gzip_representations", "gauge",                                            \
+	  "gzip representations made at load that the serving snapshot holds.")               \
+	S("apollod_gzip_representations", C_gzip_representations)                             \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
 

@@ -46,7 +46,15 @@ APOLLOD_EXTERN_C_BEGIN
  * start_time_seconds: not a count but the service's start (CLOCK_REALTIME seconds, set
  * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
  * restarts_backed_off: generations and workers restarted after a death, each after its
- * backoff (BEHAVIOUR 17). */
+ * backoff (BEHAVIOUR 17).
+ * responses_compressed / compressed_bytes_saved: 200 responses to a GET whose body is a
+ * coded representation of a cached file (BEHAVIOUR 10.10: a gzip made at load, or an X.gz
+ * or X.br beside X), and for each the bytes of X less the bytes of that body (0 when the
+ * variant beside X is no smaller).
+ * compressions_at_load: files the loads ran the compressor over (BEHAVIOUR 10.10), every
+ * load since the start added (a reload carries what did not change: it adds 0 when
+ * nothing did); gzip_representations: the gzip representations made at load that the
+ * serving snapshot holds (compressed or carried), set like files_cached. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -87,7 +95,11 @@ APOLLOD_EXTERN_C_BEGIN
 	X(entries_skipped)        \
 	X(start_time_seconds)     \
 	X(restarts_backed_off)    \
-	X(responses_204)
+	X(responses_204)          \
+	X(responses_compressed)   \
+	X(compressed_bytes_saved) \
+	X(compressions_at_load)   \
+	X(gzip_representations)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

@@ -476,6 +476,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 	counter_set(C_files_cached, file_cache_count()); /* this snapshot's, on a page */
 	counter_set(C_bytes_cached, file_cache_bytes()); /* a reload's old one shares */
 	counter_set(C_entries_skipped, file_cache_skipped());
+	counter_add(C_compressions_at_load, file_cache_gzip_runs()); /* BEHAVIOUR 10.10 */
+	counter_set(C_gzip_representations, file_cache_gzip_count() + file_cache_gzip_reused());
 	if (file_cache_unsettled())
 		watch_recheck(); /* read them again once they are quiet */
 	return EXIT_OK;

@@ -1,9 +1,10 @@
 /* The access log (see access_log.h).
  *
- * A line: `host - - [date] "request line" status bytes µs` LF. host is the peer's
+ * A line: `host - - [date] "request line" status bytes µs coding` LF. host is the peer's
  * address; bytes is the body's length ("-" when 0, as in CLF); µs is the service time:
  * from the return of the read(2) that brought the request head's last byte to the moment
- * its response was queued for the write (BEHAVIOUR 14). */
+ * its response was queued for the write; coding the response's Content-Encoding ("-"
+ * when it has none) (BEHAVIOUR 14). */
 #include "common/serve/access_log.h"
 
 #include <linux/fcntl.h> /* O_*, F_GETFL, F_SETFL, AT_FDCWD, AT_EMPTY_PATH */
@@ -177,7 +178,7 @@ static char *put_request_line(char *p, struct text_span s)
 }
 
 void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
-			 uint64_t body_bytes)
+			 uint64_t body_bytes, struct text_span coding)
 {
 	if (ACCESS_LOG_BUFFER - access_log.len < ACCESS_LOG_LINE_MAX) {
 		counter_add(C_log_lines_dropped, 1);
@@ -199,6 +200,11 @@ void access_log_add_line(int fd, struct text_span request_line, uint8_t status_c
 		*p++ = '-';
 	*p++ = ' ';
 	p += u64_to_dec(now_us > peer->arrived_us ? now_us - peer->arrived_us : 0, p);
+	*p++ = ' ';
+	if (coding.len && coding.len <= ACCESS_LOG_CODING_MAX)
+		p = copy_span(p, coding.text, coding.len);
+	else
+		*p++ = '-';
 	*p++ = '\n';
 	access_log.len = (uint32_t)(p - access_log.buf);
 }

@@ -1,6 +1,6 @@
 /* The access log (--access-log PATH, or - for standard output; off by default): one line
- * per answered request, the Common Log Format plus the service time in microseconds
- * (BEHAVIOUR 14). Lines collect in a buffer and leave in one write per loop iteration
+ * per answered request, the Common Log Format plus the service time in microseconds and
+ * the response's content coding (BEHAVIOUR 14). Lines collect in a buffer and leave in one write per loop iteration
  * (access_log_flush); the descriptor is non-blocking, and lines it cannot take are
  * dropped and counted in log_lines_dropped: the log never holds up serving.
  * The hooks below are inline tests of one field (access_log.fd), so a daemon without the
@@ -30,6 +30,9 @@ APOLLOD_EXTERN_C_BEGIN
 #define ACCESS_LOG_TARGET_MAX 1024
 #define ACCESS_LOG_CUT_MARK "..."
 #define ACCESS_LOG_VERSION_LEN (sizeof(" HTTP/1.1") - 1) /* what ends a request line */
+/* The last field: the response's content coding ("gzip", "br"; "-" for none), at most
+ * this long (conn.c checks the file cache's codings fit). */
+#define ACCESS_LOG_CODING_MAX 4
 STATIC_ASSERT(ACCESS_LOG_TARGET_MAX <= HTTP_TARGET_MAX, "the cut keeps a prefix");
 /* The request line as logged, each byte at worst escaped to two (\" or \\); the mark
  * is never escaped. */
@@ -38,7 +41,8 @@ STATIC_ASSERT(ACCESS_LOG_TARGET_MAX <= HTTP_TARGET_MAX, "the cut keeps a prefix"
 	 sizeof(ACCESS_LOG_CUT_MARK) - 1)
 #define ACCESS_LOG_LINE_MAX                                                          \
 	(ACCESS_LOG_HOST_MAX + sizeof(" - - ") - 1 + WALLCLOCK_CLF_LEN + sizeof(" \"") - 1 + \
-	 ACCESS_LOG_REQUEST_MAX + sizeof("\" 200 ") - 1 + U64_DEC_MAX + 1 + U64_DEC_MAX + 1)
+	 ACCESS_LOG_REQUEST_MAX + sizeof("\" 200 ") - 1 + U64_DEC_MAX + 1 + U64_DEC_MAX + 1 + \
+	 ACCESS_LOG_CODING_MAX + 1)
 STATIC_ASSERT(ACCESS_LOG_LINE_MAX <= ACCESS_LOG_PIPE_WRITE_MAX,
 	      "the longest line still goes to a pipe in one atomic write");
 STATIC_ASSERT(ACCESS_LOG_LINE_MAX * 8 <= ACCESS_LOG_BUFFER,
@@ -66,7 +70,7 @@ enum exit_code access_log_open(const char *path, const uint64_t *auxv);
 void access_log_note_peer(int fd);
 void access_log_note_arrival(int fd);
 void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
-			 uint64_t body_bytes);
+			 uint64_t body_bytes, struct text_span coding);
 
 /* A new connection on fd (< CONN_SLOTS): its peer's address, for the host field. One
  * getpeername(2), counted in syscalls_total, only with the log on. */
@@ -86,13 +90,16 @@ static inline void access_log_arrival(int fd)
 
 /* The request on fd was answered: its response is queued. request_line is the request
  * line without CRLF (len 0: none could be parsed, logged as "-"), status_counter the
- * response's C_responses_NNN, body_bytes the body's length (0 for HEAD). Appends the
- * line, or drops it (counted) when the buffer has no room for a line of the longest kind. */
+ * response's C_responses_NNN, body_bytes the body's length (0 for HEAD), coding its
+ * Content-Encoding (at most ACCESS_LOG_CODING_MAX bytes; len 0: none, logged as "-").
+ * Appends the line, or drops it (counted) when the buffer has no room for a line of the
+ * longest kind. */
 static inline void access_log_request(int fd, struct text_span request_line,
-				      uint8_t status_counter, uint64_t body_bytes)
+				      uint8_t status_counter, uint64_t body_bytes,
+				      struct text_span coding)
 {
 	if (access_log.fd >= 0)
-		access_log_add_line(fd, request_line, status_counter, body_bytes);
+		access_log_add_line(fd, request_line, status_counter, body_bytes, coding);
 }
 
 /* Writes the buffered lines: once per loop iteration, and once when the loop ends. One

@@ -310,6 +310,26 @@ static inline void count_if(uint8_t id)
 		counter_add((enum counter_id)id, 1);
 }
 
+STATIC_ASSERT(FILE_CODING_MAX <= ACCESS_LOG_CODING_MAX, "every coding fits a log line");
+
+/* For a's response from the file (or representation) f: counts a GET's 200 whose body is
+ * a coded representation (BEHAVIOUR 7: responses_compressed, and compressed_bytes_saved,
+ * what the identity would have sent less what this sends) and returns the response's
+ * Content-Encoding for the access log (len 0: none; a 304 or 416 carries none). */
+static struct text_span conn_count_coding(const struct answer *a, const struct cached_file *f)
+{
+	struct text_span none = {0, 0};
+	if (f->encoding == FILE_ENCODING_IDENTITY ||
+	    (a->kind != ANSWER_FILE && a->kind != ANSWER_PARTIAL))
+		return none;
+	if (a->kind == ANSWER_FILE && !a->head_only) {
+		counter_add(C_responses_compressed, 1);
+		if (a->identity_size > f->size) /* a variant beside X may be no smaller */
+			counter_add(C_compressed_bytes_saved, a->identity_size - f->size);
+	}
+	return file_encoding_coding[f->encoding];
+}
+
 /* Queues a's answer from a cached file: its pre-rendered 200 head (the error page's 404
  * head; in the other form: up to its Connection line, then that form's, SPLICE_IOV) and
  * the snapshot itself, a 304
@@ -355,7 +375,8 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 	} else {
 		conn_push_response(fd, c, head, head_len, f->body + body_at, body_len);
 	}
-	access_log_request(fd, request_line, a->status_counter, body_len);
+	struct text_span coding = conn_count_coding(a, f); /* counted whether logged or not */
+	access_log_request(fd, request_line, a->status_counter, body_len, coding);
 }
 
 /* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
@@ -447,7 +468,8 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	}
 	uint32_t body = a->head_only ? 0 : total_len - head_len;
 	conn_push_response(fd, c, bytes, head_len, bytes + head_len, body);
-	access_log_request(fd, request_line, a->status_counter, body);
+	struct text_span no_coding = {0, 0};
+	access_log_request(fd, request_line, a->status_counter, body, no_coding);
 }
 
 /* Discards the previous request's body bytes that are in the buffer. Returns the bytes
@@ -790,8 +812,8 @@ static void conn_answer_timeout(int fd, struct conn *c)
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
 	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
 			   r->total_len - r->head_len);
-	struct text_span no_request = {0, 0};
-	access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
+	struct text_span none = {0, 0};
+	access_log_request(fd, none, r->counter, r->total_len - r->head_len, none);
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);
 }

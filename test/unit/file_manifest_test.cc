@@ -1,7 +1,9 @@
 // The reload manifest's check (common/answer/file_manifest.h, BEHAVIOUR 10.17): a manifest
 // the previous image wrote is accepted; one from another layout version, cut short, with
 // bytes after its end, or with any record pointing outside its names or its arena is
-// refused whole, so the new image reads every file again.
+// refused whole, so the new image reads every file again. Gzip records (made at load, at
+// the head's level) are accepted beside identity ones, and one that kept nothing has no
+// extent.
 #include <stdint.h>
 #include <string.h>
 
@@ -60,6 +62,18 @@ TEST(FileManifestTest, AcceptsWhatAnImageWrites)
 	EXPECT_EQ(file_manifest_records(b.words.data())[1].offset, 40u);
 }
 
+// A gzip record of a.txt's name beside its identity (its bytes in arena 1), and one of
+// dir/b.bin's that kept none (size 0), made at level 6.
+TEST(FileManifestTest, AcceptsGzipRecords)
+{
+	Built b = Make();
+	b.head()->gzip_level = 6;
+	*b.record(1) = {{7, 1, 2, 3, 4, 8, 1}, 30, 10, 0, 5, 1, FILE_MANIFEST_GZIP};
+	EXPECT_EQ(b.Check(), 2);
+	*b.record(1) = {{9, 1, 2, 3, 0, 8, 1}, 0, 0, 5, 9, 0, FILE_MANIFEST_GZIP};
+	EXPECT_EQ(b.Check(), 2) << "none kept";
+}
+
 TEST(FileManifestTest, AcceptsAnEmptyOne)
 {
 	Built b;
@@ -77,7 +91,7 @@ TEST(FileManifestTest, RefusesAnythingOff)
 		{"magic", [](Built &b) { b.head()->magic ^= 1; }},
 		{"another version", [](Built &b) { b.head()->version = FILE_MANIFEST_VERSION + 1; }},
 		{"record size", [](Built &b) { b.head()->record_size = 72; }},
-		{"reserved head", [](Built &b) { b.head()->reserved = 1; }},
+		{"gzip level past 12", [](Built &b) { b.head()->gzip_level = FILE_MANIFEST_LEVEL_MAX + 1; }},
 		{"arena count", [](Built &b) { b.head()->arenas = 1; }},
 		{"count past the end", [](Built &b) { b.head()->count = 0x7fffffff; }},
 		{"count one more", [](Built &b) { b.head()->count = 3; }},
@@ -96,7 +110,20 @@ TEST(FileManifestTest, RefusesAnythingOff)
 		{"offset wraps", [](Built &b) { b.record(1)->offset = UINT64_MAX - 10; }},
 		{"mtime ns", [](Built &b) { b.record(0)->stamp.mtime_ns = FILE_MANIFEST_NS_MAX; }},
 		{"ctime ns", [](Built &b) { b.record(1)->stamp.ctime_ns = FILE_MANIFEST_NS_MAX; }},
-		{"reserved record", [](Built &b) { b.record(0)->reserved = 1; }},
+		{"unknown coding", [](Built &b) { b.record(0)->coding = FILE_MANIFEST_GZIP + 1; }},
+		{"gzip without a level", [](Built &b) { b.record(0)->coding = FILE_MANIFEST_GZIP; }},
+		{"none kept with an offset", [](Built &b) {
+			 b.head()->gzip_level = 6;
+			 *b.record(1) = {{9, 1, 2, 3, 0, 8, 1}, 0, 40, 5, 9, 0, FILE_MANIFEST_GZIP};
+		 }},
+		{"none kept in arena 1", [](Built &b) {
+			 b.head()->gzip_level = 6;
+			 *b.record(1) = {{9, 1, 2, 3, 0, 8, 1}, 0, 0, 5, 9, 1, FILE_MANIFEST_GZIP};
+		 }},
+		{"gzip extent past arena", [](Built &b) {
+			 b.head()->gzip_level = 6;
+			 *b.record(1) = {{9, 1, 2, 3, 0, 8, 1}, 61, 40, 5, 9, 1, FILE_MANIFEST_GZIP};
+		 }},
 	};
 	for (const auto &row : spoilt) {
 		Built b = Make();

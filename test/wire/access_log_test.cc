@@ -22,10 +22,10 @@
 namespace wire {
 namespace {
 
-// One line: `host - - [date] "request" status bytes µs`. Group 1: the date, group 2 the
-// microseconds; masking replaces exactly those.
+// One line: `host - - [date] "request" status bytes µs coding`. Group 1: the date, group
+// 2 the microseconds; masking replaces exactly those.
 const std::regex kLine(
-	R"re(^127\.0\.0\.1 - - \[([0-3][0-9]/(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/20[0-9]{2}:[0-2][0-9]:[0-5][0-9]:[0-6][0-9] \+0000)\] "(?:[^"\\]|\\["\\])*" [1-5][0-9]{2} (?:[1-9][0-9]*|-) ([0-9]+)$)re");
+	R"re(^127\.0\.0\.1 - - \[([0-3][0-9]/(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/20[0-9]{2}:[0-2][0-9]:[0-5][0-9]:[0-6][0-9] \+0000)\] "(?:[^"\\]|\\["\\])*" [1-5][0-9]{2} (?:[1-9][0-9]*|-) ([0-9]+) (?:-|gzip|br)$)re");
 
 // A fresh directory under TEST_TMPDIR (or /tmp); "" on failure.
 std::string TempDir()
@@ -103,19 +103,19 @@ TEST_F(AccessLogTest, ByteExactLinesForAKnownSequence)
 		std::string raw;
 		std::string line;
 	} sequence[] = {
-		{GetClose("/health"), R"(127.0.0.1 - - [DATE] "GET /health HTTP/1.1" 200 BYTES US)"},
-		{GetClose("/", "HEAD"), R"(127.0.0.1 - - [DATE] "HEAD / HTTP/1.1" 200 - US)"},
+		{GetClose("/health"), R"(127.0.0.1 - - [DATE] "GET /health HTTP/1.1" 200 BYTES US -)"},
+		{GetClose("/", "HEAD"), R"(127.0.0.1 - - [DATE] "HEAD / HTTP/1.1" 200 - US -)"},
 		{GetClose("/nope?q=\"a\\b\""),
-		 R"(127.0.0.1 - - [DATE] "GET /nope?q=\"a\\b\" HTTP/1.1" 404 BYTES US)"},
-		{GetClose("/", "PUT"), R"(127.0.0.1 - - [DATE] "PUT / HTTP/1.1" 405 BYTES US)"},
-		{"get / HTTP/1.1\r\n\r\n", R"(127.0.0.1 - - [DATE] "-" 400 BYTES US)"},
-		{"GET / HTTP/1.0\r\n\r\n", R"(127.0.0.1 - - [DATE] "GET / HTTP/1.0" 200 BYTES US)"},
+		 R"(127.0.0.1 - - [DATE] "GET /nope?q=\"a\\b\" HTTP/1.1" 404 BYTES US -)"},
+		{GetClose("/", "PUT"), R"(127.0.0.1 - - [DATE] "PUT / HTTP/1.1" 405 BYTES US -)"},
+		{"get / HTTP/1.1\r\n\r\n", R"(127.0.0.1 - - [DATE] "-" 400 BYTES US -)"},
+		{"GET / HTTP/1.0\r\n\r\n", R"(127.0.0.1 - - [DATE] "GET / HTTP/1.0" 200 BYTES US -)"},
 		// Targets: 1,024 bytes logged whole; 8,000 cut to 1,024 and marked; 8,001 a 414.
 		{GetClose("/" + std::string(1023, 'a')),
-		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1023, 'a') + " HTTP/1.1\" 404 BYTES US"},
+		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1023, 'a') + " HTTP/1.1\" 404 BYTES US -"},
 		{GetClose("/" + std::string(1022, 'a') + "\"" + std::string(6976, 'b')),
-		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1022, 'a') + "\\\"... HTTP/1.1\" 404 BYTES US"},
-		{GetClose("/" + std::string(8000, 'a')), R"(127.0.0.1 - - [DATE] "-" 414 BYTES US)"},
+		 "127.0.0.1 - - [DATE] \"GET /" + std::string(1022, 'a') + "\\\"... HTTP/1.1\" 404 BYTES US -"},
+		{GetClose("/" + std::string(8000, 'a')), R"(127.0.0.1 - - [DATE] "-" 414 BYTES US -)"},
 	};
 	std::vector<std::string> expected;
 	time_t before = time(nullptr);
@@ -166,10 +166,10 @@ TEST_F(AccessLogTest, FileStatusesAndTheirBytes)
 		std::string raw;
 		const char *line;
 	} sequence[] = {
-		{ask("GET", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 304 - US)"},
-		{ask("HEAD", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "HEAD /f.txt HTTP/1.1" 304 - US)"},
-		{ask("GET", "Range: bytes=0-3"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 206 4 US)"},
-		{ask("GET", "Range: bytes=100-"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 416 22 US)"},
+		{ask("GET", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 304 - US -)"},
+		{ask("HEAD", "If-None-Match: *"), R"(127.0.0.1 - - [DATE] "HEAD /f.txt HTTP/1.1" 304 - US -)"},
+		{ask("GET", "Range: bytes=0-3"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 206 4 US -)"},
+		{ask("GET", "Range: bytes=100-"), R"(127.0.0.1 - - [DATE] "GET /f.txt HTTP/1.1" 416 22 US -)"},
 	};
 	for (const auto &s : sequence)
 		ASSERT_TRUE(Roundtrip(daemon.port(), s.raw, true).eof) << s.raw;
@@ -241,7 +241,7 @@ TEST_F(AccessLogTest, FullPipeDropsLinesAndServingGoesOn)
 		  R"(127.0.0.1 - - [DATE] "GET /after-the-drain HTTP/1.1" 404 )" +
 			  std::to_string(ParseResponse(Roundtrip(daemon.port(), GetClose(marker)).bytes)
 						 .body.size()) +
-			  " US");
+			  " US -");
 	EXPECT_EQ(LivenessProblem(daemon.port()), "");
 }
 
@@ -260,7 +260,7 @@ TEST_F(AccessLogTest, WorkersAppendWholeLines)
 	EXPECT_TRUE(complete);
 	ASSERT_EQ(lines.size(), (size_t)kRequests);
 	for (const std::string &line : lines)
-		EXPECT_EQ(Masked(line), R"(127.0.0.1 - - [DATE] "GET /health HTTP/1.1" 200 2 US)");
+		EXPECT_EQ(Masked(line), R"(127.0.0.1 - - [DATE] "GET /health HTTP/1.1" 200 2 US -)");
 }
 
 // Off by default: the daemon writes nothing after its start-up line; a path that cannot

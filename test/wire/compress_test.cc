@@ -2,8 +2,11 @@
 // gets one that inflates (test/inflate.h) to exactly its bytes, with its own ETag, Vary, a
 // 304 and byte-exact ranges over the gzip bytes; an X.gz beside the file wins; a small,
 // incompressible or non-text file, and every file with --compress off, is sent as
-// stored; DIR gains no file.
+// stored; DIR gains no file. responses_compressed and compressed_bytes_saved count a GET's
+// 200 of a coded body, generated or beside (BEHAVIOUR 7), and the access log's last field
+// is the response's Content-Encoding (BEHAVIOUR 14).
 #include <dirent.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -78,7 +81,9 @@ protected:
 					  {"noise.txt", Noise(65536)},
 					  {"image.png", html_},
 					  {"style.css", html_},
-					  {"style.css.gz", "the gzip beside it"}}));
+					  {"style.css.gz", "the gzip beside it"},
+					  {"short.txt", std::string(300, 's')},
+					  {"short.txt.gz", std::string(400, 'z')}}));
 		ASSERT_NE(root_->dir(), "");
 		before_ = Listing(root_->dir());
 	}
@@ -202,6 +207,84 @@ TEST_F(CompressTest, ALevelNamesItsETag)
 	std::string back;
 	EXPECT_TRUE(InflateGzip(r.body.data(), r.body.size(), html_.size(), &back));
 	EXPECT_TRUE(back == html_);
+}
+
+// Each request's effect on the two counters and its log line's last field: a GET's 200 of
+// a coded body counts (a generated gzip, a gzip beside the file, one beside it that is no
+// smaller: saves 0); a HEAD, a 206, a 304 and identity do not; the log names the
+// Content-Encoding the response carries (206 and HEAD too) or "-".
+TEST_F(CompressTest, CountersAndTheLogNameTheCoding)
+{
+	const char *tmp = getenv("TEST_TMPDIR");
+	std::string log = std::string(tmp ? tmp : "/tmp") + "/compress_log.XXXXXX";
+	ASSERT_NE(mkdtemp(log.data()), nullptr);
+	log += "/access.log";
+	Start({"--access-log", log});
+	const std::string gz = ExpectGzip(Get("/page.html", "Accept-Encoding: gzip\r\n"),
+					  "page.html", html_);
+	const std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
+	const struct {
+		std::string target, fields, method;
+		int status;
+		uint64_t compressed, saved; // the counters' steps
+		const char *coding;         // the log line's last field
+	} steps[] = {
+		{"/page.html", "Accept-Encoding: gzip\r\n", "GET", 200, 1, html_.size() - gz.size(), "gzip"},
+		{"/page.html", "Accept-Encoding: gzip\r\n", "HEAD", 200, 0, 0, "gzip"},
+		{"/page.html", "Accept-Encoding: gzip\r\nRange: bytes=0-9\r\n", "GET", 206, 0, 0, "gzip"},
+		{"/page.html", "Accept-Encoding: gzip\r\nIf-None-Match: " + GzipEtag("page.html") + "\r\n",
+		 "GET", 304, 0, 0, "-"},
+		{"/page.html", "", "GET", 200, 0, 0, "-"},
+		{"/style.css", "Accept-Encoding: gzip\r\n", "GET", 200, 1,
+		 html_.size() - (sizeof("the gzip beside it") - 1), "gzip"},
+		{"/short.txt", "Accept-Encoding: gzip\r\n", "GET", 200, 1, 0, "gzip"},
+	};
+	uint64_t compressed = 0, saved = 0;
+	for (const auto &s : steps) {
+		EXPECT_EQ(Get(s.target, s.fields, s.method).status, s.status) << s.target << s.fields;
+		compressed += s.compressed;
+		saved += s.saved;
+	}
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
+	EXPECT_EQ(after["responses_compressed"] - before.at("responses_compressed"), compressed);
+	EXPECT_EQ(after["compressed_bytes_saved"] - before.at("compressed_bytes_saved"), saved);
+	// The first GET's line, the scrape's, then one per step (and the last scrape's, maybe).
+	const size_t want = 2 + std::size(steps);
+	std::vector<std::string> lines;
+	WaitUntil([&] {
+		std::istringstream in(ReadAll(log));
+		lines.clear();
+		for (std::string line; std::getline(in, line);)
+			lines.push_back(line);
+		return lines.size() >= want;
+	});
+	ASSERT_GE(lines.size(), want);
+	EXPECT_EQ(lines[0].substr(lines[0].rfind(' ')), " gzip") << lines[0];
+	for (size_t i = 0; i < std::size(steps); i++) {
+		const std::string &line = lines[2 + i];
+		EXPECT_EQ(line.substr(line.rfind(' ') + 1), steps[i].coding) << line;
+	}
+}
+
+// With --cache-bytes 0 every file is served from disk (BEHAVIOUR 10.18) and none is
+// compressed at load; the X.gz beside X still counts as a compressed response, saving X's
+// size less its own.
+TEST_F(CompressTest, AGzipBesideServedFromDiskCounts)
+{
+	Start({"--cache-bytes", "0"});
+	const std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
+	HttpResponse r = Get("/style.css", "Accept-Encoding: gzip\r\n");
+	EXPECT_EQ(r.Header("Content-Encoding"), "gzip");
+	EXPECT_EQ(r.body, "the gzip beside it");
+	int count = -1;
+	Get("/page.html", "Accept-Encoding: gzip\r\n").Header("Content-Encoding", &count);
+	EXPECT_EQ(count, 0) << "nothing compressed without a snapshot";
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
+	EXPECT_EQ(after["responses_from_disk"] - before.at("responses_from_disk"), 2u);
+	EXPECT_EQ(after["responses_compressed"] - before.at("responses_compressed"), 1u);
+	EXPECT_EQ(after["compressed_bytes_saved"] - before.at("compressed_bytes_saved"),
+		  html_.size() - (sizeof("the gzip beside it") - 1));
+	EXPECT_EQ(after["gzip_representations"], 0u);
 }
 
 TEST_F(CompressTest, TheRootGainsNoFile)

@@ -28,7 +28,8 @@ constexpr int kRequestsBetween = 3; // /a.txt requests before each reload
 // at all (the service's start).
 bool IsGauge(const std::string &name)
 {
-	return name == "files_cached" || name == "bytes_cached" || name == "start_time_seconds";
+	return name == "files_cached" || name == "bytes_cached" || name == "start_time_seconds" ||
+	       name == "gzip_representations";
 }
 
 // Expects every count in now to be at least what it was in before, and requests_total

@@ -123,10 +123,11 @@ public:
 			RunCommand({"rm", "-rf", dir_}, "", 5000);
 	}
 
-	// Makes the directory with root/a.txt, starts the daemon with extra_args on a fixed
-	// port (`port`, or a recently free one when 0) and waits until it accepts. Returns ""
-	// or what went wrong.
-	std::string Start(const std::vector<std::string> &extra_args, int port = 0)
+	// Makes the directory with root/a.txt (and each of files: a name relative to root,
+	// its text), starts the daemon with extra_args on a fixed port (`port`, or a recently
+	// free one when 0) and waits until it accepts. Returns "" or what went wrong.
+	std::string Start(const std::vector<std::string> &extra_args, int port = 0,
+			  const std::map<std::string, std::string> &files = {})
 	{
 		char name[] = "/tmp/apollod-reload-XXXXXX";
 		if (mkdtemp(name) == nullptr)
@@ -135,6 +136,8 @@ public:
 		if (mkdir(root().c_str(), 0755) != 0)
 			return "mkdir root failed";
 		WriteFile(root() + "/a.txt", "a\n");
+		for (const auto &f : files)
+			WriteFile(root() + "/" + f.first, f.second);
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 			return "PR_SET_CHILD_SUBREAPER failed";
 		port_ = port ? port : RecentlyFreePort();

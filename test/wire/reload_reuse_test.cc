@@ -2,7 +2,9 @@
 // old one's arenas (sealed memfds) and manifest as descriptors and reuses the bytes of
 // every file whose device, inode, size, mtime and ctime are unchanged; only new or changed
 // files are read, into a new arena; arenas no file uses are dropped; past the bound (or
-// with more dead bytes than live ones in the reused arenas) the reload compacts.
+// with more dead bytes than live ones in the reused arenas) the reload compacts. The gzip
+// representations made at load are carried the same way (BEHAVIOUR 10.10): a reload
+// compresses only what changed (compressions_at_load), by SIGHUP or by --watch.
 //
 // What is compared is read from /proc/PID/fd: the `memfd:apollod-snapshot` links (each an
 // arena: its inode, its size) of the serving generation (the single process, or the
@@ -24,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test/inflate.h"
 #include "test/wire/reload_daemon.h"
 #include "test/wire/wire_harness.h"
 
@@ -73,6 +76,65 @@ pid_t Reload(ReloadDaemon &d, pid_t from, int n)
 		if (NowMs() > end)
 			return -1;
 	return to;
+}
+
+// Compressible text of about n bytes (lines of numbered words), different for each seed.
+std::string Text(size_t n, uint64_t seed)
+{
+	std::string s;
+	for (uint64_t i = 0; s.size() < n; i++)
+		s += "<p>line " + std::to_string(i) + " of page " + std::to_string(seed) + "</p>\n";
+	s.resize(n);
+	return s;
+}
+
+// A GET of target asking for gzip (a close request).
+HttpResponse GetGzip(int port, const std::string &target)
+{
+	return ParseResponse(Roundtrip(port, "GET " + target +
+						     " HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip\r\n"
+						     "Connection: close\r\n\r\n")
+				     .bytes);
+}
+
+// "" when r is a gzip 200 that inflates to body, else what is wrong.
+std::string GzipProblem(const HttpResponse &r, const std::string &body)
+{
+	std::string back;
+	if (r.status != 200 || r.Header("Content-Encoding") != "gzip")
+		return "no gzip 200: " + std::to_string(r.status);
+	if (!InflateGzip(r.body.data(), r.body.size(), body.size(), &back) || back != body)
+		return "does not inflate to the file's bytes";
+	return "";
+}
+
+// The compressible tree of the compression tests: two pages of text (gzip kept) and 64
+// KiB of noise named .txt (compressed, not worth keeping).
+std::map<std::string, std::string> TextTree()
+{
+	return {{"page.html", Text(200000, 1)}, {"app.js", Text(70000, 2)},
+		{"noise.txt", Random(65536, 3)}};
+}
+
+// Replaces path with text at once: written beside root (dir/root's parent), then renamed
+// over it, so that no load can see it half-written.
+bool ReplaceByRename(ReloadDaemon &d, const std::string &rel, const std::string &text)
+{
+	std::string next = d.root() + "/../replacement";
+	WriteFile(next, text);
+	return rename(next.c_str(), (d.root() + "/" + rel).c_str()) == 0;
+}
+
+// Waits until /metrics says the serving snapshot holds want gzip representations and
+// compressions_at_load reads at least runs. Returns the metrics read last.
+std::map<std::string, uint64_t> WaitForGzip(int port, uint64_t want, uint64_t runs)
+{
+	std::map<std::string, uint64_t> m;
+	WaitUntil([&] {
+		m = FetchMetrics(port);
+		return m["gzip_representations"] == want && m["compressions_at_load"] >= runs;
+	});
+	return m;
 }
 
 class ReloadReuseTest : public ProcessesTest {
@@ -224,6 +286,63 @@ TEST_P(ReloadReuseTest, ArenasStayWithinTheBound)
 		EXPECT_EQ(Body(d.port(), "/f" + std::to_string(i) + ".bin"),
 			  Random(kSmallFile, 100 + i));
 	EXPECT_EQ(Body(d.port(), "/f9.bin"), Random(kSmallFile, 9));
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+// gzip representations are carried, never made twice (BEHAVIOUR 10.10, 10.17): the
+// start-up compresses the text tree's 3 candidates (2 kept, the noise not worth it); a reload of the unchanged tree compresses nothing (compressions_at_load does not
+// move) and serves the very gzip bytes under the same ETag, the noise not tried again;
+// after one file changes, it alone is compressed, and its gzip inflates to its new bytes.
+TEST_P(ReloadReuseTest, CompressedFormsAreCarriedNotMadeAgain)
+{
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start(Args(), 0, TextTree()), "");
+	std::map<std::string, uint64_t> m = WaitForGzip(d.port(), 2, 3);
+	ASSERT_EQ(m["gzip_representations"], 2u);
+	ASSERT_EQ(m["compressions_at_load"], 3u) << "page.html, app.js, noise.txt; a.txt is short";
+	HttpResponse page = GetGzip(d.port(), "/page.html");
+	EXPECT_EQ(GzipProblem(page, Text(200000, 1)), "");
+
+	pid_t second = Reload(d, d.generation(), 1);
+	ASSERT_GT(second, 0) << d.Err();
+	m = FetchMetrics(d.port());
+	EXPECT_EQ(m["compressions_at_load"], 3u) << "the unchanged reload compressed something";
+	EXPECT_EQ(m["gzip_representations"], 2u) << "carried";
+	HttpResponse again = GetGzip(d.port(), "/page.html");
+	EXPECT_TRUE(again.body == page.body) << "other gzip bytes";
+	EXPECT_EQ(again.Header("ETag"), page.Header("ETag"));
+
+	ASSERT_TRUE(ReplaceByRename(d, "app.js", Text(70001, 4)));
+	pid_t third = Reload(d, second, 2);
+	ASSERT_GT(third, 0) << d.Err();
+	m = FetchMetrics(d.port());
+	EXPECT_EQ(m["compressions_at_load"], 4u) << "only the changed file is compressed";
+	EXPECT_EQ(m["gzip_representations"], 2u);
+	EXPECT_EQ(GzipProblem(GetGzip(d.port(), "/app.js"), Text(70001, 4)), "");
+	EXPECT_TRUE(GetGzip(d.port(), "/page.html").body == page.body);
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
+// --watch compresses only what a deploy changed: the reload a file replaced starts adds one
+// to compressions_at_load (one reload or more: the unchanged files are never compressed
+// again).
+TEST_P(ReloadReuseTest, WatchCompressesOnlyWhatChanged)
+{
+	ReloadDaemon d;
+	std::vector<std::string> args = Args();
+	args.push_back("--watch");
+	ASSERT_EQ(d.Start(args, 0, TextTree()), "");
+	std::map<std::string, uint64_t> m = WaitForGzip(d.port(), 2, 3);
+	ASSERT_EQ(m["gzip_representations"], 2u) << d.Err();
+	ASSERT_EQ(m["compressions_at_load"], 3u);
+
+	ASSERT_TRUE(ReplaceByRename(d, "app.js", Text(70001, 4)));
+	ASSERT_TRUE(WaitUntil([&] {
+		return GzipProblem(GetGzip(d.port(), "/app.js"), Text(70001, 4)) == "";
+	})) << d.Err();
+	m = FetchMetrics(d.port());
+	EXPECT_EQ(m["compressions_at_load"], 4u) << "the deploy's reload compressed more";
+	EXPECT_EQ(m["gzip_representations"], 2u);
 	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 

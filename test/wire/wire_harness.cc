@@ -1104,6 +1104,10 @@ const std::vector<std::string> kServiceCounterNames = {"start_time_seconds",
 						       "restarts_backed_off"};
 // The 204 of an OPTIONS of a path (BEHAVIOUR 6.2); counted in every routed tier.
 const std::vector<std::string> kOptionsCounterNames = {"responses_204"};
+// Compressed responses and the bytes they saved (BEHAVIOUR 7, 10.10); every routed tier.
+const std::vector<std::string> kCompressionCounterNames = {
+	"responses_compressed", "compressed_bytes_saved", "compressions_at_load",
+	"gzip_representations"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1139,9 +1143,9 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 40
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 44
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
-					 &kOptionsCounterNames})
+					 &kOptionsCounterNames, &kCompressionCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
