@@ -55,6 +55,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_responses_total{code=" METRICS_Q("408") "}", C_responses_408)              \
 	S("apollod_responses_total{code=" METRICS_Q("414") "}", C_responses_414)              \
 	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
+	S("apollod_responses_total{code=" METRICS_Q("503") "}", C_responses_503)              \
 	F("apollod_read_bytes_total", "counter", "Bytes read from clients.")                  \
 	S("apollod_read_bytes_total", C_bytes_read)                                           \
 	F("apollod_written_bytes_total", "counter", "Bytes written to clients.")              \

@@ -31,6 +31,9 @@ APOLLOD_EXTERN_C_BEGIN
 #define ALLOW_METHODS "GET, HEAD, OPTIONS"
 #define HEAD_ALLOW_LINE "Allow: " ALLOW_METHODS "\r\n"
 
+/* A full table's 503 (BEHAVIOUR 4): come back in a second, when a slot may be free. */
+#define HEAD_RETRY_AFTER_LINE "Retry-After: 1\r\n"
+
 /* X(id, status line, counter, Content-Length, body, extra header lines) */
 #define FOR_EACH_STATIC_RESPONSE(X)                                                        \
 	X(RESP_HELLO, "200 OK", C_responses_200, 17, "apollo says hello", "")               \
@@ -41,7 +44,9 @@ APOLLOD_EXTERN_C_BEGIN
 	  "method not allowed\n", HEAD_ALLOW_LINE)                                       \
 	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")    \
 	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")  \
-	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)
+	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)              \
+	X(RESP_UNAVAILABLE, "503 Service Unavailable", C_responses_503, 20,                 \
+	  "service unavailable\n", HEAD_RETRY_AFTER_LINE)
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,

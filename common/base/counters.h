@@ -46,7 +46,10 @@ APOLLOD_EXTERN_C_BEGIN
  * start_time_seconds: not a count but the service's start (CLOCK_REALTIME seconds, set
  * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
  * restarts_backed_off: generations and workers restarted after a death, each after its
- * backoff (BEHAVIOUR 17). */
+ * backoff (BEHAVIOUR 17).
+ * responses_503: connections answered 503 and closed at once because the table was full
+ * with nothing to evict (BEHAVIOUR 4); like a 408 it answers no request, so it is not a
+ * status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -87,7 +90,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(entries_skipped)        \
 	X(start_time_seconds)     \
 	X(restarts_backed_off)    \
-	X(responses_204)
+	X(responses_204)          \
+	X(responses_503)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

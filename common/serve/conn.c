@@ -697,14 +697,28 @@ static void conn_service(int fd, struct conn *c)
 	}
 }
 
+void conn_refuse(int fd)
+{
+	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_UNAVAILABLE];
+	counter_add(C_response_syscalls, 1);
+	long n = COUNTED(sys_write(fd, r->bytes, r->total_len)); /* non-blocking: never waits */
+	if (n > 0)
+		counter_add(C_bytes_written, (uint64_t)n);
+	counter_add((enum counter_id)r->counter, 1);
+	struct conn_io refused;
+	io_open(&refused, fd, 0);
+	io_close_now(&refused); /* its descriptor may be the next accept's */
+	counter_add(C_connections_closed, 1);
+}
+
 /* fd, just accepted, is beyond the table: every number below CONN_SLOTS was held when
  * accept4 ran (by connections, the daemon's own descriptors and files being sent from
  * disk; the soft limit leaves room above for those, BEHAVIOUR 4). With the table full
  * this is the usual case: accept4 ran before the loop evicted. Moves fd to the lowest
  * free number if that is below the table (F_DUPFD: the one just evicted), else evicts
  * the connection that has waited longest and moves fd to its number (dup3); the socket
- * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after closing
- * fd when no number could be had. */
+ * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after
+ * answering fd 503 and closing it (conn_refuse) when no number could be had. */
 static int conn_renumber(int fd)
 {
 	long low = COUNTED(sys_fcntl(fd, K_F_DUPFD_CLOEXEC, 0));
@@ -721,10 +735,7 @@ static int conn_renumber(int fd)
 		COUNTED(sys_close(fd));
 		return (int)low;
 	}
-	struct conn_io refused;
-	io_open(&refused, fd, 0);
-	io_close(&refused);
-	counter_add(C_connections_closed, 1);
+	conn_refuse(fd);
 	return -1;
 }
 
@@ -824,9 +835,4 @@ int conn_evict_one(void)
 	counter_add(C_connections_evicted, 1);
 	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
 	return 1;
-}
-
-int conn_evictable(void)
-{
-	return idle_oldest_waiting() != IDLE_NONE;
 }

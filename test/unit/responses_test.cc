@@ -77,6 +77,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
 		{"OPTIONS *", RESP_OPTIONS_ANY, "HTTP/1.1 200 OK\r\n", C_responses_200},
+		{"503", RESP_UNAVAILABLE, "HTTP/1.1 503 Service Unavailable\r\n", C_responses_503},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {
