@@ -48,7 +48,8 @@ struct answer_input {
 	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
 	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
 	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
-	uint8_t stopping;         /* the daemon is stopping: this is the last answer */
+	uint8_t stopping;         /* the daemon is stopping, or draining after a reload: this is
+				   * the last answer, and /health says 503 */
 };
 
 enum answer_kind {
@@ -252,8 +253,8 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 		if (in->find_file)
 			answer_cached(in, line, a, 0);
 		return;
-	case ROUTE_HEALTH:
-		a->response = RESP_HEALTH;
+	case ROUTE_HEALTH: /* a process going away says so: BEHAVIOUR 11 */
+		a->response = in->stopping ? RESP_HEALTH_DRAINING : RESP_HEALTH;
 		return;
 	case ROUTE_METRICS:
 		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_METRICS;

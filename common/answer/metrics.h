@@ -71,6 +71,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_connections_evicted_total", "counter",                                     \
 	  "Connections waiting between requests closed to make room for a new one.")          \
 	S("apollod_connections_evicted_total", C_connections_evicted)                         \
+	F("apollod_connections_refused_total", "counter",                                     \
+	  "Connections answered 503 and closed at once: the table was full, nothing to evict.") \
+	S("apollod_connections_refused_total", C_connections_refused)                         \
 	F("apollod_open_connections", "gauge",                                                \
 	  "Connections open now (this scrape's included), over every worker.")                \
 	S("apollod_open_connections", M_open_connections)                                     \

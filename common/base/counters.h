@@ -47,9 +47,11 @@ APOLLOD_EXTERN_C_BEGIN
  * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
  * restarts_backed_off: generations and workers restarted after a death, each after its
  * backoff (BEHAVIOUR 17).
- * responses_503: connections answered 503 and closed at once because the table was full
- * with nothing to evict (BEHAVIOUR 4); like a 408 it answers no request, so it is not a
- * status counter. */
+ * connections_refused: connections answered the static 503 and closed at once because the
+ * table was full with nothing to evict (BEHAVIOUR 4); like a 408 it answers no request
+ * (none was read).
+ * responses_503: /health answered 503 once a stop or a reload's drain has begun
+ * (BEHAVIOUR 11); a status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -91,6 +93,7 @@ APOLLOD_EXTERN_C_BEGIN
 	X(start_time_seconds)     \
 	X(restarts_backed_off)    \
 	X(responses_204)          \
+	X(connections_refused)    \
 	X(responses_503)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
@@ -108,7 +111,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_206)           \
 	X(responses_416)           \
 	X(responses_414)           \
-	X(responses_204)
+	X(responses_204)           \
+	X(responses_503)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

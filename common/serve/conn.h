@@ -40,7 +40,7 @@ int conn_evict_one(void);
 
 /* The table is full and nothing can be evicted (BEHAVIOUR 4): answers fd, just accepted
  * and non-blocking, with the static 503 (Retry-After, Connection: close) in one write that
- * never waits, whatever it took, and closes it; counts responses_503. */
+ * never waits, whatever it took, and closes it; counts connections_refused. */
 void conn_refuse(int fd);
 
 /* Takes the descriptor accept4 just returned and serves it at once: on loopback the

@@ -1099,8 +1099,8 @@ const std::vector<std::string> kServiceCounterNames = {"start_time_seconds",
 						       "restarts_backed_off"};
 // The 204 of an OPTIONS of a path (BEHAVIOUR 6.2); counted in every routed tier.
 const std::vector<std::string> kOptionsCounterNames = {"responses_204"};
-// A full table's 503 (BEHAVIOUR 4); counted in every routed tier.
-const std::vector<std::string> kRefusedCounterNames = {"responses_503"};
+// A full table's 503 (BEHAVIOUR 4), /health's during a stop (11); every routed tier.
+const std::vector<std::string> kRefusedCounterNames = {"connections_refused", "responses_503"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1136,7 +1136,7 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 41
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 42
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kRefusedCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
