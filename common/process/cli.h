@@ -79,6 +79,8 @@ struct cli_options {
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */
 	const char *user;            /* --user USER[:GROUP], or NULL (sandbox.h resolves it) */
 	uint8_t no_sandbox;          /* --no-sandbox: no seccomp filter, no Landlock */
+	uint8_t admin;               /* --admin-listen given: listen[listen_count - 1] is it */
+	union k_sockaddr admin_listen; /* --admin-listen's address as given */
 };
 
 /* Why cli_parse refused the command line. */
@@ -118,7 +120,7 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
 
 /* The texts below are built into a caller's buffer of the size given; longer text is
  * cut at the end of the buffer (never past it). Each returns the bytes written. */
-#define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
+#define CLI_LINE_MAX 640  /* a usage line (every flag: over 512 bytes), a problem line, a --help row */
 #define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
 
 /* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",

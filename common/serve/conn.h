@@ -38,6 +38,11 @@ int conn_table_full(void);
  * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */
 int conn_evict_one(void);
 
+/* --admin-listen (BEHAVIOUR 6.5): fd is the admin listener. From now on a connection
+ * accepted on it answers /health and /metrics only, and every other connection
+ * everything else. Call before serving (getsockname, once). */
+void conn_admin_listener(int fd);
+
 /* The table is full and nothing can be evicted (BEHAVIOUR 4): answers fd, just accepted
  * and non-blocking, with the static 503 (Retry-After, Connection: close) in one write that
  * never waits, whatever it took, and closes it; counts connections_refused. */

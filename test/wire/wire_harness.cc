@@ -280,8 +280,11 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	int listen_port = announced ? 0 : options.fixed_port;
 	std::vector<std::string> args = DaemonCommand();
 	size_t listens = 0; // --listen words in extra_args: one announcement each
-	for (const std::string &a : options.extra_args)
+	size_t admins = 0;  // --admin-listen: announced after them (BEHAVIOUR 6.5)
+	for (const std::string &a : options.extra_args) {
 		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
+		admins += a == "--admin-listen" || a.rfind("--admin-listen=", 0) == 0;
+	}
 	if (min)
 		args.push_back(std::to_string(listen_port));
 	else if (listens == 0)
@@ -334,7 +337,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	}
 	std::string line;
 	if (announced)
-		port_ = ReadAnnouncedPort(out[0], listens ? listens : 1, &line, &announced_);
+		port_ = ReadAnnouncedPort(out[0], (listens ? listens : 1) + admins, &line, &announced_);
 	else if (listen_port == 0)
 		port_ = WaitForListeningPort(pid_);
 	else if (WaitUntilListening(listen_port))
