@@ -48,7 +48,9 @@ struct answer_input {
 	uint8_t buffer_full;      /* the input buffer is full: more may wait in the kernel */
 	uint8_t peer_eof;         /* the peer has ended its side: nothing more will arrive */
 	uint8_t queue_busy;       /* earlier responses are queued and not yet sent */
-	uint8_t stopping;         /* the daemon is stopping: this is the last answer */
+	uint8_t stopping;         /* the daemon is stopping, or draining after a reload: this is
+				   * the last answer, and /health says 503 */
+	uint8_t routes;           /* enum route_set: what the connection's listener answers */
 };
 
 enum answer_kind {
@@ -243,6 +245,20 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	}
 }
 
+/* The route line's path takes on in->routes' listener (BEHAVIOUR 6.5): with
+ * --admin-listen, /health and /metrics are the admin listener's, and only they. */
+static inline enum route answer_route_of(const struct answer_input *in,
+					 const struct request_line *line)
+{
+	enum route r = route_match(line->target, line->path_len);
+	int built_in = r == ROUTE_HEALTH || r == ROUTE_METRICS;
+	if (in->routes == ROUTES_SITE && built_in)
+		return ROUTE_NONE; /* the site's own health or metrics file, if any */
+	if (in->routes == ROUTES_ADMIN && !built_in)
+		return ROUTE_ADMIN_MISS;
+	return r;
+}
+
 /* Picks the response for a GET or HEAD of line's path: /health and /metrics first, then
  * a cached file (or directory), then "/" says hello; else 404. */
 static inline void answer_route(const struct answer_input *in, const struct request_line *line,
@@ -250,17 +266,20 @@ static inline void answer_route(const struct answer_input *in, const struct requ
 {
 	a->head_only = line->method == HTTP_METHOD_HEAD;
 	a->method_counter = a->head_only ? C_requests_head : C_requests_get;
-	switch (route_match(line->target, line->path_len)) {
+	switch (answer_route_of(in, line)) {
 	case ROUTE_ROOT: /* DIR's index.html when there is one */
 		a->response = RESP_HELLO;
 		if (in->find_file)
 			answer_cached(in, line, a, 0);
 		return;
-	case ROUTE_HEALTH:
-		a->response = RESP_HEALTH;
+	case ROUTE_HEALTH: /* a process going away says so: BEHAVIOUR 11 */
+		a->response = in->stopping ? RESP_HEALTH_DRAINING : RESP_HEALTH;
 		return;
 	case ROUTE_METRICS:
 		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_METRICS;
+		return;
+	case ROUTE_ADMIN_MISS:
+		a->response = RESP_NOT_FOUND;
 		return;
 	case ROUTE_NONE:
 		break;

@@ -55,6 +55,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_responses_total{code=" METRICS_Q("408") "}", C_responses_408)              \
 	S("apollod_responses_total{code=" METRICS_Q("414") "}", C_responses_414)              \
 	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
+	S("apollod_responses_total{code=" METRICS_Q("503") "}", C_responses_503)              \
 	F("apollod_read_bytes_total", "counter", "Bytes read from clients.")                  \
 	S("apollod_read_bytes_total", C_bytes_read)                                           \
 	F("apollod_written_bytes_total", "counter", "Bytes written to clients.")              \
@@ -70,6 +71,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_connections_evicted_total", "counter",                                     \
 	  "Connections waiting between requests closed to make room for a new one.")          \
 	S("apollod_connections_evicted_total", C_connections_evicted)                         \
+	F("apollod_connections_refused_total", "counter",                                     \
+	  "Connections answered 503 and closed at once: the table was full, nothing to evict.") \
+	S("apollod_connections_refused_total", C_connections_refused)                         \
 	F("apollod_open_connections", "gauge",                                                \
 	  "Connections open now (this scrape's included), over every worker.")                \
 	S("apollod_open_connections", M_open_connections)                                     \

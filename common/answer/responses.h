@@ -31,17 +31,25 @@ APOLLOD_EXTERN_C_BEGIN
 #define ALLOW_METHODS "GET, HEAD, OPTIONS"
 #define HEAD_ALLOW_LINE "Allow: " ALLOW_METHODS "\r\n"
 
-/* X(id, status line, counter, Content-Length, body, extra header lines) */
+/* A full table's 503 (BEHAVIOUR 4): come back in a second, when a slot may be free. */
+#define HEAD_RETRY_AFTER_LINE "Retry-After: 1\r\n"
+
+/* X(id, status line, counter, Content-Length, body, extra header lines). The counter is
+ * the response's status counter, or for what answers no request (408, the full table's
+ * 503) the counter of that event. */
 #define FOR_EACH_STATIC_RESPONSE(X)                                                        \
 	X(RESP_HELLO, "200 OK", C_responses_200, 17, "apollo says hello", "")               \
 	X(RESP_HEALTH, "200 OK", C_responses_200, 2, "ok", "")                              \
+	X(RESP_HEALTH_DRAINING, "503 Service Unavailable", C_responses_503, 9, "draining\n", "") \
 	X(RESP_BAD_REQUEST, "400 Bad Request", C_responses_400, 12, "bad request\n", "")    \
 	X(RESP_NOT_FOUND, "404 Not Found", C_responses_404, 10, "not found\n", "")          \
 	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
 	  "method not allowed\n", HEAD_ALLOW_LINE)                                       \
 	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")    \
 	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")  \
-	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)
+	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)              \
+	X(RESP_UNAVAILABLE, "503 Service Unavailable", C_connections_refused, 20,           \
+	  "service unavailable\n", HEAD_RETRY_AFTER_LINE)
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,
@@ -55,7 +63,7 @@ struct static_response {
 	const char *bytes;   /* head immediately followed by body */
 	uint32_t head_len;   /* bytes up to and including the CRLFCRLF */
 	uint32_t total_len;  /* head_len + body length */
-	uint32_t counter;    /* enum counter_id of its status (responses_NNN) */
+	uint32_t counter;    /* enum counter_id of its status (responses_NNN), or of the event */
 	uint32_t reserved;
 };
 #define STATIC_RESPONSE_SIZE 24

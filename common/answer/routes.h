@@ -20,6 +20,15 @@ enum route {
 	FOR_EACH_ROUTE(ROUTE_ENUM)
 #undef ROUTE_ENUM
 	ROUTE_NONE, /* no such route: 404 */
+	ROUTE_ADMIN_MISS, /* the admin listener's anything but /health and /metrics: a static
+			   * 404, no file looked up (BEHAVIOUR 6.5) */
+};
+
+/* Which routes a connection's listener answers (BEHAVIOUR 6.5, --admin-listen). */
+enum route_set {
+	ROUTES_ALL = 0,   /* no --admin-listen: the built-in routes and the site */
+	ROUTES_SITE = 1,  /* a --listen address beside an admin listener: no /health, /metrics */
+	ROUTES_ADMIN = 2, /* the admin listener: /health and /metrics only */
 };
 
 /* Returns the route whose path is exactly the len bytes at path, or ROUTE_NONE. */

@@ -54,7 +54,13 @@ APOLLOD_EXTERN_C_BEGIN
  * compressions_at_load: files the loads ran the compressor over (BEHAVIOUR 10.10), every
  * load since the start added (a reload carries what did not change: it adds 0 when
  * nothing did); gzip_representations: the gzip representations made at load that the
- * serving snapshot holds (compressed or carried), set like files_cached. */
+ * serving snapshot holds (compressed or carried), set like files_cached.
+
+ * connections_refused: connections answered the static 503 and closed at once because the
+ * table was full with nothing to evict (BEHAVIOUR 4); like a 408 it answers no request
+ * (none was read).
+ * responses_503: /health answered 503 once a stop or a reload's drain has begun
+ * (BEHAVIOUR 11); a status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -99,7 +105,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_compressed)   \
 	X(compressed_bytes_saved) \
 	X(compressions_at_load)   \
-	X(gzip_representations)
+	X(gzip_representations)   \
+	X(connections_refused)    \
+	X(responses_503)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -116,7 +124,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_206)           \
 	X(responses_416)           \
 	X(responses_414)           \
-	X(responses_204)
+	X(responses_204)           \
+	X(responses_503)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -230,6 +230,8 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	idle_init(plan->auxv, deadline_ms);
 	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages,
 		   connection_capacity(plan->opts.max_connections));
+	if (plan->opts.admin) /* the last listener (cli_parse; a reload passes it last) */
+		conn_admin_listener(plan->listen_fd[index][addresses - 1]);
 	enum exit_code sandboxed = enter_sandbox(plan);
 	if (sandboxed != EXIT_OK)
 		return sandboxed;

@@ -208,6 +208,7 @@ enum flag_kind {
 	FLAG_ERROR_PAGE, /* CLI_ERROR_PAGE_STATUS "=" then a FLAG_SITE_PATH: that path */
 	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
 	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
+	FLAG_ADMIN_ADDRESS, /* ADDR:PORT: admin_listen, and admin set to 1 (BEHAVIOUR 6.5) */
 };
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new
@@ -228,6 +229,10 @@ struct flag_row {
 static const struct flag_row flag_rows[] = {
 	{"--listen", "ADDR:PORT", "address to serve: A.B.C.D:PORT or [IPv6]:PORT; repeatable", 0,
 	 CLI_ACCEPT_LISTEN, FLAG_ADDRESS, 0, 0, FIELD(listen)},
+	{"--admin-listen", "ADDR:PORT",
+	 "serve /health and /metrics here only; the --listen addresses serve the site",
+	 "none: every --listen serves them", CLI_ACCEPT_LISTEN_MANY, FLAG_ADMIN_ADDRESS, 0, 0,
+	 FIELD(admin_listen)},
 	{"--idle-timeout", "SECONDS", "close a connection idle between requests after this",
 	 0, CLI_ACCEPT_IDLE_TIMEOUT, FLAG_NUMBER, 0, CLI_IDLE_MAX_S, FIELD(idle_timeout_s)},
 	{"--header-timeout", "SECONDS", "a request head must arrive within this", 0,
@@ -318,6 +323,9 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 					     span_eq(v, LITERAL(CLI_COMPRESS_OFF_WORD)));
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
+	case FLAG_ADMIN_ADDRESS: /* the last listener once parsed (cli_parse) */
+		opts->admin = 1;
+		return cli_parse_addr_port(v, &opts->admin_listen);
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
 		opts->headers[opts->header_count++] = v;
 		return 1;
@@ -476,9 +484,28 @@ void cli_defaults(struct cli_options *opts)
 	opts->no_sandbox = 0;
 	opts->config = 0;
 	opts->check_config = 0;
+	opts->admin = 0;
 	opts->problem = 0;
 	opts->problem_word = 0;
 	opts->problem_flag = 0;
+}
+
+/* --admin-listen's address becomes the last listener, after every --listen address
+ * (BEHAVIOUR 6.5). Returns 1, or 0 with the --listen limit's problem when no room is
+ * left for it. */
+static int cli_append_admin(struct cli_options *opts)
+{
+	if (!opts->admin)
+		return 1;
+	if (opts->listen_count == CLI_LISTEN_MAX) {
+		opts->problem = CLI_PROBLEM_TOO_MANY;
+		opts->problem_flag = "--listen";
+		opts->problem_word = 0;
+		opts->problem_limit = CLI_LISTEN_MAX - 1; /* one taken by --admin-listen */
+		return 0;
+	}
+	opts->listen[opts->listen_count++] = opts->admin_listen;
+	return 1;
 }
 
 int cli_parse_layer(int argc, char **argv, unsigned accept, struct cli_layer *layer,
@@ -490,12 +517,13 @@ int cli_parse_layer(int argc, char **argv, unsigned accept, struct cli_layer *la
 	return 1;
 }
 
-void cli_finish(struct cli_options *opts)
+int cli_finish(struct cli_options *opts)
 {
 	if (!opts->listen_count) {
 		set_default_listen(opts);
 		opts->listen_count = 1;
 	}
+	return cli_append_admin(opts);
 }
 
 int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
@@ -504,8 +532,7 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts)
 	cli_defaults(opts);
 	if (!cli_parse_layer(argc, argv, accept, &layer, opts))
 		return 0;
-	cli_finish(opts);
-	return 1;
+	return cli_finish(opts);
 }
 
 /* The row of the setting name[0..n) (a long flag without its dashes) in a tier that

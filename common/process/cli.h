@@ -81,6 +81,8 @@ struct cli_options {
 	uint8_t no_sandbox;          /* --no-sandbox: no seccomp filter, no Landlock */
 	const char *config;          /* --config FILE, or NULL (config_file.h reads it) */
 	uint8_t check_config;        /* --check-config: validate, say so, exit */
+	uint8_t admin;               /* --admin-listen given: listen[listen_count - 1] is it */
+	union k_sockaddr admin_listen; /* --admin-listen's address as given */
 };
 
 /* Why cli_parse refused the command line. */
@@ -135,8 +137,10 @@ void cli_defaults(struct cli_options *opts);
  * opts->problem set. */
 int cli_parse_layer(int argc, char **argv, unsigned accept, struct cli_layer *layer,
 		    struct cli_options *opts);
-/* Gives --listen its default address when no layer named one. */
-void cli_finish(struct cli_options *opts);
+/* Gives --listen its default address when no layer named one, then appends
+ * --admin-listen's address as the last listener. Returns 1, or 0 with opts->problem set
+ * (no room left for it). */
+int cli_finish(struct cli_options *opts);
 
 /* One setting of a --config file: name[0..name_len) is a long flag without its dashes,
  * value its NUL-terminated value or NULL when the line has none. A flag of two words

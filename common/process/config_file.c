@@ -164,7 +164,9 @@ enum exit_code config_load(struct config_file *file, const char *path, int argc,
 		return refuse(path, line, p, err, opts, prefix, suffix);
 	/* Valid alone, so valid over the file: its repeatable flags start afresh. */
 	cli_parse_layer(argc, argv, accept, &command_layer, opts);
-	cli_finish(opts);
+	/* The file's --listen lines and --admin-listen may together pass the limit. */
+	if (!cli_finish(opts))
+		return refuse(path, 0, CONFIG_SETTING, 0, opts, prefix, suffix);
 	return EXIT_OK;
 }
 

@@ -144,6 +144,7 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_414: return "414";
 	case C_responses_204: return "204";
 	case C_responses_416: return "416";
+	case C_responses_503: return "503";
 	default: return "200";
 	}
 }

@@ -12,6 +12,7 @@
 #include "common/serve/disk_open.h"
 #include "common/base/clock.h"
 #include "common/base/counters.h"
+#include "common/base/span.h"
 #include "common/http/date_field.h"
 #include "common/answer/extra_fields.h"
 #include "common/http/http_request.h"
@@ -75,6 +76,7 @@ enum conn_phase {
 #define CONN_F_PEER_EOF 0x02    /* a read returned 0: no more input will come */
 #define CONN_F_LINGER 0x04      /* on close, unread input may remain: linger first */
 #define CONN_F_ANSWERED 0x08    /* a response was queued: not a fresh connection any more */
+#define CONN_F_ADMIN 0x10       /* accepted on the --admin-listen listener (conn_on_admin) */
 
 /* One slot: 64 bytes, one cache line. */
 struct conn {
@@ -153,6 +155,8 @@ struct conn_pool {
 	int stopping;             /* conn_stop() or conn_retire() was called */
 	int retiring;             /* conn_retire() and no conn_stop() since: answered
 				   * connections wait for one more request */
+	uint8_t admin_on;         /* --admin-listen: connections are ROUTES_SITE or _ADMIN */
+	union k_sockaddr admin;   /* the admin listener's bound address (getsockname) */
 };
 static struct conn_pool pool;
 
@@ -171,6 +175,42 @@ void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t ma
 	pool.find_file = find;
 	pool.pages = *pages;
 	pool.open_max = max_connections;
+}
+
+void conn_admin_listener(int fd)
+{
+	uint32_t len = sizeof(pool.admin);
+	pool.admin_on = 1;
+	if (sys_is_error(sys_getsockname(fd, &pool.admin, &len)))
+		pool.admin.family = 0; /* no connection matches: none is admin */
+}
+
+/* Whether local, a connection's own address, is the admin listener's: the same family
+ * and port, and its address unless the listener's is the wildcard. */
+static int admin_address_is(const union k_sockaddr *local)
+{
+	static const uint8_t any6[K_IN6_ADDR_SIZE];
+	const union k_sockaddr *a = &pool.admin;
+	if (a->family != local->family)
+		return 0;
+	if (a->family == K_AF_INET)
+		return a->in.sin_port == local->in.sin_port &&
+		       (a->in.sin_addr == 0 || a->in.sin_addr == local->in.sin_addr);
+	return a->in6.sin6_port == local->in6.sin6_port &&
+	       (span_eq((const char *)a->in6.sin6_addr, (const char *)any6, K_IN6_ADDR_SIZE) ||
+		span_eq((const char *)a->in6.sin6_addr, (const char *)local->in6.sin6_addr,
+			K_IN6_ADDR_SIZE));
+}
+
+/* With --admin-listen: whether fd was accepted on the admin listener (one getsockname:
+ * the completion backend's accept queue mixes the listeners). */
+static int conn_on_admin(int fd)
+{
+	union k_sockaddr local;
+	uint32_t len = sizeof(local);
+	if (sys_is_error(COUNTED(sys_getsockname(fd, &local, &len))))
+		return 0;
+	return admin_address_is(&local);
 }
 
 int conn_table_full(void)
@@ -533,6 +573,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
 			.queue_busy = c->out_count != 0,
 			.stopping = (uint8_t)pool.stopping,
+			.routes = !pool.admin_on ? ROUTES_ALL
+				  : (c->flags & CONN_F_ADMIN) ? ROUTES_ADMIN : ROUTES_SITE,
 		};
 		struct answer a;
 		answer_request(&in, &a);
@@ -719,14 +761,28 @@ static void conn_service(int fd, struct conn *c)
 	}
 }
 
+void conn_refuse(int fd)
+{
+	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_UNAVAILABLE];
+	counter_add(C_response_syscalls, 1);
+	long n = COUNTED(sys_write(fd, r->bytes, r->total_len)); /* non-blocking: never waits */
+	if (n > 0)
+		counter_add(C_bytes_written, (uint64_t)n);
+	counter_add((enum counter_id)r->counter, 1);
+	struct conn_io refused;
+	io_open(&refused, fd, 0);
+	io_close_now(&refused); /* its descriptor may be the next accept's */
+	counter_add(C_connections_closed, 1);
+}
+
 /* fd, just accepted, is beyond the table: every number below CONN_SLOTS was held when
  * accept4 ran (by connections, the daemon's own descriptors and files being sent from
  * disk; the soft limit leaves room above for those, BEHAVIOUR 4). With the table full
  * this is the usual case: accept4 ran before the loop evicted. Moves fd to the lowest
  * free number if that is below the table (F_DUPFD: the one just evicted), else evicts
  * the connection that has waited longest and moves fd to its number (dup3); the socket
- * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after closing
- * fd when no number could be had. */
+ * keeps O_NONBLOCK, a flag of the open file. Returns the new number, or -1 after
+ * answering fd 503 and closing it (conn_refuse) when no number could be had. */
 static int conn_renumber(int fd)
 {
 	long low = COUNTED(sys_fcntl(fd, K_F_DUPFD_CLOEXEC, 0));
@@ -743,10 +799,7 @@ static int conn_renumber(int fd)
 		COUNTED(sys_close(fd));
 		return (int)low;
 	}
-	struct conn_io refused;
-	io_open(&refused, fd, 0);
-	io_close(&refused);
-	counter_add(C_connections_closed, 1);
+	conn_refuse(fd);
 	return -1;
 }
 
@@ -759,7 +812,7 @@ void conn_open(int fd)
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
 	c->state = CONN_OPEN;
 	pool.open_count++;
-	c->flags = 0;
+	c->flags = pool.admin_on && conn_on_admin(fd) ? CONN_F_ADMIN : 0;
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
@@ -846,9 +899,4 @@ int conn_evict_one(void)
 	counter_add(C_connections_evicted, 1);
 	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
 	return 1;
-}
-
-int conn_evictable(void)
-{
-	return idle_oldest_waiting() != IDLE_NONE;
 }

@@ -38,11 +38,19 @@ int conn_table_full(void);
  * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */
 int conn_evict_one(void);
 
-/* Returns 1 if conn_evict_one would close a connection now, else 0. */
-int conn_evictable(void);
+/* --admin-listen (BEHAVIOUR 6.5): fd is the admin listener. From now on a connection
+ * accepted on it answers /health and /metrics only, and every other connection
+ * everything else. Call before serving (getsockname, once). */
+void conn_admin_listener(int fd);
+
+/* The table is full and nothing can be evicted (BEHAVIOUR 4): answers fd, just accepted
+ * and non-blocking, with the static 503 (Retry-After, Connection: close) in one write that
+ * never waits, whatever it took, and closes it; counts connections_refused. */
+void conn_refuse(int fd);
 
 /* Takes the descriptor accept4 just returned and serves it at once: on loopback the
- * request has usually arrived with the handshake. A descriptor >= CONN_SLOTS is closed. */
+ * request has usually arrived with the handshake. A descriptor >= CONN_SLOTS that cannot
+ * be moved below the table is refused (conn_refuse). */
 void conn_open(int fd);
 
 /* Takes in a report for a connection token and drives that connection as far as it can

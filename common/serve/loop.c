@@ -203,21 +203,21 @@ static int listeners_waiting(void)
  * with EMFILE/ENFILE) evicts the connection that has waited longest between requests,
  * each time, but only once a connection is known to be there (accepted; promised by the
  * report that started this batch; or, after a refused accept, seen in a backlog by
- * listeners_waiting); with nothing to evict the listener is parked (every listener: a
- * slot freed serves any of them). Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL after the
+ * listeners_waiting). A connection accepted with nothing to evict is answered 503 and
+ * closed (conn_refuse); an accept refused with nothing to evict parks the listener
+ * (every listener: a slot freed serves any of them). Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL after the
  * line that says which listener and why. */
 static enum exit_code accept_ready(int index)
 {
 	for (int first = 1;; first = 0) {
 		int full = conn_table_full();
-		if (full && !conn_evictable())
-			return listener_set_parked(1);
 		long fd = backend_accept(loop.listener_fd[index]);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
-			if (full)
-				conn_evict_one();
-			conn_open((int)fd);
+			if (full && !conn_evict_one())
+				conn_refuse((int)fd); /* every slot busy: 503, never a wait */
+			else
+				conn_open((int)fd);
 			continue;
 		}
 		if (fd == -EAGAIN)

@@ -35,7 +35,7 @@ enum config_problem ParseText(const std::string &text, struct cli_options *opts,
 	uint32_t at = 0;
 	cli_defaults(opts);
 	enum config_problem p = config_parse(&(*keep)[0], text.size(), kRouted, &layer, opts, &at);
-	cli_finish(opts);
+	EXPECT_EQ(cli_finish(opts), 1);
 	line->clear();
 	if (p == CONFIG_SETTING) {
 		std::string where = "f:" + std::to_string(at) + ": ";

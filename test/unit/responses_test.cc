@@ -77,6 +77,10 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
 		{"OPTIONS *", RESP_OPTIONS_ANY, "HTTP/1.1 200 OK\r\n", C_responses_200},
+		{"503 full", RESP_UNAVAILABLE, "HTTP/1.1 503 Service Unavailable\r\n",
+		 C_connections_refused},
+		{"503 draining", RESP_HEALTH_DRAINING, "HTTP/1.1 503 Service Unavailable\r\n",
+		 C_responses_503},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {
@@ -176,7 +180,7 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
 					    C_responses_405, C_responses_301, C_responses_304,
 					    C_responses_206, C_responses_416, C_responses_414,
-					    C_responses_204};
+					    C_responses_204, C_responses_503};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

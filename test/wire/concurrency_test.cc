@@ -105,8 +105,8 @@ TEST_F(ConcurrencyTest, TwoThousandConnectionsHeldWhileRequestServed)
 // BEHAVIOUR 4: under a soft descriptor limit of 8192 the table holds 4096 descriptors'
 // connections, less the daemon's own, and no descriptor lands beyond it. A full table of silent connections: on a deadline tier each new
 // connection evicts the oldest and is served; without deadlines nothing can be evicted and
-// the new connections wait in the backlog until a slot frees.
-TEST_F(ConcurrencyTest, FullTableEvictsOrParks)
+// each new connection is answered 503 and closed at once.
+TEST_F(ConcurrencyTest, FullTableEvictsOrRefuses)
 {
 	constexpr int kTableSlots = 4096;
 	constexpr int kBeyond = 7; // connections that find the table full (odd: one eviction each,
@@ -132,10 +132,17 @@ TEST_F(ConcurrencyTest, FullTableEvictsOrParks)
 	// Each new descriptor lands beyond the table (the numbers below are all held) and
 	// takes the evicted one's number: one eviction per connection, no more.
 	EXPECT_FALSE(PeerSpokeOrClosed(held[kBeyond], 0)) << "an eviction too many";
-	int beyond_open = 0;
-	for (int fd : beyond)
-		beyond_open += !PeerSpokeOrClosed(fd, 0);
-	EXPECT_EQ(beyond_open, kBeyond) << "a new connection was refused";
+	int beyond_open = 0, beyond_503 = 0;
+	for (int fd : beyond) {
+		if (evicts) {
+			beyond_open += !PeerSpokeOrClosed(fd, 0);
+			continue;
+		}
+		Received r = ReadUntilClose(fd, kStateWaitMs);
+		beyond_503 += ParseResponse(r.bytes).status == 503 && (r.eof || r.reset);
+	}
+	EXPECT_EQ(beyond_open, evicts ? kBeyond : 0) << "a new connection was refused";
+	EXPECT_EQ(beyond_503, evicts ? 0 : kBeyond) << "a new connection was not answered 503";
 	CloseAll(&beyond);
 	CloseAll(&held);
 	EXPECT_EQ(LivenessProblem(daemon_.port()), "") << "a freed slot is used again";

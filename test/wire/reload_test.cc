@@ -371,5 +371,39 @@ TEST_P(ReloadTest, SupervisorKilledTakesEveryProcessAlong)
 	EXPECT_EQ(again.Stop(), 0) << again.Err();
 }
 
+// BEHAVIOUR 11 (issue 30): once the old generation's drain has begun (it has closed its
+// listener), /health on its idle keep-alive connection gets the 503 with Connection:
+// close, and a new connection reaches the new generation, which says 200.
+TEST(ReloadHealthTest, HealthSays503InTheOldGenerationsDrain)
+{
+	if (!HasFeature("stop") || !HasFeature("files"))
+		GTEST_SKIP() << "SIGHUP reload belongs to the routed tiers with --root";
+	if (!DaemonLauncher().empty())
+		GTEST_SKIP() << "under an emulator the new image would be the emulator";
+	ReloadDaemon d;
+	ASSERT_EQ(d.Start({"--drain-timeout", "30"}), "");
+	pid_t old = d.generation();
+	ASSERT_GT(old, 0);
+	int kept = ConnectLoopback(d.port(), 5000);
+	ASSERT_GE(kept, 0);
+	std::string buf, head;
+	ASSERT_TRUE(SendAll(kept, Get("/a.txt")));
+	ASSERT_TRUE(ReadOneResponse(kept, &buf, &head)) << buf; // a whole 200, kept alive
+	int old_fds = DescriptorCount(old);
+	ASSERT_EQ(kill(d.pid(), SIGHUP), 0);
+	ASSERT_GT(d.WaitForReloaded(), 0) << d.Err();
+	ASSERT_TRUE(WaitUntil([&] { return DescriptorCount(old) < old_fds; }))
+		<< "the old generation never closed its listener";
+	ASSERT_TRUE(SendAll(kept, Get("/health")));
+	Received r = ReadUntilClose(kept, kExitWaitMs);
+	close(kept);
+	EXPECT_EQ(r.bytes, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; "
+			   "charset=utf-8\r\nContent-Length: 9\r\nConnection: close\r\n\r\n"
+			   "draining\n");
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ(LivenessProblem(d.port()), "") << "the new generation answers /health";
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
 } // namespace
 } // namespace wire

@@ -283,8 +283,11 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	int listen_port = announced ? 0 : options.fixed_port;
 	std::vector<std::string> args = DaemonCommand();
 	size_t listens = 0; // --listen words in extra_args: one announcement each
-	for (const std::string &a : options.extra_args)
+	size_t admins = 0;  // --admin-listen: announced after them (BEHAVIOUR 6.5)
+	for (const std::string &a : options.extra_args) {
 		listens += a == "--listen" || a.rfind("--listen=", 0) == 0;
+		admins += a == "--admin-listen" || a.rfind("--admin-listen=", 0) == 0;
+	}
 	if (listens == 0)
 		listens = options.config_listens;
 	if (min)
@@ -339,7 +342,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	}
 	std::string line;
 	if (announced)
-		port_ = ReadAnnouncedPort(out[0], listens ? listens : 1, &line, &announced_);
+		port_ = ReadAnnouncedPort(out[0], (listens ? listens : 1) + admins, &line, &announced_);
 	else if (listen_port == 0)
 		port_ = WaitForListeningPort(pid_);
 	else if (WaitUntilListening(listen_port))
@@ -1108,6 +1111,8 @@ const std::vector<std::string> kOptionsCounterNames = {"responses_204"};
 const std::vector<std::string> kCompressionCounterNames = {
 	"responses_compressed", "compressed_bytes_saved", "compressions_at_load",
 	"gzip_representations"};
+// A full table's 503 (BEHAVIOUR 4), /health's during a stop (11); every routed tier.
+const std::vector<std::string> kRefusedCounterNames = {"connections_refused", "responses_503"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1143,9 +1148,10 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 44
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 46
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
-					 &kOptionsCounterNames, &kCompressionCounterNames})
+					 &kOptionsCounterNames, &kCompressionCounterNames,
+					 &kRefusedCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }

@@ -85,7 +85,8 @@ enum class DaemonStdout {
 
 struct DaemonOptions {
 	// After `--listen 127.0.0.1:0`, or instead of it when they hold a --listen of their
-	// own (port() is then the first address's, announced() has one line per address).
+	// own (port() is then the first address's, announced() has one line per address,
+	// an --admin-listen's last).
 	// The min tier gets its port as its one argument instead (0, or fixed_port).
 	std::vector<std::string> extra_args;
 	rlim_t nofile_limit = 0;             // 0: inherit; else soft and hard RLIMIT_NOFILE
