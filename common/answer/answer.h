@@ -41,7 +41,7 @@ struct answer_input {
 	const char *input;        /* the request's first byte (buffered bytes from it on): read
 				   * for the method of a BAD or TARGET_TOO_LONG head */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
-	const struct site_pages *pages; /* --error-page, --fallback; NULL: neither */
+	const struct site_pages *pages; /* --error-page, --fallback; NULL: none */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
 	uint8_t outcome;          /* enum parse_outcome: COMPLETE, BAD or TARGET_TOO_LONG */
@@ -64,13 +64,14 @@ enum answer_kind {
 	ANSWER_NOT_MODIFIED = 5, /* a cached file's 304 head, rendered now (file_head_304), no
 				  * body */
 	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
-	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
-	ANSWER_ERROR_PAGE = 8, /* the --error-page 404: file's stored 404 head, then (GET) its
-				* body; never a 304 or 206 */
+	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416; with the 416
+				   * page, render_page_416 and the page's body) */
+	ANSWER_ERROR_PAGE = 8, /* an --error-page (page): file's stored head of its status,
+				* then (GET) its body; never a 304 or 206 */
 	ANSWER_DISK = 9,     /* file is served from disk (BEHAVIOUR 10.18): the connection
 			      * opens and stats it, then answer_disk decides as answer_file
 			      * does (or answer_disk_missing when it cannot be opened) */
-	ANSWER_DISK_PAGE = 10, /* the --error-page 404 whose file is on disk: the same */
+	ANSWER_DISK_PAGE = 10, /* an --error-page whose file is on disk: the same */
 	ANSWER_OPTIONS = 11, /* the 204 of an OPTIONS of target's path: rendered now with the
 			      * path's --header-for fields (render_options) */
 };
@@ -102,6 +103,8 @@ struct answer {
 	uint8_t method_counter;   /* C_requests_get, C_requests_head or ANSWER_NO_COUNTER */
 	uint8_t cache_counter;    /* C_cache_hits, C_cache_misses or ANSWER_NO_COUNTER */
 	uint8_t status_counter;   /* C_responses_NNN of the response */
+	uint8_t page;             /* enum error_page_id: ANSWER_ERROR_PAGE, _DISK_PAGE, and an
+				   * _UNSATISFIABLE with the 416 page; else ERROR_PAGE_NONE */
 };
 
 /* The function is defined here, inline: it runs once per request and the connection reads
@@ -134,6 +137,9 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 	else
 		a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
 							  &a->first, &a->last)];
+	if (a->kind == ANSWER_UNSATISFIABLE && in->pages && in->pages->error[ERROR_PAGE_416] &&
+	    in->pages->error[ERROR_PAGE_416]->place == FILE_IN_MEMORY)
+		a->page = ERROR_PAGE_416; /* its body under the 416 (a page on disk: none) */
 	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
 		a->kind = ANSWER_LATER;
 }
@@ -152,22 +158,52 @@ static inline int answer_fallback_applies(const struct answer_input *in, const c
 
 /* A GET or HEAD whose path found no file nor directory to redirect (BEHAVIOUR 10.12):
  * the --fallback file when fallback_ok, answered as a request for it would be (a hit);
- * else, for a 404, the --error-page 404 (still a miss); else leaves a as it is (404, or
- * hello for "/"). */
+ * else leaves a as it is (404, which answer_error_page may give its page, or hello for
+ * "/"). */
 static inline void answer_no_file(const struct answer_input *in, struct answer *a,
 				  int fallback_ok)
 {
-	const struct site_pages *p = in->pages;
-	if (!p)
-		return;
-	if (p->fallback && fallback_ok) {
-		answer_file(in, a, p->fallback);
-	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
-		a->kind = p->not_found->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
-		a->file = p->not_found;
-		if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
-			a->kind = ANSWER_LATER;
+	if (in->pages && in->pages->fallback && fallback_ok)
+		answer_file(in, a, in->pages->fallback);
+}
+
+/* The error page (enum error_page_id) that may replace static response `response`, or
+ * ERROR_PAGE_NONE (a 200, or a response that has no page). */
+static inline unsigned answer_page_of(uint8_t response)
+{
+	STATIC_ASSERT(ERROR_PAGE_NONE == ERROR_PAGE_COUNT, "no page is the count");
+	switch (response) {
+	case RESP_BAD_REQUEST:
+		return ERROR_PAGE_400;
+	case RESP_NOT_FOUND:
+		return ERROR_PAGE_404;
+	case RESP_NOT_ALLOWED:
+		return ERROR_PAGE_405;
+	case RESP_TIMEOUT:
+		return ERROR_PAGE_408;
+	case RESP_URI_TOO_LONG:
+		return ERROR_PAGE_414;
+	default:
+		return ERROR_PAGE_NONE;
 	}
+}
+
+/* A decided static answer whose status has an --error-page (BEHAVIOUR 10.12): that page
+ * under its stored head instead (ANSWER_ERROR_PAGE; on disk ANSWER_DISK_PAGE, behind
+ * queued responses ANSWER_LATER), the response, its counters and the connection's fate
+ * unchanged. Anything else is left as it is. */
+static inline void answer_error_page(const struct answer_input *in, struct answer *a)
+{
+	unsigned id = a->kind == ANSWER_STATIC ? answer_page_of(a->response) : ERROR_PAGE_COUNT;
+	const struct cached_file *page = in->pages && id < ERROR_PAGE_COUNT ? in->pages->error[id]
+									 : 0;
+	if (!page)
+		return;
+	a->page = (uint8_t)id;
+	a->file = page;
+	a->kind = page->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
+	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
+		a->kind = ANSWER_LATER;
 }
 
 /* Room for a lookup name: the longest decoded path (never longer than the target) and
@@ -326,9 +362,9 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 		return C_responses_206;
 	case ANSWER_UNSATISFIABLE:
 		return C_responses_416;
-	case ANSWER_ERROR_PAGE:
+	case ANSWER_ERROR_PAGE: /* the page keeps the static response's status */
 	case ANSWER_DISK_PAGE:
-		return C_responses_404;
+		return (uint8_t)static_responses[a->form][a->response].counter;
 	case ANSWER_OPTIONS:
 		return C_responses_204;
 	default: /* a file or /metrics */
@@ -346,7 +382,8 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 			       const struct disk_stat *st, char *out, struct cached_file *view)
 {
 	int page = a->kind == ANSWER_DISK_PAGE;
-	disk_file_view(a->file, st, in->now(), page, out, view);
+	unsigned id = page ? a->page : ERROR_PAGE_COUNT; /* ERROR_PAGE_NONE: a file */
+	disk_file_view(a->file, st, in->now(), id, out, view);
 	a->file = view;
 	if (page)
 		a->kind = ANSWER_ERROR_PAGE;
@@ -359,20 +396,24 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 
 /* The file of an ANSWER_DISK or ANSWER_DISK_PAGE could not be opened as a regular file
  * beneath DIR without following a symbolic link (gone, replaced by a link or a
- * directory, unreadable): the request gets the 404 a path that finds no file gets, the
- * --error-page when that page is in memory (never the --fallback: BEHAVIOUR 10.18), and
- * counts a miss. */
+ * directory, unreadable). A file: the request gets the 404 a path that finds no file
+ * gets, the 404 page when that page is in memory (never the --fallback: BEHAVIOUR
+ * 10.18), and counts a miss. A page: the static response it stood for. */
 static inline void answer_disk_missing(const struct answer_input *in, struct answer *a)
 {
-	const struct cached_file *page = in->pages ? in->pages->not_found : 0;
+	const struct cached_file *page = in->pages ? in->pages->error[ERROR_PAGE_404] : 0;
 	int was_page = a->kind == ANSWER_DISK_PAGE;
 	a->kind = ANSWER_STATIC;
-	a->response = RESP_NOT_FOUND;
 	a->file = 0;
-	a->cache_counter = C_cache_misses;
-	if (page && !was_page && page->place == FILE_IN_MEMORY) {
-		a->kind = ANSWER_ERROR_PAGE;
-		a->file = page;
+	a->page = ERROR_PAGE_NONE;
+	if (!was_page) {
+		a->response = RESP_NOT_FOUND;
+		a->cache_counter = C_cache_misses;
+		if (page && page->place == FILE_IN_MEMORY) {
+			a->kind = ANSWER_ERROR_PAGE;
+			a->file = page;
+			a->page = ERROR_PAGE_404;
+		}
 	}
 	a->status_counter = answer_status_counter(a);
 }
@@ -405,21 +446,23 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	a->head_only = 0;
 	a->method_counter = ANSWER_NO_COUNTER;
 	a->cache_counter = ANSWER_NO_COUNTER;
+	a->page = ERROR_PAGE_NONE;
 	uint64_t body = 0;
 	int keep = 0;
 	if (in->outcome == PARSE_COMPLETE) {
 		keep = answer_complete(in, a, &body);
-		if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
-			a->consumed = 0;
-			a->method_counter = ANSWER_NO_COUNTER;
-			a->cache_counter = ANSWER_NO_COUNTER;
-			a->status_counter = ANSWER_NO_COUNTER;
-			return;
-		}
 	} else {
 		if (in->outcome == PARSE_TARGET_TOO_LONG)
 			a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
 		a->head_only = (uint8_t)answer_bad_head_is_head(in);
+	}
+	answer_error_page(in, a);
+	if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
+		a->consumed = 0;
+		a->method_counter = ANSWER_NO_COUNTER;
+		a->cache_counter = ANSWER_NO_COUNTER;
+		a->status_counter = ANSWER_NO_COUNTER;
+		return;
 	}
 	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
 	if (keep) {

@@ -378,9 +378,12 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 		const char *words[] = {opts->header_for_pattern[bad], opts->header_for_field[bad]};
 		return refuse_words("--header-for", words, 2, why);
 	}
-	if (opts->root || (!opts->error_page && !opts->fallback))
+	int pages = 0;
+	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
+		pages |= opts->error_page[i] != 0;
+	if (opts->root || (!pages && !opts->fallback))
 		return EXIT_OK;
-	if (opts->error_page)
+	if (pages)
 		write_stderr(LITERAL("apollod: --error-page needs --root\n"));
 	else
 		write_stderr(LITERAL("apollod: --fallback needs --root\n"));

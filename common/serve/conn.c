@@ -145,7 +145,7 @@ static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered 
 /* What every connection shares. */
 struct conn_pool {
 	file_lookup_fn find_file; /* --root's lookup, or NULL */
-	struct site_pages pages;  /* --error-page and --fallback (NULLs: neither) */
+	struct site_pages pages;  /* --error-page and --fallback (NULLs: none) */
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
@@ -358,6 +358,23 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 	access_log_request(fd, request_line, a->status_counter, body_len);
 }
 
+/* Queues the 416 of a->file answered with the 416 page (a->page, in memory: BEHAVIOUR
+ * 10.12): the page's stored head with Content-Range naming the file's size, rendered into
+ * the scratch (free: answer_file made it wait otherwise), then the page's body. */
+static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
+			       struct text_span request_line)
+{
+	const struct cached_file *page = pool.pages.error[a->page];
+	struct text_span head = {page->head, file_head_cut(page)};
+	uint32_t n = (uint32_t)render_page_416(conn_scratch[fd], head, a->file->size,
+					       (enum conn_form)a->form);
+	uint64_t body = a->head_only ? 0 : page->size;
+	conn_push_response(fd, c, conn_scratch[fd], n, page->body, body);
+	access_log_request(fd, request_line, a->status_counter, body);
+}
+STATIC_ASSERT(FILE_HEAD_STORED_MAX + CONTENT_RANGE_MAX <= CONN_SCRATCH_SIZE,
+	      "a 416 page's head fits the scratch");
+
 /* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
  * a the answer its fstat decides (answer_disk: its view, rendered into the scratch, in
  * *view), counting responses_from_disk; or, when it cannot be opened as a regular file
@@ -417,8 +434,11 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL ||
-	    a->kind == ANSWER_ERROR_PAGE) {
-		conn_take_file(fd, c, a, request_line, disk_fd);
+	    a->kind == ANSWER_ERROR_PAGE || a->page == ERROR_PAGE_416) {
+		if (a->page == ERROR_PAGE_416)
+			conn_take_page_416(fd, c, a, request_line);
+		else
+			conn_take_file(fd, c, a, request_line, disk_fd);
 		return;
 	}
 	const char *bytes;
@@ -780,18 +800,26 @@ void conn_event(uint64_t token, const backend_event *e)
 		conn_service(fd, c);
 }
 
-/* A head's deadline passed with part of it buffered: answer 408 and close (lingering,
- * since the client may still be sending). The queue is empty in CONN_P_HEAD. */
+/* A head's deadline passed with part of it buffered: answer 408 (the 408 page when it is
+ * in memory, BEHAVIOUR 10.12) and close (lingering, since the client may still be
+ * sending). The queue is empty in CONN_P_HEAD. */
 static void conn_answer_timeout(int fd, struct conn *c)
 {
 	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
+	const struct cached_file *page = pool.pages.error[ERROR_PAGE_408];
+	struct text_span no_request = {0, 0};
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
-	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
-			   r->total_len - r->head_len);
-	struct text_span no_request = {0, 0};
-	access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
+	if (page && page->place == FILE_IN_MEMORY) {
+		struct answer a = {.file = page, .kind = ANSWER_ERROR_PAGE, .form = CONN_FORM_CLOSE,
+				   .status_counter = (uint8_t)r->counter, .page = ERROR_PAGE_408};
+		conn_take_file(fd, c, &a, no_request, -1);
+	} else {
+		conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
+				   r->total_len - r->head_len);
+		access_log_request(fd, no_request, r->counter, r->total_len - r->head_len);
+	}
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);
 }

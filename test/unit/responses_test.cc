@@ -275,6 +275,31 @@ TEST(MetricsTest, BodyListsTheCountersInOrder)
 	ExpectMetricsResponse(SetCountersAndExpectBody([](int id) { return (uint64_t)(id + 1) * 1001; }));
 }
 
+// BEHAVIOUR 10.12: an error page's head carries its own status line, Allow for the 405,
+// and no validators; a 416 page's head adds Content-Range naming only the file's size.
+TEST(ResponsesTest, ErrorPageHeads)
+{
+	char out[HEAD_200_MAX(24) + HEAD_PAGE_EXTRA_MAX + 32];
+	struct text_span type = {LITERAL("text/html; charset=utf-8")};
+	struct text_span fields = {LITERAL("\r\nX-Page: 1")};
+	struct text_span none = {"", 0};
+	size_t n = render_page_head(out, ERROR_PAGE_410, type, 7, fields, CONN_FORM_CLOSE);
+	EXPECT_EQ(std::string(out, n), "HTTP/1.1 410 Gone\r\nContent-Type: text/html; charset=utf-8"
+				       "\r\nContent-Length: 7\r\nX-Page: 1\r\nConnection: close\r\n\r\n");
+	n = render_page_head(out, ERROR_PAGE_405, type, 7, none, CONN_FORM_KEEP_ALIVE);
+	EXPECT_EQ(std::string(out, n),
+		  "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/html; charset=utf-8"
+		  "\r\nContent-Length: 7\r\nAllow: GET, HEAD, OPTIONS\r\nConnection: keep-alive\r\n\r\n");
+	n = render_page_head(out, ERROR_PAGE_416, type, 7, fields, CONN_FORM_KEEP_ALIVE);
+	struct text_span stored = {out, (uint32_t)(n - head_tail[CONN_FORM_KEEP_ALIVE].len)};
+	char range[sizeof(out) + CONTENT_RANGE_MAX];
+	n = render_page_416(range, stored, 12345, CONN_FORM_CLOSE);
+	EXPECT_EQ(std::string(range, n),
+		  "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Type: text/html; charset=utf-8"
+		  "\r\nContent-Length: 7\r\nX-Page: 1\r\nContent-Range: bytes */12345\r\n"
+		  "Connection: close\r\n\r\n");
+}
+
 TEST(MetricsTest, AllZero)
 {
 	ExpectMetricsResponse(SetCountersAndExpectBody([](int) { return (uint64_t)0; }));
