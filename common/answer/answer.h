@@ -14,6 +14,7 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
+#include "common/answer/redirects.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
 #include "common/answer/routes.h"
@@ -33,6 +34,10 @@ APOLLOD_EXTERN_C_BEGIN
 /* Looks a path up in the file cache: file_cache_find's contract. */
 typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
 
+/* Matches a name against the --redirects rules: redirect_match's contract. */
+typedef const struct redirect_rule *(*rule_match_fn)(const char *name, size_t len,
+						     struct redirect_captures *c);
+
 /* What the connection knows when it asks. */
 struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
@@ -42,6 +47,7 @@ struct answer_input {
 				   * for the method of a BAD or TARGET_TOO_LONG head */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
 	const struct site_pages *pages; /* --error-page, --fallback; NULL: none */
+	rule_match_fn match_rule; /* --redirects' rules (with find_file only); NULL: none */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
 	uint8_t outcome;          /* enum parse_outcome: COMPLETE, BAD or TARGET_TOO_LONG */
@@ -74,13 +80,16 @@ enum answer_kind {
 	ANSWER_DISK_PAGE = 10, /* an --error-page whose file is on disk: the same */
 	ANSWER_OPTIONS = 11, /* the 204 of an OPTIONS of target's path: rendered now with the
 			      * path's --header-for fields (render_options) */
+	ANSWER_RULE = 12,    /* a --redirects rule's 3xx (rule), its Location made from
+			      * target's path matched again: rendered now (redirect_render) */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
 	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
-	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS)
+	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS ||  \
+	 (kind) == ANSWER_RULE)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -89,10 +98,12 @@ STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
 struct answer {
 	const struct cached_file *file; /* ANSWER_FILE, _NOT_MODIFIED, _PARTIAL, _UNSATISFIABLE */
 	uint64_t first, last;     /* ANSWER_PARTIAL: the slice, inclusive */
-	const char *target;       /* ANSWER_REDIRECT, _OPTIONS: the request's target (its
+	const struct redirect_rule *rule; /* ANSWER_RULE: the rule that matched */
+	const char *target;       /* ANSWER_REDIRECT, _OPTIONS, _RULE: the request's target (its
 				   * origin-form part), in its input */
-	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS: the whole target, query included */
-	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS: the target up to its '?' */
+	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS, _RULE: the whole target, query
+				   * included */
+	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS, _RULE: the target up to its '?' */
 	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
 	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
 	uint8_t kind;             /* enum answer_kind */
@@ -183,6 +194,8 @@ static inline unsigned answer_page_of(uint8_t response)
 		return ERROR_PAGE_408;
 	case RESP_URI_TOO_LONG:
 		return ERROR_PAGE_414;
+	case RESP_GONE:
+		return ERROR_PAGE_410;
 	default:
 		return ERROR_PAGE_NONE;
 	}
@@ -194,7 +207,9 @@ static inline unsigned answer_page_of(uint8_t response)
  * unchanged. Anything else is left as it is. */
 static inline void answer_error_page(const struct answer_input *in, struct answer *a)
 {
-	unsigned id = a->kind == ANSWER_STATIC ? answer_page_of(a->response) : ERROR_PAGE_COUNT;
+	unsigned id = ERROR_PAGE_COUNT;
+	if (a->kind == ANSWER_STATIC)
+		id = answer_page_of(a->response);
 	const struct cached_file *page = in->pages && id < ERROR_PAGE_COUNT ? in->pages->error[id]
 									 : 0;
 	if (!page)
@@ -234,6 +249,38 @@ static inline enum url_path_outcome answer_lookup_name(const char *path, uint32_
 	return URL_PATH_OK;
 }
 
+/* The --redirects rule that name[0..len) (answer_lookup_name's, without the index name)
+ * matches, if any (BEHAVIOUR 10.20): sets a to its answer and returns 1: a 200 serves its
+ * file (a hit), a 410 the 410 (a miss), a 3xx ANSWER_RULE (a miss; behind queued
+ * responses ANSWER_LATER; a 414 when its Location would be longer than a 301's may be).
+ * Returns 0 when no rule matches (a untouched). */
+static inline int answer_rule(const struct answer_input *in, const struct request_line *line,
+			      struct answer *a, const char *name, size_t len)
+{
+	struct redirect_captures c;
+	const struct redirect_rule *r = in->match_rule ? in->match_rule(name, len, &c) : 0;
+	if (!r)
+		return 0;
+	if (r->code == REDIRECT_REWRITE) {
+		answer_file(in, a, r->file);
+		return 1;
+	}
+	a->cache_counter = C_cache_misses;
+	if (r->code == REDIRECT_GONE) {
+		a->response = RESP_GONE;
+	} else if (redirect_location_of(r, &c, line->target + line->path_len,
+					line->target_len - line->path_len) > REDIRECT_LOCATION_MAX) {
+		a->response = RESP_URI_TOO_LONG;
+	} else {
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_RULE;
+		a->rule = r;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+	return 1;
+}
+
 /* Looks line's path up in the file cache (in->find_file is set) by the name
  * answer_lookup_name makes. Sets a to serve the file, to a 301 for a directory named
  * without its '/', or to a 400 for a bad escape or a climb above the root; otherwise
@@ -247,6 +294,9 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	int index = 0;
 	enum url_path_outcome d = answer_lookup_name(line->target, line->path_len, name, &len,
 						     &index);
+	if (d == URL_PATH_OK &&
+	    answer_rule(in, line, a, name, len - (index ? sizeof(ANSWER_INDEX_NAME) - 1 : 0)))
+		return;
 	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
@@ -367,6 +417,8 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 		return (uint8_t)static_responses[a->form][a->response].counter;
 	case ANSWER_OPTIONS:
 		return C_responses_204;
+	case ANSWER_RULE:
+		return redirect_counter(a->rule);
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}
@@ -382,7 +434,7 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 			       const struct disk_stat *st, char *out, struct cached_file *view)
 {
 	int page = a->kind == ANSWER_DISK_PAGE;
-	unsigned id = page ? a->page : ERROR_PAGE_COUNT; /* ERROR_PAGE_NONE: a file */
+	unsigned id = page ? a->page : (unsigned)ERROR_PAGE_NONE;
 	disk_file_view(a->file, st, in->now(), id, out, view);
 	a->file = view;
 	if (page)
@@ -435,6 +487,7 @@ static inline int answer_bad_head_is_head(const struct answer_input *in)
 static inline void answer_request(const struct answer_input *in, struct answer *a)
 {
 	a->file = 0;
+	a->rule = 0;
 	a->first = a->last = 0;
 	a->target = 0;
 	a->target_len = a->path_len = 0;

@@ -1,6 +1,8 @@
 /* The extension table and the --mime-types FILE (see mime_types.h). */
 #include "common/answer/mime_types.h"
 
+#include "common/answer/site_files.h"
+
 #include <linux/fcntl.h> /* O_RDONLY, O_CLOEXEC, AT_FDCWD */
 
 #include "common/base/char_class.h"
@@ -35,13 +37,9 @@ static const char *const mime_problem_words[] = {
 #define TEXT_PREFIX "text/"
 #define CHARSET_SUFFIX "; charset=utf-8"
 
-/* The module's state: the --mime-types FILE's text and what it says (empty without). */
-struct mime_types_state {
-	struct mime_table table; /* entries point into file[] and table.text_types */
-	char file[MIME_FILE_MAX + 1]; /* the file's bytes, read once at start-up; one byte
-				       * more tells a file that is too big */
-};
-static struct mime_types_state mime_types;
+/* The module's state, site_files.mime (site_files.h, defined in redirects.c): the
+ * --mime-types FILE's text and what it says (empty without). */
+#define mime_types site_files.mime
 
 static int is_blank(char c)
 {

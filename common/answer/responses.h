@@ -42,6 +42,7 @@ APOLLOD_EXTERN_C_BEGIN
 	  HEAD_ALLOW_LINE)                                                               \
 	X(RESP_TIMEOUT, STATUS_408, C_responses_408, 16, "request timeout\n", "")          \
 	X(RESP_URI_TOO_LONG, STATUS_414, C_responses_414, 13, "uri too long\n", "")        \
+	X(RESP_GONE, STATUS_410, C_responses_410, 5, "gone\n", "")                         \
 	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)
 
 enum static_response_id {

@@ -46,7 +46,9 @@ APOLLOD_EXTERN_C_BEGIN
  * start_time_seconds: not a count but the service's start (CLOCK_REALTIME seconds, set
  * once by the resident supervisor: counter_page.h); the Prometheus form types it gauge.
  * restarts_backed_off: generations and workers restarted after a death, each after its
- * backoff (BEHAVIOUR 17). */
+ * backoff (BEHAVIOUR 17).
+ * responses_302 / _303 / _307 / _308 / _410: the answers of --redirects rules with those
+ * codes (BEHAVIOUR 10.20). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -87,7 +89,12 @@ APOLLOD_EXTERN_C_BEGIN
 	X(entries_skipped)        \
 	X(start_time_seconds)     \
 	X(restarts_backed_off)    \
-	X(responses_204)
+	X(responses_204)          \
+	X(responses_302)          \
+	X(responses_303)          \
+	X(responses_307)          \
+	X(responses_308)          \
+	X(responses_410)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -104,7 +111,12 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_206)           \
 	X(responses_416)           \
 	X(responses_414)           \
-	X(responses_204)
+	X(responses_204)           \
+	X(responses_302)           \
+	X(responses_303)           \
+	X(responses_307)           \
+	X(responses_308)           \
+	X(responses_410)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -19,6 +19,7 @@
 #include "common/answer/path_fields.h"
 #include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
+#include "common/answer/redirects.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
@@ -381,9 +382,11 @@ static enum exit_code setup_site_flags(const struct cli_options *opts)
 	int pages = 0;
 	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
 		pages |= opts->error_page[i] != 0;
-	if (opts->root || (!pages && !opts->fallback))
+	if (opts->root || (!pages && !opts->fallback && !opts->redirects))
 		return EXIT_OK;
-	if (pages)
+	if (opts->redirects)
+		write_stderr(LITERAL("apollod: --redirects needs --root\n"));
+	else if (pages)
 		write_stderr(LITERAL("apollod: --error-page needs --root\n"));
 	else
 		write_stderr(LITERAL("apollod: --fallback needs --root\n"));
@@ -445,6 +448,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 			    opts->max_files);
 	if (r == EXIT_OK)
 		r = file_cache_pages(opts->error_page, opts->fallback, &plan->pages);
+	if (r == EXIT_OK && opts->redirects) /* after the tree: a 200 rule names its file */
+		r = redirects_load(opts->redirects, file_cache_find);
 	if (r != EXIT_OK)
 		return r;
 	int hand[FILE_CACHE_HANDOVER_MAX];

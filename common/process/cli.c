@@ -268,6 +268,8 @@ static const struct flag_row flag_rows[] = {
 	 CLI_ACCEPT_ROOT, FLAG_ERROR_PAGE, 0, 0, FIELD(error_page)},
 	{"--fallback", "/PATH", "--root answers a path that finds no file with this file",
 	 "none", CLI_ACCEPT_ROOT, FLAG_SITE_PATH, 0, 0, FIELD(fallback)},
+	{"--redirects", "FILE", "--root applies FILE's rules (_redirects format) before lookup",
+	 "none", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(redirects)},
 	{"--header-for", "PATTERN FIELD",
 	 "add FIELD ('NAME: VALUE') to the files PATTERN (/dir/ or *.ext) names; repeatable "
 	 "(up to 32)", "none",
@@ -455,6 +457,7 @@ static void set_defaults(struct cli_options *opts)
 	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
 		opts->error_page[i] = 0;
 	opts->fallback = 0;
+	opts->redirects = 0;
 	opts->header_for_count = 0;
 	opts->user = 0;
 	opts->no_sandbox = 0;

@@ -75,6 +75,7 @@ struct cli_options {
 	const char *error_page[ERROR_PAGE_COUNT]; /* --error-page CODE=/NAME: the "/NAME" of
 				      * each code (enum error_page_id), or NULL */
 	const char *fallback;        /* --fallback /NAME, or NULL */
+	const char *redirects;       /* --redirects FILE (_redirects format), or NULL */
 	uint32_t header_for_count;   /* --header-for given, in order: */
 	const char *header_for_pattern[CLI_HEADER_FOR_MAX]; /* unchecked here: path_fields.h */
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */
@@ -119,7 +120,7 @@ int cli_parse(int argc, char **argv, unsigned accept, struct cli_options *opts);
 
 /* The texts below are built into a caller's buffer of the size given; longer text is
  * cut at the end of the buffer (never past it). Each returns the bytes written. */
-#define CLI_LINE_MAX 512  /* a usage line, a problem line, a --help row */
+#define CLI_LINE_MAX 1024 /* a usage line, a problem line, a --help row */
 #define CLI_WORD_SHOWN 64 /* at most this much of a bad word is quoted back */
 
 /* "apollod: unknown flag '--bogus'\n", "apollod: --listen needs a value\n",

@@ -146,6 +146,7 @@ static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered 
 struct conn_pool {
 	file_lookup_fn find_file; /* --root's lookup, or NULL */
 	struct site_pages pages;  /* --error-page and --fallback (NULLs: none) */
+	rule_match_fn match_rule; /* --redirects' rules, or NULL */
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
@@ -170,6 +171,7 @@ void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t ma
 {
 	pool.find_file = find;
 	pool.pages = *pages;
+	pool.match_rule = find && redirects_rules() ? redirect_match : 0;
 	pool.open_max = max_connections;
 }
 
@@ -416,6 +418,26 @@ static uint32_t conn_render_options(int fd, const struct answer *a)
 	return (uint32_t)render_options(conn_scratch[fd], f, (enum conn_form)a->form);
 }
 
+/* Renders into c's scratch the 3xx of a's --redirects rule (ANSWER_RULE), its captures
+ * from matching the name GET looks up (answer_lookup_name, which answer_rule found
+ * valid) again. Sets *head_len; returns the bytes written. */
+static uint32_t conn_render_rule(int fd, const struct answer *a, uint32_t *head_len)
+{
+	char name[ANSWER_NAME_MAX];
+	size_t len = 0;
+	int index = 0;
+	struct redirect_captures captures;
+	answer_lookup_name(a->target, a->path_len, name, &len, &index);
+	if (index)
+		len -= sizeof(ANSWER_INDEX_NAME) - 1;
+	pool.match_rule(name, len, &captures);
+	return (uint32_t)redirect_render(conn_scratch[fd], a->rule, &captures,
+					 a->target + a->path_len, a->target_len - a->path_len,
+					 (enum conn_form)a->form, head_len);
+}
+STATIC_ASSERT(REDIRECT_RULE_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
+	      "a rule's redirect with the longest Location fits the scratch");
+
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
@@ -450,6 +472,9 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	} else if (a->kind == ANSWER_OPTIONS) {
 		bytes = conn_scratch[fd];
 		total_len = head_len = conn_render_options(fd, a);
+	} else if (a->kind == ANSWER_RULE) {
+		bytes = conn_scratch[fd];
+		total_len = conn_render_rule(fd, a, &head_len);
 	} else if (a->kind == ANSWER_UNSATISFIABLE) {
 		bytes = conn_scratch[fd];
 		total_len = (uint32_t)render_416(conn_scratch[fd], a->file->size, a->form,
@@ -524,6 +549,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.input = buf + c->in_start,
 			.find_file = pool.find_file,
 			.pages = &pool.pages,
+			.match_rule = pool.match_rule,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,

@@ -76,6 +76,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
+		{"410", RESP_GONE, "HTTP/1.1 410 Gone\r\n", C_responses_410},
 		{"OPTIONS *", RESP_OPTIONS_ANY, "HTTP/1.1 200 OK\r\n", C_responses_200},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
@@ -176,7 +177,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
 					    C_responses_405, C_responses_301, C_responses_304,
 					    C_responses_206, C_responses_416, C_responses_414,
-					    C_responses_204};
+					    C_responses_204, C_responses_302, C_responses_303,
+					    C_responses_307, C_responses_308, C_responses_410};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

@@ -1099,6 +1099,10 @@ const std::vector<std::string> kServiceCounterNames = {"start_time_seconds",
 						       "restarts_backed_off"};
 // The 204 of an OPTIONS of a path (BEHAVIOUR 6.2); counted in every routed tier.
 const std::vector<std::string> kOptionsCounterNames = {"responses_204"};
+// The answers of --redirects rules (BEHAVIOUR 10.20); counted in every routed tier.
+const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_303",
+						    "responses_307", "responses_308",
+						    "responses_410"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1134,9 +1138,9 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 40
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 45
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
-					 &kOptionsCounterNames})
+					 &kOptionsCounterNames, &kRuleCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
