@@ -175,25 +175,10 @@ int mime_table_find(const struct mime_table *t, const char *ext, size_t len,
 	return 0;
 }
 
-/* Writes "apollod: --mime-types PATH[:LINE]: <reason>[: <errno text>]\n" to stderr (no
- * line when line is 0, no errno text when err is 0). Returns EXIT_USAGE. */
+/* The line console_file_problem writes for problem p of the file at path; EXIT_USAGE. */
 static enum exit_code refuse(const char *path, uint32_t line, enum mime_problem p, long err)
 {
-	char digits[U64_DEC_MAX];
-	char reason[ERRNO_TEXT_MAX];
-	write_stderr(LITERAL("apollod: --mime-types "));
-	write_stderr(path, cstr_len(path));
-	if (line) {
-		write_stderr(LITERAL(":"));
-		write_stderr(digits, u64_to_dec(line, digits));
-	}
-	write_stderr(LITERAL(": "));
-	write_stderr(mime_problem_words[p], cstr_len(mime_problem_words[p]));
-	if (err) {
-		write_stderr(LITERAL(": "));
-		write_stderr(reason, errno_text(err, reason));
-	}
-	write_stderr(LITERAL("\n"));
+	console_file_problem("--mime-types", path, line, mime_problem_words[p], err);
 	return EXIT_USAGE;
 }
 

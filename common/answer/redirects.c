@@ -318,25 +318,10 @@ enum redirects_problem redirects_parse(const char *text, size_t len, redirect_fi
 	return REDIRECTS_OK;
 }
 
-/* Writes "apollod: --redirects PATH[:LINE]: <reason>[: <errno text>]\n" to stderr (no
- * line when line is 0, no errno text when err is 0). Returns EXIT_USAGE. */
+/* The line console_file_problem writes for problem p of the file at path; EXIT_USAGE. */
 static enum exit_code refuse(const char *path, uint32_t line, enum redirects_problem p, long err)
 {
-	char digits[U64_DEC_MAX];
-	char reason[ERRNO_TEXT_MAX];
-	write_stderr(LITERAL("apollod: --redirects "));
-	write_stderr(path, cstr_len(path));
-	if (line) {
-		write_stderr(LITERAL(":"));
-		write_stderr(digits, u64_to_dec(line, digits));
-	}
-	write_stderr(LITERAL(": "));
-	write_stderr(problem_words[p], cstr_len(problem_words[p]));
-	if (err) {
-		write_stderr(LITERAL(": "));
-		write_stderr(reason, errno_text(err, reason));
-	}
-	write_stderr(LITERAL("\n"));
+	console_file_problem("--redirects", path, line, problem_words[p], err);
 	return EXIT_USAGE;
 }
 

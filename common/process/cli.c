@@ -274,6 +274,8 @@ static const struct flag_row flag_rows[] = {
 	 "add FIELD ('NAME: VALUE') to the files PATTERN (/dir/ or *.ext) names; repeatable "
 	 "(up to 32)", "none",
 	 CLI_ACCEPT_ROOT, FLAG_HEADER_FOR, 0, 0, FIELD(header_for_pattern)},
+	{"--headers", "FILE", "--root adds FILE's fields (_headers format) as --header-for does",
+	 "none", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(headers_file)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -458,6 +460,7 @@ static void set_defaults(struct cli_options *opts)
 		opts->error_page[i] = 0;
 	opts->fallback = 0;
 	opts->redirects = 0;
+	opts->headers_file = 0;
 	opts->header_for_count = 0;
 	opts->user = 0;
 	opts->no_sandbox = 0;

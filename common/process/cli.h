@@ -76,6 +76,7 @@ struct cli_options {
 				      * each code (enum error_page_id), or NULL */
 	const char *fallback;        /* --fallback /NAME, or NULL */
 	const char *redirects;       /* --redirects FILE (_redirects format), or NULL */
+	const char *headers_file;    /* --headers FILE (_headers format), or NULL */
 	uint32_t header_for_count;   /* --header-for given, in order: */
 	const char *header_for_pattern[CLI_HEADER_FOR_MAX]; /* unchecked here: path_fields.h */
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */

@@ -428,6 +428,83 @@ TEST_F(SitePagesTest, HeaderForRefusals)
 	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --header-for needs a value\n"), "");
 }
 
+// Writes text to a new temporary file and returns its path ("" on failure).
+std::string TempFile(const std::string &text)
+{
+	char name[] = "/tmp/apollod-headers-XXXXXX";
+	int fd = mkstemp(name);
+	if (fd < 0)
+		return "";
+	bool ok = write(fd, text.data(), text.size()) == (ssize_t)text.size();
+	close(fd);
+	return ok ? name : "";
+}
+
+// BEHAVIOUR 10.13: --headers FILE in the _headers format is --header-for spelled in a
+// file: its pairs come after the command line's, on every response of the files they
+// name (200, HEAD, OPTIONS).
+TEST_F(SitePagesTest, HeadersFileIsHeaderForSpelledInAFile)
+{
+	const std::string file = TempFile("# fields for every response, then by folder and type\n"
+					  "/*\n"
+					  "  X-Frame-Options: DENY\n"
+					  "/assets/*\n"
+					  "  Cache-Control: public, max-age=31536000, immutable\n"
+					  "/*.zip\n"
+					  "  Content-Disposition: attachment\n");
+	ASSERT_NE(file, "");
+	Start({"--headers", file, "--header-for", "/assets/", "X-Cli: 1"});
+	const FileRoot &root = *root_;
+	const std::string deny = "X-Frame-Options: DENY\r\n";
+	Expect("/assets/app.js", [&](bool h) {
+		return FileResponse(root, kJs, "assets/app.js",
+				    "X-Cli: 1\r\n" + deny +
+					    "Cache-Control: public, max-age=31536000, immutable\r\n",
+				    h);
+	});
+	Expect("/dl/report.zip", [&](bool h) {
+		return FileResponse(root, kZip, "dl/report.zip",
+				    deny + "Content-Disposition: attachment\r\n", h);
+	});
+	Expect("/index.html",
+	       [&](bool h) { return FileResponse(root, kHtml, "index.html", deny, h); });
+	EXPECT_EQ(Roundtrip(daemon_.port(), Request("OPTIONS", "/dl/report.zip")).bytes,
+		  "HTTP/1.1 204 No Content\r\nAllow: GET, HEAD, OPTIONS\r\n" + deny +
+			  "Content-Disposition: attachment\r\nConnection: close\r\n\r\n");
+	unlink(file.c_str());
+}
+
+// A line outside the subset, or a field --header-for would refuse, ends the start with
+// exit 64 and the file's line.
+TEST_F(SitePagesTest, HeadersFileRefusals)
+{
+	const struct {
+		std::string text, why;
+		int line;
+	} cases[] = {
+		{"/*\n  X-A: 1\n/index.html\n  X-B: 2\n",
+		 "a path is /*, /dir/* or /*.ext here (the --header-for forms); exact paths, "
+		 "placeholders and URLs are not supported",
+		 3},
+		{"/*\n  X-A: 1\n  ETag: \"x\"\n", "the daemon writes that field itself", 3},
+		{"  X-A: 1\n", "a field line before any path line", 1},
+		{"/*\n  ! X-A\n", "detaching a field ('! Name') is not supported", 2},
+	};
+	for (const auto &c : cases) {
+		const std::string file = TempFile(c.text);
+		ASSERT_NE(file, "");
+		CommandResult r = Refused({"--headers", file});
+		EXPECT_EQ(r.exit_code, kExitUsage) << c.text;
+		EXPECT_EQ(r.err, "apollod: --headers " + file + ":" + std::to_string(c.line) + ": " +
+					 c.why + "\n");
+		unlink(file.c_str());
+	}
+	CommandResult r = Refused({"--headers", "/nonexistent/_headers"});
+	EXPECT_EQ(r.exit_code, kExitUsage);
+	EXPECT_EQ(r.err, "apollod: --headers /nonexistent/_headers: cannot open: no such file or "
+			 "directory\n");
+}
+
 // The pages of every status (BEHAVIOUR 10.12), each body distinct, under e/ so that one
 // --header-for names them all.
 const std::vector<std::pair<std::string, std::string>> kPages = {
