@@ -20,7 +20,7 @@
 
 /* X(id, code as --error-page spells it, status line). 403 and 503 are accepted (a site
  * written for another server names them) and checked, but no answer of the daemon has
- * either status, so their pages are never served. */
+ * either status, so their pages are never served; a 410 is a --redirects rule's. */
 #define FOR_EACH_ERROR_STATUS(X)                  \
 	X(ERROR_PAGE_400, "400", STATUS_400)      \
 	X(ERROR_PAGE_403, "403", STATUS_403)      \
