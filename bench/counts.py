@@ -12,6 +12,7 @@ counted separately). Any server: an apollod tier or a peer (servers.PEERS).
 
 Usage (bench/BUILD wraps it as //bench:counts):
   counts.py BINARY [--requests N] [--short | --file] [--strace] [--access-log PATH]
+            [--redirects FILE]
   BINARY: a tier, or a peer name (--file: a routed tier only)
 """
 
@@ -212,8 +213,12 @@ def main():
                        "and Range (a tier only)")
     ap.add_argument("--strace", action="store_true", help="also syscalls per request")
     ap.add_argument("--access-log", metavar="PATH", help="a tier: with --access-log PATH")
+    ap.add_argument("--redirects", metavar="FILE",
+                    help="a tier with --file: with --redirects FILE (rules matched per request)")
     args = ap.parse_args()
     tier_args = ["--access-log", args.access_log] if args.access_log else []
+    if args.redirects:
+        tier_args += ["--redirects", os.path.abspath(args.redirects)]
     if args.binary in servers.PEERS:
         kind, binary = args.binary, servers.PEER_BINARIES[args.binary]
     else:

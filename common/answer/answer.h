@@ -14,6 +14,7 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
+#include "common/answer/redirects.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
 #include "common/answer/routes.h"
@@ -33,6 +34,10 @@ APOLLOD_EXTERN_C_BEGIN
 /* Looks a path up in the file cache: file_cache_find's contract. */
 typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
 
+/* Matches a name against the --redirects rules: redirect_match's contract. */
+typedef const struct redirect_rule *(*rule_match_fn)(const char *name, size_t len,
+						     struct redirect_captures *c);
+
 /* What the connection knows when it asks. */
 struct answer_input {
 	const struct http_request *request; /* the parsed head when outcome is COMPLETE */
@@ -41,7 +46,8 @@ struct answer_input {
 	const char *input;        /* the request's first byte (buffered bytes from it on): read
 				   * for the method of a BAD or TARGET_TOO_LONG head */
 	file_lookup_fn find_file; /* NULL without --root: unrouted paths are 404 */
-	const struct site_pages *pages; /* --error-page, --fallback; NULL: neither */
+	const struct site_pages *pages; /* --error-page, --fallback; NULL: none */
+	rule_match_fn match_rule; /* --redirects' rules (with find_file only); NULL: none */
 	wall_second_fn now;       /* the wall clock, asked only to read a date (files only) */
 	uint32_t buffered;        /* input bytes from the request's first byte on */
 	uint8_t outcome;          /* enum parse_outcome: COMPLETE, BAD or TARGET_TOO_LONG */
@@ -66,22 +72,26 @@ enum answer_kind {
 	ANSWER_NOT_MODIFIED = 5, /* a cached file's 304 head, rendered now (file_head_304), no
 				  * body */
 	ANSWER_PARTIAL = 6,  /* 206: bytes first..last of file, its head rendered now */
-	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416) */
-	ANSWER_ERROR_PAGE = 8, /* the --error-page 404: file's stored 404 head, then (GET) its
-				* body; never a 304 or 206 */
+	ANSWER_UNSATISFIABLE = 7, /* 416 for file, rendered now (render_416; with the 416
+				   * page, render_page_416 and the page's body) */
+	ANSWER_ERROR_PAGE = 8, /* an --error-page (page): file's stored head of its status,
+				* then (GET) its body; never a 304 or 206 */
 	ANSWER_DISK = 9,     /* file is served from disk (BEHAVIOUR 10.18): the connection
 			      * opens and stats it, then answer_disk decides as answer_file
 			      * does (or answer_disk_missing when it cannot be opened) */
-	ANSWER_DISK_PAGE = 10, /* the --error-page 404 whose file is on disk: the same */
+	ANSWER_DISK_PAGE = 10, /* an --error-page whose file is on disk: the same */
 	ANSWER_OPTIONS = 11, /* the 204 of an OPTIONS of target's path: rendered now with the
 			      * path's --header-for fields (render_options) */
+	ANSWER_RULE = 12,    /* a --redirects rule's 3xx (rule), its Location made from
+			      * target's path matched again: rendered now (redirect_render) */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
 #define ANSWER_USES_SCRATCH(kind)                                                      \
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
 	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
-	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS)
+	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS ||  \
+	 (kind) == ANSWER_RULE)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -93,10 +103,12 @@ struct answer {
 	uint64_t identity_size;   /* a hit: the size of the file asked for (its identity), which
 				   * file may be a coded representation of (BEHAVIOUR 7:
 				   * compressed_bytes_saved); 0 otherwise */
-	const char *target;       /* ANSWER_REDIRECT, _OPTIONS: the request's target (its
+	const struct redirect_rule *rule; /* ANSWER_RULE: the rule that matched */
+	const char *target;       /* ANSWER_REDIRECT, _OPTIONS, _RULE: the request's target (its
 				   * origin-form part), in its input */
-	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS: the whole target, query included */
-	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS: the target up to its '?' */
+	uint32_t target_len;      /* ANSWER_REDIRECT, _OPTIONS, _RULE: the whole target, query
+				   * included */
+	uint32_t path_len;        /* ANSWER_REDIRECT, _OPTIONS, _RULE: the target up to its '?' */
 	uint64_t skip;            /* body bytes to discard before the next head (keep only) */
 	uint32_t consumed;        /* input bytes this request used: its head, or all for 400 */
 	uint8_t kind;             /* enum answer_kind */
@@ -107,6 +119,8 @@ struct answer {
 	uint8_t method_counter;   /* C_requests_get, C_requests_head or ANSWER_NO_COUNTER */
 	uint8_t cache_counter;    /* C_cache_hits, C_cache_misses or ANSWER_NO_COUNTER */
 	uint8_t status_counter;   /* C_responses_NNN of the response */
+	uint8_t page;             /* enum error_page_id: ANSWER_ERROR_PAGE, _DISK_PAGE, and an
+				   * _UNSATISFIABLE with the 416 page; else ERROR_PAGE_NONE */
 };
 
 /* The function is defined here, inline: it runs once per request and the connection reads
@@ -140,6 +154,9 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 	else
 		a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
 							  &a->first, &a->last)];
+	if (a->kind == ANSWER_UNSATISFIABLE && in->pages && in->pages->error[ERROR_PAGE_416] &&
+	    in->pages->error[ERROR_PAGE_416]->place == FILE_IN_MEMORY)
+		a->page = ERROR_PAGE_416; /* its body under the 416 (a page on disk: none) */
 	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
 		a->kind = ANSWER_LATER;
 }
@@ -158,22 +175,56 @@ static inline int answer_fallback_applies(const struct answer_input *in, const c
 
 /* A GET or HEAD whose path found no file nor directory to redirect (BEHAVIOUR 10.12):
  * the --fallback file when fallback_ok, answered as a request for it would be (a hit);
- * else, for a 404, the --error-page 404 (still a miss); else leaves a as it is (404, or
- * hello for "/"). */
+ * else leaves a as it is (404, which answer_error_page may give its page, or hello for
+ * "/"). */
 static inline void answer_no_file(const struct answer_input *in, struct answer *a,
 				  int fallback_ok)
 {
-	const struct site_pages *p = in->pages;
-	if (!p)
-		return;
-	if (p->fallback && fallback_ok) {
-		answer_file(in, a, p->fallback);
-	} else if (p->not_found && a->response == RESP_NOT_FOUND) {
-		a->kind = p->not_found->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
-		a->file = p->not_found;
-		if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
-			a->kind = ANSWER_LATER;
+	if (in->pages && in->pages->fallback && fallback_ok)
+		answer_file(in, a, in->pages->fallback);
+}
+
+/* The error page (enum error_page_id) that may replace static response `response`, or
+ * ERROR_PAGE_NONE (a 200, or a response that has no page). */
+static inline unsigned answer_page_of(uint8_t response)
+{
+	STATIC_ASSERT(ERROR_PAGE_NONE == ERROR_PAGE_COUNT, "no page is the count");
+	switch (response) {
+	case RESP_BAD_REQUEST:
+		return ERROR_PAGE_400;
+	case RESP_NOT_FOUND:
+		return ERROR_PAGE_404;
+	case RESP_NOT_ALLOWED:
+		return ERROR_PAGE_405;
+	case RESP_TIMEOUT:
+		return ERROR_PAGE_408;
+	case RESP_URI_TOO_LONG:
+		return ERROR_PAGE_414;
+	case RESP_GONE:
+		return ERROR_PAGE_410;
+	default:
+		return ERROR_PAGE_NONE;
 	}
+}
+
+/* A decided static answer whose status has an --error-page (BEHAVIOUR 10.12): that page
+ * under its stored head instead (ANSWER_ERROR_PAGE; on disk ANSWER_DISK_PAGE, behind
+ * queued responses ANSWER_LATER), the response, its counters and the connection's fate
+ * unchanged. Anything else is left as it is. */
+static inline void answer_error_page(const struct answer_input *in, struct answer *a)
+{
+	unsigned id = ERROR_PAGE_COUNT;
+	if (a->kind == ANSWER_STATIC)
+		id = answer_page_of(a->response);
+	const struct cached_file *page = in->pages && id < ERROR_PAGE_COUNT ? in->pages->error[id]
+									 : 0;
+	if (!page)
+		return;
+	a->page = (uint8_t)id;
+	a->file = page;
+	a->kind = page->place == FILE_ON_DISK ? ANSWER_DISK_PAGE : ANSWER_ERROR_PAGE;
+	if (ANSWER_USES_SCRATCH(a->kind) && in->queue_busy)
+		a->kind = ANSWER_LATER;
 }
 
 /* Room for a lookup name: the longest decoded path (never longer than the target) and
@@ -204,6 +255,38 @@ static inline enum url_path_outcome answer_lookup_name(const char *path, uint32_
 	return URL_PATH_OK;
 }
 
+/* The --redirects rule that name[0..len) (answer_lookup_name's, without the index name)
+ * matches, if any (BEHAVIOUR 10.20): sets a to its answer and returns 1: a 200 serves its
+ * file (a hit), a 410 the 410 (a miss), a 3xx ANSWER_RULE (a miss; behind queued
+ * responses ANSWER_LATER; a 414 when its Location would be longer than a 301's may be).
+ * Returns 0 when no rule matches (a untouched). */
+static inline int answer_rule(const struct answer_input *in, const struct request_line *line,
+			      struct answer *a, const char *name, size_t len)
+{
+	struct redirect_captures c;
+	const struct redirect_rule *r = in->match_rule ? in->match_rule(name, len, &c) : 0;
+	if (!r)
+		return 0;
+	if (r->code == REDIRECT_REWRITE) {
+		answer_file(in, a, r->file);
+		return 1;
+	}
+	a->cache_counter = C_cache_misses;
+	if (r->code == REDIRECT_GONE) {
+		a->response = RESP_GONE;
+	} else if (redirect_location_of(r, &c, line->target + line->path_len,
+					line->target_len - line->path_len) > REDIRECT_LOCATION_MAX) {
+		a->response = RESP_URI_TOO_LONG;
+	} else {
+		a->kind = in->queue_busy ? ANSWER_LATER : ANSWER_RULE;
+		a->rule = r;
+		a->target = line->target;
+		a->target_len = line->target_len;
+		a->path_len = line->path_len;
+	}
+	return 1;
+}
+
 /* Looks line's path up in the file cache (in->find_file is set) by the name
  * answer_lookup_name makes. Sets a to serve the file, to a 301 for a directory named
  * without its '/', or to a 400 for a bad escape or a climb above the root; otherwise
@@ -217,6 +300,9 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 	int index = 0;
 	enum url_path_outcome d = answer_lookup_name(line->target, line->path_len, name, &len,
 						     &index);
+	if (d == URL_PATH_OK &&
+	    answer_rule(in, line, a, name, len - (index ? sizeof(ANSWER_INDEX_NAME) - 1 : 0)))
+		return;
 	const struct cached_file *f = d == URL_PATH_OK ? in->find_file(name, len) : 0;
 	if (d == URL_PATH_BAD)
 		a->response = RESP_BAD_REQUEST;
@@ -349,11 +435,13 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 		return C_responses_206;
 	case ANSWER_UNSATISFIABLE:
 		return C_responses_416;
-	case ANSWER_ERROR_PAGE:
+	case ANSWER_ERROR_PAGE: /* the page keeps the static response's status */
 	case ANSWER_DISK_PAGE:
-		return C_responses_404;
+		return (uint8_t)static_responses[a->form][a->response].counter;
 	case ANSWER_OPTIONS:
 		return C_responses_204;
+	case ANSWER_RULE:
+		return redirect_counter(a->rule);
 	default: /* a file or /metrics */
 		return C_responses_200;
 	}
@@ -369,7 +457,8 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 			       const struct disk_stat *st, char *out, struct cached_file *view)
 {
 	int page = a->kind == ANSWER_DISK_PAGE;
-	disk_file_view(a->file, st, in->now(), page, out, view);
+	unsigned id = page ? a->page : (unsigned)ERROR_PAGE_NONE;
+	disk_file_view(a->file, st, in->now(), id, out, view);
 	a->file = view;
 	if (page)
 		a->kind = ANSWER_ERROR_PAGE;
@@ -382,20 +471,24 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 
 /* The file of an ANSWER_DISK or ANSWER_DISK_PAGE could not be opened as a regular file
  * beneath DIR without following a symbolic link (gone, replaced by a link or a
- * directory, unreadable): the request gets the 404 a path that finds no file gets, the
- * --error-page when that page is in memory (never the --fallback: BEHAVIOUR 10.18), and
- * counts a miss. */
+ * directory, unreadable). A file: the request gets the 404 a path that finds no file
+ * gets, the 404 page when that page is in memory (never the --fallback: BEHAVIOUR
+ * 10.18), and counts a miss. A page: the static response it stood for. */
 static inline void answer_disk_missing(const struct answer_input *in, struct answer *a)
 {
-	const struct cached_file *page = in->pages ? in->pages->not_found : 0;
+	const struct cached_file *page = in->pages ? in->pages->error[ERROR_PAGE_404] : 0;
 	int was_page = a->kind == ANSWER_DISK_PAGE;
 	a->kind = ANSWER_STATIC;
-	a->response = RESP_NOT_FOUND;
 	a->file = 0;
-	a->cache_counter = C_cache_misses;
-	if (page && !was_page && page->place == FILE_IN_MEMORY) {
-		a->kind = ANSWER_ERROR_PAGE;
-		a->file = page;
+	a->page = ERROR_PAGE_NONE;
+	if (!was_page) {
+		a->response = RESP_NOT_FOUND;
+		a->cache_counter = C_cache_misses;
+		if (page && page->place == FILE_IN_MEMORY) {
+			a->kind = ANSWER_ERROR_PAGE;
+			a->file = page;
+			a->page = ERROR_PAGE_404;
+		}
 	}
 	a->status_counter = answer_status_counter(a);
 }
@@ -417,6 +510,7 @@ static inline int answer_bad_head_is_head(const struct answer_input *in)
 static inline void answer_request(const struct answer_input *in, struct answer *a)
 {
 	a->file = 0;
+	a->rule = 0;
 	a->first = a->last = 0;
 	a->identity_size = 0;
 	a->target = 0;
@@ -429,21 +523,23 @@ static inline void answer_request(const struct answer_input *in, struct answer *
 	a->head_only = 0;
 	a->method_counter = ANSWER_NO_COUNTER;
 	a->cache_counter = ANSWER_NO_COUNTER;
+	a->page = ERROR_PAGE_NONE;
 	uint64_t body = 0;
 	int keep = 0;
 	if (in->outcome == PARSE_COMPLETE) {
 		keep = answer_complete(in, a, &body);
-		if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
-			a->consumed = 0;
-			a->method_counter = ANSWER_NO_COUNTER;
-			a->cache_counter = ANSWER_NO_COUNTER;
-			a->status_counter = ANSWER_NO_COUNTER;
-			return;
-		}
 	} else {
 		if (in->outcome == PARSE_TARGET_TOO_LONG)
 			a->response = RESP_URI_TOO_LONG; /* ends the input and the connection as a 400 */
 		a->head_only = (uint8_t)answer_bad_head_is_head(in);
+	}
+	answer_error_page(in, a);
+	if (a->kind == ANSWER_LATER) { /* nothing consumed, nothing counted */
+		a->consumed = 0;
+		a->method_counter = ANSWER_NO_COUNTER;
+		a->cache_counter = ANSWER_NO_COUNTER;
+		a->status_counter = ANSWER_NO_COUNTER;
+		return;
 	}
 	uint32_t left = in->buffered - a->consumed; /* input after this request's head */
 	if (keep) {

@@ -8,7 +8,7 @@
 STATIC_ASSERT(sizeof(struct disk_stat) == 32, "disk_stat layout");
 
 void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uint64_t now_s,
-		    int not_found_page, char *out, struct cached_file *view)
+		    unsigned page, char *out, struct cached_file *view)
 {
 	struct text_span type = {f->head, f->type_len};
 	struct text_span fields = {f->head + f->type_len, f->fields_len};
@@ -16,13 +16,12 @@ void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uin
 	view->body = 0;
 	view->size = st->size;
 	view->mtime = st->mtime_s < 0 ? 0 : (uint64_t)st->mtime_s > now_s ? now_s : (uint64_t)st->mtime_s;
-	if (not_found_page) {
-		struct text_span prefix = {LITERAL(HEAD_404_PREFIX)};
+	if (page != ERROR_PAGE_NONE) {
 		view->etag = 0;
 		view->etag_len = 0;
 		view->head = out;
-		view->head_len = (uint16_t)render_head_with(out, prefix, type.text, type.len, st->size,
-							    fields.text, fields.len, FILE_HEAD_FORM);
+		view->head_len = (uint16_t)render_page_head(out, page, type, st->size, fields,
+							    FILE_HEAD_FORM);
 		return;
 	}
 	uint64_t ns = (uint64_t)st->mtime_s * NS_PER_S + st->mtime_ns; /* as a loaded file's */

@@ -2,7 +2,7 @@
  * a file's name, type and --header-for lines; each request opens the file beneath DIR
  * (common/serve/disk_open.h) and takes its length and validators from the fstat of that
  * open. Here, purely, that fstat becomes a view of the file that reads like a loaded one
- * (size, Last-Modified, ETag, its 200 head or the --error-page's 404 head), so the same
+ * (size, Last-Modified, ETag, its 200 head or an --error-page's head), so the same
  * decisions (file_status_of) and renderers (file_head_304, render_head_206, render_416)
  * serve both. No syscalls. */
 #ifndef APOLLOD_COMMON_DISK_FILE_H
@@ -35,16 +35,16 @@ STATIC_ASSERT(FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX <= DISK_VIEW_AT &&
 		      RANGE_NOT_SATISFIABLE_MAX <= DISK_VIEW_AT,
 	      "a 304 or a 416 rendered at the scratch's start ends before the view");
 
-/* Fills *view with f (FILE_ON_DISK: a file, a representation, or the --error-page's
- * page when not_found_page is set) as st says it is now: its size, its Last-Modified (the
+/* Fills *view with f (FILE_ON_DISK: a file, a representation, or error page `page`, an
+ * enum error_page_id, when page is not ERROR_PAGE_NONE) as st says it is now: its size, its Last-Modified (the
  * mtime's second, never before 1970 nor after now_s: RFC 9110 8.8.2.1), and at out
  * (DISK_VIEW_MAX bytes) its validators (the ETag "<size>-<mtime ns>-<inode>" with the
- * representation's suffix, as a loaded file's) and its 200 head in FILE_HEAD_FORM; for the
- * page, a 404 head with its type and --header-for lines and no validators, as
- * file_cache_pages renders a loaded page's. view->body is NULL: the bytes are the open
+ * representation's suffix, as a loaded file's) and its 200 head in FILE_HEAD_FORM; for a
+ * page, the head of its status with its type and --header-for lines and no validators,
+ * as file_cache_pages renders a loaded page's (render_page_head). view->body is NULL: the bytes are the open
  * file's. view's pointers stay in out and f's head. Pure. */
 void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uint64_t now_s,
-		    int not_found_page, char *out, struct cached_file *view);
+		    unsigned page, char *out, struct cached_file *view);
 
 APOLLOD_EXTERN_C_END
 

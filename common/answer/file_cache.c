@@ -14,9 +14,8 @@
 STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
 	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
 STATIC_ASSERT(FILE_HEAD_STORED_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
-STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) + sizeof(HEAD_404_PREFIX) - sizeof(HEAD_200_PREFIX) <=
-		      FILE_CACHE_HEAD_MAX,
-	      "the --error-page 404 head (no validators) fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) + HEAD_PAGE_EXTRA_MAX <= FILE_CACHE_HEAD_MAX,
+	      "an --error-page head (no validators) fits FILE_CACHE_HEAD_MAX");
 STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
 STATIC_ASSERT(FILE_CACHE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
@@ -315,41 +314,53 @@ static const struct cached_file *page_target(const char *target, const char *fla
 	return 0;
 }
 
-/* Makes the error page of f: its bytes under a 404 head of its type and --header-for
- * fields, without validators (rendered after every file's head, HEAD_ARENA_PAGES). */
-static const struct cached_file *make_not_found_page(const struct cached_file *f)
+/* Makes error page `id` of f: its bytes under a head of that status with its type and
+ * --header-for fields, without validators (rendered after every file's head,
+ * HEAD_ARENA_PAGES). A page on disk keeps f's type and fields: its head is made per
+ * request (disk_file_view). */
+static const struct cached_file *make_error_page(const struct cached_file *f, unsigned id)
 {
-	struct cached_file *page = &cache.not_found_page;
-	struct text_span type, prefix = {LITERAL(HEAD_404_PREFIX)};
+	struct cached_file *page = &cache.error_pages[id];
+	struct text_span type;
 	char fields[PATH_FIELDS_BLOCK_MAX];
 	*page = *f;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		page->variant[i] = 0; /* one representation: no Vary */
 	if (f->place == FILE_ON_DISK)
-		return page; /* its 404 head is made per request (disk_file_view) */
+		return page;
 	page->etag = 0;
 	page->etag_len = 0;
 	page->fields_len = (uint16_t)path_fields_render(f->name, f->name_len, fields);
 	mime_type_of(f->name, f->name_len, &type);
+	struct text_span own = {fields, page->fields_len};
 	page->head = cache.head_arena + cache.heads_used;
-	page->head_len = (uint16_t)render_head_with((char *)page->head, prefix, type.text,
-						    type.len, f->size, fields, page->fields_len,
+	page->head_len = (uint16_t)render_page_head((char *)page->head, id, type, f->size, own,
 						    FILE_HEAD_FORM);
 	cache.heads_used += page->head_len;
 	return page;
 }
 
-enum exit_code file_cache_pages(const char *not_found, const char *fallback,
+/* The codes as --error-page names them, by enum error_page_id (the lines that name a
+ * missing target). */
+static const char *const page_flag[ERROR_PAGE_COUNT] = {
+#define PAGE_FLAG(id, code, line) [id] = "--error-page " code,
+	FOR_EACH_ERROR_STATUS(PAGE_FLAG)
+#undef PAGE_FLAG
+};
+
+enum exit_code file_cache_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
 				struct site_pages *pages)
 {
-	pages->not_found = 0;
-	pages->fallback = 0;
-	if (not_found) {
-		const struct cached_file *f = page_target(not_found, "--error-page 404");
+	for (unsigned id = 0; id < ERROR_PAGE_COUNT; id++) {
+		pages->error[id] = 0;
+		if (!error[id])
+			continue;
+		const struct cached_file *f = page_target(error[id], page_flag[id]);
 		if (!f)
 			return EXIT_ROOT_READ;
-		pages->not_found = make_not_found_page(f);
+		pages->error[id] = make_error_page(f, id);
 	}
+	pages->fallback = 0;
 	if (fallback) {
 		pages->fallback = page_target(fallback, "--fallback");
 		if (!pages->fallback)

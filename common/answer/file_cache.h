@@ -296,19 +296,20 @@ typedef enum exit_code (*file_cache_directory_fn)(int dirfd, const char *path);
 void file_cache_on_directory(file_cache_directory_fn hook);
 
 /* --error-page and --fallback (BEHAVIOUR 10.12): files of the snapshot served for a GET
- * or HEAD that finds no file; NULL when not given. */
+ * or HEAD that finds no file, and for the other answers with a body; NULL when not given. */
 struct site_pages {
-	const struct cached_file *not_found; /* the 404 page: the file's bytes under a stored
-					      * 404 head without validators, never a 304/206 */
+	const struct cached_file *error[ERROR_PAGE_COUNT]; /* by enum error_page_id: the
+					      * file's bytes under a stored head of that status
+					      * without validators, never a 304/206 */
 	const struct cached_file *fallback;  /* served as the file itself: 200, 304, 206 */
 };
 
 /* After file_cache_load: finds the loaded files the targets name (a '/' then the name
- * relative to DIR, exactly: no decoding; NULL when not given) and renders the 404 page's
- * head (its type, length and --header-for fields). Returns EXIT_OK with *pages filled, or
- * EXIT_ROOT_READ when a target is no loaded file, after the line
- * "apollod: --root DIR: --fallback names no loaded file: NAME\n" (or --error-page 404). */
-enum exit_code file_cache_pages(const char *not_found, const char *fallback,
+ * relative to DIR, exactly: no decoding; NULL when not given) and renders each error
+ * page's head (its status, type, length and --header-for fields). Returns EXIT_OK with
+ * *pages filled, or EXIT_ROOT_READ when a target is no loaded file, after the line
+ * "apollod: --root DIR: --fallback names no loaded file: NAME\n" (or --error-page CODE). */
+enum exit_code file_cache_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
 				struct site_pages *pages);
 
 /* A reload's reuse (BEHAVIOUR 10.17): what one image hands the next (the reload

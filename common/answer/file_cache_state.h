@@ -22,7 +22,7 @@ APOLLOD_EXTERN_C_BEGIN
  * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c), without
  * its --header-for fields (path_fields_max() more at most). */
 #define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
-#define HEAD_ARENA_PAGES 1 /* heads after the files': the --error-page 404's */
+#define HEAD_ARENA_PAGES ERROR_PAGE_COUNT /* heads after the files': the --error-page ones */
 /* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615),
  * and that a listing shows. */
 #define WELL_KNOWN_NAME ".well-known"
@@ -114,7 +114,8 @@ struct file_cache_state {
 	uint64_t load_second;      /* the wall clock when the load began */
 	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
 	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
-	struct cached_file not_found_page; /* --error-page 404: its file, its 404 head */
+	struct cached_file error_pages[ERROR_PAGE_COUNT]; /* --error-page: each its file, its
+							  * head of its status */
 	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
 };
 extern struct file_cache_state cache; /* file_cache.c */

@@ -48,11 +48,16 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_responses_total{code=" METRICS_Q("204") "}", C_responses_204)              \
 	S("apollod_responses_total{code=" METRICS_Q("206") "}", C_responses_206)              \
 	S("apollod_responses_total{code=" METRICS_Q("301") "}", C_responses_301)              \
+	S("apollod_responses_total{code=" METRICS_Q("302") "}", C_responses_302)              \
+	S("apollod_responses_total{code=" METRICS_Q("303") "}", C_responses_303)              \
 	S("apollod_responses_total{code=" METRICS_Q("304") "}", C_responses_304)              \
+	S("apollod_responses_total{code=" METRICS_Q("307") "}", C_responses_307)              \
+	S("apollod_responses_total{code=" METRICS_Q("308") "}", C_responses_308)              \
 	S("apollod_responses_total{code=" METRICS_Q("400") "}", C_responses_400)              \
 	S("apollod_responses_total{code=" METRICS_Q("404") "}", C_responses_404)              \
 	S("apollod_responses_total{code=" METRICS_Q("405") "}", C_responses_405)              \
 	S("apollod_responses_total{code=" METRICS_Q("408") "}", C_responses_408)              \
+	S("apollod_responses_total{code=" METRICS_Q("410") "}", C_responses_410)              \
 	S("apollod_responses_total{code=" METRICS_Q("414") "}", C_responses_414)              \
 	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
 	S("apollod_responses_total{code=" METRICS_Q("503") "}", C_responses_503)              \

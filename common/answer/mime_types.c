@@ -1,6 +1,8 @@
 /* The extension table and the --mime-types FILE (see mime_types.h). */
 #include "common/answer/mime_types.h"
 
+#include "common/answer/site_files.h"
+
 #include <linux/fcntl.h> /* O_RDONLY, O_CLOEXEC, AT_FDCWD */
 
 #include "common/base/char_class.h"
@@ -35,13 +37,9 @@ static const char *const mime_problem_words[] = {
 #define TEXT_PREFIX "text/"
 #define CHARSET_SUFFIX "; charset=utf-8"
 
-/* The module's state: the --mime-types FILE's text and what it says (empty without). */
-struct mime_types_state {
-	struct mime_table table; /* entries point into file[] and table.text_types */
-	char file[MIME_FILE_MAX + 1]; /* the file's bytes, read once at start-up; one byte
-				       * more tells a file that is too big */
-};
-static struct mime_types_state mime_types;
+/* The module's state, site_files.mime (site_files.h, defined in redirects.c): the
+ * --mime-types FILE's text and what it says (empty without). */
+#define mime_types site_files.mime
 
 static int is_blank(char c)
 {
@@ -177,25 +175,10 @@ int mime_table_find(const struct mime_table *t, const char *ext, size_t len,
 	return 0;
 }
 
-/* Writes "apollod: --mime-types PATH[:LINE]: <reason>[: <errno text>]\n" to stderr (no
- * line when line is 0, no errno text when err is 0). Returns EXIT_USAGE. */
+/* The line console_file_problem writes for problem p of the file at path; EXIT_USAGE. */
 static enum exit_code refuse(const char *path, uint32_t line, enum mime_problem p, long err)
 {
-	char digits[U64_DEC_MAX];
-	char reason[ERRNO_TEXT_MAX];
-	write_stderr(LITERAL("apollod: --mime-types "));
-	write_stderr(path, cstr_len(path));
-	if (line) {
-		write_stderr(LITERAL(":"));
-		write_stderr(digits, u64_to_dec(line, digits));
-	}
-	write_stderr(LITERAL(": "));
-	write_stderr(mime_problem_words[p], cstr_len(mime_problem_words[p]));
-	if (err) {
-		write_stderr(LITERAL(": "));
-		write_stderr(reason, errno_text(err, reason));
-	}
-	write_stderr(LITERAL("\n"));
+	console_file_problem("--mime-types", path, line, mime_problem_words[p], err);
 	return EXIT_USAGE;
 }
 

@@ -1,6 +1,8 @@
 /* The static response table (see responses.h). */
 #include "common/answer/responses.h"
 
+#include "common/answer/path_fields.h"
+
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 
@@ -136,6 +138,33 @@ size_t render_options(char *out, struct text_span fields, enum conn_form form)
 {
 	char *p = copy_span(out, LITERAL(OPTIONS_HEAD_PREFIX));
 	p = copy_span(p, fields.text, fields.len);
+	p = copy_span(p, head_tail[form].text, head_tail[form].len);
+	return (size_t)(p - out);
+}
+
+/* Each error page's status line and Content-Type name, by enum error_page_id. */
+static const struct text_span page_prefix[ERROR_PAGE_COUNT] = {
+#define PAGE_PREFIX(id, code, line) [id] = {LITERAL(HEAD_STATUS_LINE(line) "Content-Type: ")},
+	FOR_EACH_ERROR_STATUS(PAGE_PREFIX)
+#undef PAGE_PREFIX
+};
+
+size_t render_page_head(char *out, unsigned page, struct text_span type, uint64_t size,
+			struct text_span fields, enum conn_form form)
+{
+	char all[sizeof(HEAD_ALLOW_FIELD) - 1 + PATH_FIELDS_BLOCK_MAX];
+	size_t n = 0;
+	if (page == ERROR_PAGE_405) /* as the static 405: Allow after Content-Length */
+		n = (size_t)(copy_span(all, LITERAL(HEAD_ALLOW_FIELD)) - all);
+	n = (size_t)(copy_span(all + n, fields.text, fields.len) - all);
+	return render_head_with(out, page_prefix[page], type.text, type.len, size, all, n, form);
+}
+
+size_t render_page_416(char *out, struct text_span page_head, uint64_t size, enum conn_form form)
+{
+	char *p = copy_span(out, page_head.text, page_head.len);
+	p = copy_span(p, LITERAL(HEAD_CONTENT_RANGE_FIELD "*/"));
+	p += u64_to_dec(size, p);
 	p = copy_span(p, head_tail[form].text, head_tail[form].len);
 	return (size_t)(p - out);
 }

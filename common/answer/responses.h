@@ -12,6 +12,7 @@
 #include "common/http/http_parse.h"
 #include "common/http/url_path.h"
 #include "common/base/counters.h"
+#include "common/base/error_statuses.h"
 #include "common/base/span.h"
 #include "common/base/static_assert.h"
 
@@ -40,16 +41,17 @@ APOLLOD_EXTERN_C_BEGIN
 #define FOR_EACH_STATIC_RESPONSE(X)                                                        \
 	X(RESP_HELLO, "200 OK", C_responses_200, 17, "apollo says hello", "")               \
 	X(RESP_HEALTH, "200 OK", C_responses_200, 2, "ok", "")                              \
-	X(RESP_HEALTH_DRAINING, "503 Service Unavailable", C_responses_503, 9, "draining\n", "") \
-	X(RESP_BAD_REQUEST, "400 Bad Request", C_responses_400, 12, "bad request\n", "")    \
-	X(RESP_NOT_FOUND, "404 Not Found", C_responses_404, 10, "not found\n", "")          \
-	X(RESP_NOT_ALLOWED, "405 Method Not Allowed", C_responses_405, 19,                  \
-	  "method not allowed\n", HEAD_ALLOW_LINE)                                       \
-	X(RESP_TIMEOUT, "408 Request Timeout", C_responses_408, 16, "request timeout\n", "")    \
-	X(RESP_URI_TOO_LONG, "414 URI Too Long", C_responses_414, 13, "uri too long\n", "")  \
-	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)              \
-	X(RESP_UNAVAILABLE, "503 Service Unavailable", C_connections_refused, 20,           \
-	  "service unavailable\n", HEAD_RETRY_AFTER_LINE)
+	X(RESP_BAD_REQUEST, STATUS_400, C_responses_400, 12, "bad request\n", "")          \
+	X(RESP_NOT_FOUND, STATUS_404, C_responses_404, 10, "not found\n", "")              \
+	X(RESP_NOT_ALLOWED, STATUS_405, C_responses_405, 19, "method not allowed\n",       \
+	  HEAD_ALLOW_LINE)                                                               \
+	X(RESP_TIMEOUT, STATUS_408, C_responses_408, 16, "request timeout\n", "")          \
+	X(RESP_URI_TOO_LONG, STATUS_414, C_responses_414, 13, "uri too long\n", "")        \
+	X(RESP_GONE, STATUS_410, C_responses_410, 5, "gone\n", "")                         \
+	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)            \
+	X(RESP_HEALTH_DRAINING, STATUS_503, C_responses_503, 9, "draining\n", "")          \
+	X(RESP_UNAVAILABLE, STATUS_503, C_connections_refused, 20, "service unavailable\n", \
+	  HEAD_RETRY_AFTER_LINE)
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,
@@ -102,9 +104,33 @@ size_t render_head_200_with(char *out, const char *type, size_t type_len,
 			    uint64_t content_length, const char *fields, size_t fields_len,
 			    enum conn_form form);
 
-/* The error page's 404 (--error-page, BEHAVIOUR 10.12): a file's head with this status
- * line, and no validators among its fields. */
-#define HEAD_404_PREFIX HEAD_STATUS_LINE("404 Not Found") "Content-Type: "
+/* An error page (--error-page CODE=/PATH, BEHAVIOUR 10.12): a file's head under its
+ * status's line, with no validators among its fields; the 405's carries Allow first, as
+ * the static 405 does. The longest prefix and the most bytes a page head adds to a 200's: */
+#define HEAD_404_PREFIX HEAD_STATUS_LINE(STATUS_404) "Content-Type: "
+#define HEAD_PAGE_PREFIX_MAX (sizeof(HEAD_STATUS_LINE(STATUS_416) "Content-Type: ") - 1)
+#define HEAD_ALLOW_FIELD "\r\nAllow: " ALLOW_METHODS
+#define HEAD_PAGE_EXTRA_MAX \
+	(HEAD_PAGE_PREFIX_MAX - (sizeof(HEAD_200_PREFIX) - 1) + sizeof(HEAD_ALLOW_FIELD) - 1)
+#define ERROR_PAGE_LINE_CHECK(id, code, line)                                              \
+	STATIC_ASSERT(sizeof(HEAD_STATUS_LINE(line) "Content-Type: ") - 1 <= HEAD_PAGE_PREFIX_MAX, \
+		      #id ": its prefix fits HEAD_PAGE_PREFIX_MAX");
+FOR_EACH_ERROR_STATUS(ERROR_PAGE_LINE_CHECK)
+#undef ERROR_PAGE_LINE_CHECK
+
+/* Renders at out the head of error page `page` (enum error_page_id): its status line,
+ * Content-Type type, Content-Length size, Allow for the 405, then fields (its --header-for
+ * lines), the Connection header of form and the empty line. out must have room for
+ * HEAD_200_MAX(type.len) + HEAD_PAGE_EXTRA_MAX + fields.len bytes. Returns the bytes
+ * written. Pure. */
+size_t render_page_head(char *out, unsigned page, struct text_span type, uint64_t size,
+			struct text_span fields, enum conn_form form);
+
+/* The 416 of a file of size bytes answered with an error page (BEHAVIOUR 10.12): the
+ * page's stored head (page_head[0..cut), up to its Connection line), then Content-Range
+ * naming only size, then the Connection header of form. out must have room for cut +
+ * CONTENT_RANGE_MAX + the tail. Returns the bytes written. Pure. */
+size_t render_page_416(char *out, struct text_span page_head, uint64_t size, enum conn_form form);
 
 /* render_head_200_with under the status line and Content-Type name `prefix`
  * (HEAD_200_PREFIX or HEAD_404_PREFIX): room for prefix.len - sizeof(HEAD_200_PREFIX) + 1

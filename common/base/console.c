@@ -22,3 +22,25 @@ void console_fail(const char *step, const char *subject, size_t subject_len, lon
 	put_cstr(&o, "\n");
 	write_stderr(line, (size_t)(o.p - line));
 }
+
+void console_file_problem(const char *flag, const char *path, uint32_t line, const char *why,
+			  long err)
+{
+	char digits[U64_DEC_MAX];
+	char reason[ERRNO_TEXT_MAX];
+	write_stderr(LITERAL("apollod: "));
+	write_stderr(flag, cstr_len(flag));
+	write_stderr(LITERAL(" "));
+	write_stderr(path, cstr_len(path));
+	if (line) {
+		write_stderr(LITERAL(":"));
+		write_stderr(digits, u64_to_dec(line, digits));
+	}
+	write_stderr(LITERAL(": "));
+	write_stderr(why, cstr_len(why));
+	if (err) {
+		write_stderr(LITERAL(": "));
+		write_stderr(reason, errno_text(err, reason));
+	}
+	write_stderr(LITERAL("\n"));
+}

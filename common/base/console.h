@@ -3,6 +3,7 @@
 #define APOLLOD_COMMON_CONSOLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/base/static_assert.h"
 #include "common/base/sys.h"
@@ -25,6 +26,12 @@ static inline void write_stderr(const char *msg, size_t len)
  * call's result (-errno); the reason is errno_text's. One write, so lines from several
  * processes do not interleave; a long subject is cut to fit CONSOLE_LINE_MAX. */
 void console_fail(const char *step, const char *subject, size_t subject_len, long err);
+
+/* Writes the line a refused file of the configuration ends the start with:
+ * "apollod: <flag> <path>[:<line>]: <why>[: <errno text>]\n" (no line when line is 0, no
+ * errno text when err is 0): --mime-types, --redirects and --headers. */
+void console_file_problem(const char *flag, const char *path, uint32_t line, const char *why,
+			  long err);
 
 APOLLOD_EXTERN_C_END
 

@@ -60,7 +60,10 @@ APOLLOD_EXTERN_C_BEGIN
  * table was full with nothing to evict (BEHAVIOUR 4); like a 408 it answers no request
  * (none was read).
  * responses_503: /health answered 503 once a stop or a reload's drain has begun
- * (BEHAVIOUR 11); a status counter. */
+ * (BEHAVIOUR 11); a status counter.
+
+ * responses_302 / _303 / _307 / _308 / _410: the answers of --redirects rules with those
+ * codes (BEHAVIOUR 10.20). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -107,7 +110,12 @@ APOLLOD_EXTERN_C_BEGIN
 	X(compressions_at_load)   \
 	X(gzip_representations)   \
 	X(connections_refused)    \
-	X(responses_503)
+	X(responses_503)          \
+	X(responses_302)          \
+	X(responses_303)          \
+	X(responses_307)          \
+	X(responses_308)          \
+	X(responses_410)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -125,7 +133,12 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_416)           \
 	X(responses_414)           \
 	X(responses_204)           \
-	X(responses_503)
+	X(responses_503)           \
+	X(responses_302)           \
+	X(responses_303)           \
+	X(responses_307)           \
+	X(responses_308)           \
+	X(responses_410)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -9,12 +9,16 @@
 #include "common/process/activation.h"
 #include "common/process/cli.h"
 #include "common/process/config_file.h"
+#include <linux/fcntl.h> /* O_RDONLY, O_CLOEXEC, AT_FDCWD: --headers FILE */
+
 #include "common/answer/compress.h"
 #include "common/base/clock.h"
 #include "common/serve/conn.h"
 #include "common/base/console.h"
 #include "common/base/counters.h"
+#include "common/base/errno_text.h"
 #include "common/process/counter_page.h"
+#include "common/process/headers_file.h"
 #include "common/serve/event_backend.h"
 #include "common/base/exit_codes.h"
 #include "common/answer/extra_fields.h"
@@ -22,6 +26,7 @@
 #include "common/answer/path_fields.h"
 #include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
+#include "common/answer/redirects.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
@@ -148,6 +153,10 @@ struct serve_plan {
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
 	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
+	/* --headers FILE: its text, which its --header-for pairs point into, and the line of
+	 * each pair (0: the command line's) */
+	char headers_text[HEADERS_FILE_MAX + 1];
+	uint32_t header_for_line[CLI_HEADER_FOR_MAX];
 };
 
 /* The start-up's state, static: the plan outlives the fork (the workers read it), and
@@ -384,21 +393,65 @@ static enum exit_code start_watch(void)
 	return r;
 }
 
-/* Checks the --header-for words (path_fields.h) and that --error-page and --fallback
- * come with --root. Returns EXIT_OK, or EXIT_USAGE after one stderr line naming the
- * refused word(s) and why. */
-static enum exit_code setup_site_flags(const struct cli_options *opts)
+/* The line console_file_problem writes for the --headers FILE at path; EXIT_USAGE. */
+static enum exit_code refuse_headers_file(const char *path, uint32_t line, const char *why,
+					  long err)
 {
+	console_file_problem("--headers", path, line, why, err);
+	return EXIT_USAGE;
+}
+
+/* --headers FILE (BEHAVIOUR 10.13): its pairs appended to --header-for's, after the
+ * command line's, each pair's line kept. Returns EXIT_OK, or EXIT_USAGE after one line
+ * naming the file, the line and why. */
+static enum exit_code load_headers_file(struct serve_plan *plan)
+{
+	struct cli_options *o = &plan->opts;
+	uint32_t line = 0;
+	enum headers_problem p = HEADERS_CANNOT_OPEN;
+	long n = sys_openat(AT_FDCWD, o->headers_file, O_RDONLY | O_CLOEXEC);
+	if (!sys_is_error(n)) {
+		int fd = (int)n;
+		n = sys_read_full(fd, plan->headers_text, sizeof(plan->headers_text));
+		sys_close(fd);
+		p = sys_is_error(n) ? HEADERS_CANNOT_READ
+		    : (size_t)n > HEADERS_FILE_MAX ? HEADERS_FILE_TOO_BIG : HEADERS_OK;
+	}
+	if (p == HEADERS_OK) {
+		struct headers_out out = {o->header_for_pattern, o->header_for_field,
+					  plan->header_for_line, &o->header_for_count,
+					  CLI_HEADER_FOR_MAX};
+		p = headers_file_parse(plan->headers_text, (size_t)n, &out, &line);
+	}
+	if (p == HEADERS_OK)
+		return EXIT_OK;
+	return refuse_headers_file(o->headers_file, line, headers_problem_words[p],
+				   sys_is_error(n) ? n : 0);
+}
+
+/* Checks the --header-for words (path_fields.h; --headers FILE's among them) and that
+ * --error-page, --fallback and --redirects come with --root. Returns EXIT_OK, or
+ * EXIT_USAGE after one stderr line naming the refused word(s), or file and line, and why. */
+static enum exit_code setup_site_flags(const struct serve_plan *plan)
+{
+	const struct cli_options *opts = &plan->opts;
 	uint32_t bad = 0;
 	const char *why = path_fields_setup(opts->header_for_pattern, opts->header_for_field,
 					    opts->header_for_count, &bad);
+	if (why && plan->header_for_line[bad])
+		return refuse_headers_file(opts->headers_file, plan->header_for_line[bad], why, 0);
 	if (why) {
 		const char *words[] = {opts->header_for_pattern[bad], opts->header_for_field[bad]};
 		return refuse_words("--header-for", words, 2, why);
 	}
-	if (opts->root || (!opts->error_page && !opts->fallback))
+	int pages = 0;
+	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
+		pages |= opts->error_page[i] != 0;
+	if (opts->root || (!pages && !opts->fallback && !opts->redirects))
 		return EXIT_OK;
-	if (opts->error_page)
+	if (opts->redirects)
+		write_stderr(LITERAL("apollod: --redirects needs --root\n"));
+	else if (pages)
 		write_stderr(LITERAL("apollod: --error-page needs --root\n"));
 	else
 		write_stderr(LITERAL("apollod: --fallback needs --root\n"));
@@ -436,8 +489,10 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	main_state.argv = argv;
 	main_state.started = plan->opts;
 	enum exit_code checked = setup_extra_fields(&plan->opts);
+	if (checked == EXIT_OK && plan->opts.headers_file)
+		checked = load_headers_file(plan);
 	if (checked == EXIT_OK)
-		checked = setup_site_flags(&plan->opts);
+		checked = setup_site_flags(plan);
 	if (checked != EXIT_OK)
 		return checked;
 	reload_setup(envp);
@@ -471,6 +526,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 			    opts->max_files);
 	if (r == EXIT_OK)
 		r = file_cache_pages(opts->error_page, opts->fallback, &plan->pages);
+	if (r == EXIT_OK && opts->redirects) /* after the tree: a 200 rule names its file */
+		r = redirects_load(opts->redirects, file_cache_find);
 	if (r != EXIT_OK)
 		return r;
 	int hand[FILE_CACHE_HANDOVER_MAX];

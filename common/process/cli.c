@@ -205,7 +205,8 @@ enum flag_kind {
 	FLAG_PATH,    /* a non-empty word: a const char * */
 	FLAG_HEADER,  /* a word kept for extra_fields.h to check: appended to headers[] */
 	FLAG_SITE_PATH,  /* '/' then at least one byte: a const char * (--fallback) */
-	FLAG_ERROR_PAGE, /* CLI_ERROR_PAGE_STATUS "=" then a FLAG_SITE_PATH: that path */
+	FLAG_ERROR_PAGE, /* a code of FOR_EACH_ERROR_STATUS, "=", then a FLAG_SITE_PATH: that
+			  * path, in the field's array at the code's index */
 	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
 	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
 	FLAG_ADMIN_ADDRESS, /* ADDR:PORT: admin_listen, and admin set to 1 (BEHAVIOUR 6.5) */
@@ -266,14 +267,20 @@ static const struct flag_row flag_rows[] = {
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
 	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
 	 "none", CLI_ACCEPT_HEADER, FLAG_HEADER, 0, 0, FIELD(headers)},
-	{"--error-page", "404=/PATH", "--root answers a 404 with this file's bytes", "none",
+	{"--error-page", "NNN=/PATH",
+	 "--root answers status NNN (400 403 404 405 408 410 414 416 503) with this file; "
+	 "repeatable", "none",
 	 CLI_ACCEPT_ROOT, FLAG_ERROR_PAGE, 0, 0, FIELD(error_page)},
 	{"--fallback", "/PATH", "--root answers a path that finds no file with this file",
 	 "none", CLI_ACCEPT_ROOT, FLAG_SITE_PATH, 0, 0, FIELD(fallback)},
+	{"--redirects", "FILE", "--root applies FILE's rules (_redirects format) before lookup",
+	 "none", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(redirects)},
 	{"--header-for", "PATTERN FIELD",
 	 "add FIELD ('NAME: VALUE') to the files PATTERN (/dir/ or *.ext) names; repeatable "
 	 "(up to 32)", "none",
 	 CLI_ACCEPT_ROOT, FLAG_HEADER_FOR, 0, 0, FIELD(header_for_pattern)},
+	{"--headers", "FILE", "--root adds FILE's fields (_headers format) as --header-for does",
+	 "none", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(headers_file)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -296,6 +303,26 @@ static const struct flag_row flag_rows[] = {
 unsigned cli_flag_rows(void)
 {
 	return FLAG_ROWS;
+}
+
+/* The codes --error-page takes, by enum error_page_id. */
+static const char *const error_status_code[ERROR_PAGE_COUNT] = {
+#define ERROR_STATUS_CODE(id, code, line) [id] = code,
+	FOR_EACH_ERROR_STATUS(ERROR_STATUS_CODE)
+#undef ERROR_STATUS_CODE
+};
+
+/* The enum error_page_id whose code, then '=', starts v; ERROR_PAGE_COUNT for none. */
+static unsigned error_status_index(const char *v)
+{
+	unsigned id = 0;
+	if (cstr_len(v) > ERROR_STATUS_CODE_LEN && v[ERROR_STATUS_CODE_LEN] == '=')
+		while (id < ERROR_PAGE_COUNT &&
+		       !span_eq(v, error_status_code[id], ERROR_STATUS_CODE_LEN))
+			id++;
+	else
+		id = ERROR_PAGE_COUNT;
+	return id;
 }
 
 /* Stores value v (NULL: missing) of flag row r in opts. Returns 1, or 0 when v is
@@ -329,11 +356,12 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
 		opts->headers[opts->header_count++] = v;
 		return 1;
-	case FLAG_ERROR_PAGE:
-		if (cstr_len(v) < sizeof(CLI_ERROR_PAGE_STATUS "=") ||
-		    !span_eq(v, LITERAL(CLI_ERROR_PAGE_STATUS "=")))
+	case FLAG_ERROR_PAGE: /* the code's entry of the field's array */
+		n = error_status_index(v);
+		if (n == ERROR_PAGE_COUNT)
 			return 0;
-		v += sizeof(CLI_ERROR_PAGE_STATUS "=") - 1;
+		field += n * sizeof(const char *);
+		v += ERROR_STATUS_CODE_LEN + 1;
 		__attribute__((fallthrough)); /* the rest is a site path */
 	case FLAG_SITE_PATH:
 		if (v[0] != '/' || v[1] == '\0')
@@ -477,8 +505,11 @@ void cli_defaults(struct cli_options *opts)
 	opts->mime_types = 0;
 	opts->access_log = 0;
 	opts->header_count = 0;
-	opts->error_page = 0;
+	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
+		opts->error_page[i] = 0;
 	opts->fallback = 0;
+	opts->redirects = 0;
+	opts->headers_file = 0;
 	opts->header_for_count = 0;
 	opts->user = 0;
 	opts->no_sandbox = 0;

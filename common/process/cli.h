@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/base/error_statuses.h"
 #include "common/base/limits.h"
 #include "common/base/kernel_consts.h"
 #include "common/base/static_assert.h"
@@ -37,7 +38,6 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_COMPRESS_LEVEL_MAX 12
 #define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
 #define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */
-#define CLI_ERROR_PAGE_STATUS "404" /* the one status --error-page takes (BEHAVIOUR 10.12) */
 
 #define CLI_LISTEN_MAX LISTENERS_MAX /* --listen addresses */
 
@@ -72,8 +72,11 @@ struct cli_options {
 	uint32_t problem_limit;      /* CLI_PROBLEM_TOO_MANY: how often the flag may come */
 	uint32_t header_count;       /* --header words in headers[], in order */
 	const char *headers[CLI_HEADERS_MAX]; /* unchecked here: extra_fields.h checks them */
-	const char *error_page;      /* --error-page 404=/NAME: the "/NAME", or NULL */
+	const char *error_page[ERROR_PAGE_COUNT]; /* --error-page CODE=/NAME: the "/NAME" of
+				      * each code (enum error_page_id), or NULL */
 	const char *fallback;        /* --fallback /NAME, or NULL */
+	const char *redirects;       /* --redirects FILE (_redirects format), or NULL */
+	const char *headers_file;    /* --headers FILE (_headers format), or NULL */
 	uint32_t header_for_count;   /* --header-for given, in order: */
 	const char *header_for_pattern[CLI_HEADER_FOR_MAX]; /* unchecked here: path_fields.h */
 	const char *header_for_field[CLI_HEADER_FOR_MAX];   /* checks them */

@@ -145,6 +145,11 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_204: return "204";
 	case C_responses_416: return "416";
 	case C_responses_503: return "503";
+	case C_responses_302: return "302";
+	case C_responses_303: return "303";
+	case C_responses_307: return "307";
+	case C_responses_308: return "308";
+	case C_responses_410: return "410";
 	default: return "200";
 	}
 }

@@ -147,7 +147,8 @@ static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered 
 /* What every connection shares. */
 struct conn_pool {
 	file_lookup_fn find_file; /* --root's lookup, or NULL */
-	struct site_pages pages;  /* --error-page and --fallback (NULLs: neither) */
+	struct site_pages pages;  /* --error-page and --fallback (NULLs: none) */
+	rule_match_fn match_rule; /* --redirects' rules, or NULL */
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
@@ -174,6 +175,7 @@ void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t ma
 {
 	pool.find_file = find;
 	pool.pages = *pages;
+	pool.match_rule = find && redirects_rules() ? redirect_match : 0;
 	pool.open_max = max_connections;
 }
 
@@ -419,6 +421,24 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 	access_log_request(fd, request_line, a->status_counter, body_len, coding);
 }
 
+/* Queues the 416 of a->file answered with the 416 page (a->page, in memory: BEHAVIOUR
+ * 10.12): the page's stored head with Content-Range naming the file's size, rendered into
+ * the scratch (free: answer_file made it wait otherwise), then the page's body. */
+static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
+			       struct text_span request_line)
+{
+	const struct cached_file *page = pool.pages.error[a->page];
+	struct text_span head = {page->head, file_head_cut(page)};
+	uint32_t n = (uint32_t)render_page_416(conn_scratch[fd], head, a->file->size,
+					       (enum conn_form)a->form);
+	uint64_t body = a->head_only ? 0 : page->size;
+	conn_push_response(fd, c, conn_scratch[fd], n, page->body, body);
+	struct text_span identity = {0, 0}; /* a page is sent as stored */
+	access_log_request(fd, request_line, a->status_counter, body, identity);
+}
+STATIC_ASSERT(FILE_HEAD_STORED_MAX + CONTENT_RANGE_MAX <= CONN_SCRATCH_SIZE,
+	      "a 416 page's head fits the scratch");
+
 /* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
  * a the answer its fstat decides (answer_disk: its view, rendered into the scratch, in
  * *view), counting responses_from_disk; or, when it cannot be opened as a regular file
@@ -460,6 +480,26 @@ static uint32_t conn_render_options(int fd, const struct answer *a)
 	return (uint32_t)render_options(conn_scratch[fd], f, (enum conn_form)a->form);
 }
 
+/* Renders into c's scratch the 3xx of a's --redirects rule (ANSWER_RULE), its captures
+ * from matching the name GET looks up (answer_lookup_name, which answer_rule found
+ * valid) again. Sets *head_len; returns the bytes written. */
+static uint32_t conn_render_rule(int fd, const struct answer *a, uint32_t *head_len)
+{
+	char name[ANSWER_NAME_MAX];
+	size_t len = 0;
+	int index = 0;
+	struct redirect_captures captures;
+	answer_lookup_name(a->target, a->path_len, name, &len, &index);
+	if (index)
+		len -= sizeof(ANSWER_INDEX_NAME) - 1;
+	pool.match_rule(name, len, &captures);
+	return (uint32_t)redirect_render(conn_scratch[fd], a->rule, &captures,
+					 a->target + a->path_len, a->target_len - a->path_len,
+					 (enum conn_form)a->form, head_len);
+}
+STATIC_ASSERT(REDIRECT_RULE_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
+	      "a rule's redirect with the longest Location fits the scratch");
+
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
@@ -478,8 +518,11 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL ||
-	    a->kind == ANSWER_ERROR_PAGE) {
-		conn_take_file(fd, c, a, request_line, disk_fd);
+	    a->kind == ANSWER_ERROR_PAGE || a->page == ERROR_PAGE_416) {
+		if (a->page == ERROR_PAGE_416)
+			conn_take_page_416(fd, c, a, request_line);
+		else
+			conn_take_file(fd, c, a, request_line, disk_fd);
 		return;
 	}
 	const char *bytes;
@@ -491,6 +534,9 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	} else if (a->kind == ANSWER_OPTIONS) {
 		bytes = conn_scratch[fd];
 		total_len = head_len = conn_render_options(fd, a);
+	} else if (a->kind == ANSWER_RULE) {
+		bytes = conn_scratch[fd];
+		total_len = conn_render_rule(fd, a, &head_len);
 	} else if (a->kind == ANSWER_UNSATISFIABLE) {
 		bytes = conn_scratch[fd];
 		total_len = (uint32_t)render_416(conn_scratch[fd], a->file->size, a->form,
@@ -566,6 +612,7 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.input = buf + c->in_start,
 			.find_file = pool.find_file,
 			.pages = &pool.pages,
+			.match_rule = pool.match_rule,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,
@@ -855,18 +902,27 @@ void conn_event(uint64_t token, const backend_event *e)
 		conn_service(fd, c);
 }
 
-/* A head's deadline passed with part of it buffered: answer 408 and close (lingering,
- * since the client may still be sending). The queue is empty in CONN_P_HEAD. */
+/* A head's deadline passed with part of it buffered: answer 408 (the 408 page when it is
+ * in memory, BEHAVIOUR 10.12) and close (lingering, since the client may still be
+ * sending). The queue is empty in CONN_P_HEAD. */
 static void conn_answer_timeout(int fd, struct conn *c)
 {
 	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
+	const struct cached_file *page = pool.pages.error[ERROR_PAGE_408];
+	struct text_span no_request = {0, 0};
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
-	conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
-			   r->total_len - r->head_len);
-	struct text_span none = {0, 0};
-	access_log_request(fd, none, r->counter, r->total_len - r->head_len, none);
+	if (page && page->place == FILE_IN_MEMORY) {
+		struct answer a = {.file = page, .kind = ANSWER_ERROR_PAGE, .form = CONN_FORM_CLOSE,
+				   .status_counter = (uint8_t)r->counter, .page = ERROR_PAGE_408};
+		conn_take_file(fd, c, &a, no_request, -1);
+	} else {
+		conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
+				   r->total_len - r->head_len);
+		access_log_request(fd, no_request, r->counter, r->total_len - r->head_len,
+				   no_request);
+	}
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);
 }

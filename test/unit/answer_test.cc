@@ -12,6 +12,7 @@
 #include "common/base/counters.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
+#include "test/unit/site_pages.h"
 
 namespace {
 
@@ -410,8 +411,8 @@ TEST(AnswerTest, Table)
 TEST(AnswerTest, ErrorPageAndFallback)
 {
 	const struct cached_file page = MakeFile(CACHED_FILE);
-	const struct site_pages error_page = {&page, nullptr};
-	const struct site_pages fallback = {&page, &kIndex}; // the fallback shadows the page
+	const struct site_pages error_page = PagesWith(&page, nullptr);
+	const struct site_pages fallback = PagesWith(&page, &kIndex); // the fallback shadows the page
 	const struct {
 		const char *label;
 		const char *head;
@@ -507,6 +508,102 @@ TEST(AnswerTest, ErrorPageAndFallback)
 	answer_request(&in, &a);
 	EXPECT_EQ(a.kind, ANSWER_STATIC);
 	EXPECT_EQ(a.response, RESP_HELLO);
+}
+
+// BEHAVIOUR 10.12: with a page for every status, each answer with a body takes the page
+// of its own status (the static response, its counters and the connection's fate
+// unchanged); a 416 keeps its kind and names the page; a page on disk behind queued
+// responses waits; what is no error keeps its answer.
+TEST(AnswerTest, EveryStatusGetsItsPage)
+{
+	struct cached_file page[ERROR_PAGE_COUNT];
+	struct site_pages all = {};
+	for (unsigned id = 0; id < ERROR_PAGE_COUNT; id++) {
+		page[id] = MakeFile(CACHED_FILE);
+		page[id].place = FILE_IN_MEMORY;
+		all.error[id] = &page[id];
+	}
+	const struct {
+		const char *label;
+		Outcome outcome;
+		std::string input;
+		answer_kind kind;
+		unsigned page;
+		uint8_t status_counter;
+		uint8_t head_only;
+		uint8_t form;
+	} rows[] = {
+		{"a malformed head: the 400 page, closing", kBad, "GET / HTTP/1.1\r\nbad\r\n\r\n",
+		 ANSWER_ERROR_PAGE, ERROR_PAGE_400, C_responses_400, 0, kClose},
+		{"its HEAD: no body", kBad, "HEAD / HTTP/1.1\r\nbad\r\n\r\n", ANSWER_ERROR_PAGE,
+		 ERROR_PAGE_400, C_responses_400, 1, kClose},
+		{"a bad escape: the 400 page, kept alive", kComplete, "GET /%zz HTTP/1.1\r\n\r\n",
+		 ANSWER_ERROR_PAGE, ERROR_PAGE_400, C_responses_400, 0, kKeep},
+		{"a miss: the 404 page", kComplete, "GET /nope HTTP/1.1\r\n\r\n", ANSWER_ERROR_PAGE,
+		 ERROR_PAGE_404, C_responses_404, 0, kKeep},
+		{"another method: the 405 page", kComplete, "PUT /nope HTTP/1.1\r\n\r\n",
+		 ANSWER_ERROR_PAGE, ERROR_PAGE_405, C_responses_405, 0, kKeep},
+		{"a target too long: the 414 page", kTooLong, kHead8001, ANSWER_ERROR_PAGE,
+		 ERROR_PAGE_414, C_responses_414, 1, kClose},
+		{"a range outside the file: the 416 with its page", kComplete,
+		 "GET /index.html HTTP/1.1\r\nRange: bytes=99-\r\n\r\n", ANSWER_UNSATISFIABLE,
+		 ERROR_PAGE_416, C_responses_416, 0, kKeep},
+		{"a file is no error", kComplete, "GET /index.html HTTP/1.1\r\n\r\n", ANSWER_FILE,
+		 ERROR_PAGE_NONE, C_responses_200, 0, kKeep},
+		{"nor is /health", kComplete, "GET /health HTTP/1.1\r\n\r\n", ANSWER_STATIC,
+		 ERROR_PAGE_NONE, C_responses_200, 0, kKeep},
+		{"nor an OPTIONS *", kComplete, "OPTIONS * HTTP/1.1\r\n\r\n", ANSWER_STATIC,
+		 ERROR_PAGE_NONE, C_responses_200, 0, kKeep},
+	};
+	for (const auto &row : rows) {
+		SCOPED_TRACE(row.label);
+		struct http_request req;
+		enum parse_outcome r = parse_request(row.input.data(), row.input.size(), &req);
+		ASSERT_EQ(r, row.outcome == kComplete ? PARSE_COMPLETE
+			     : row.outcome == kBad    ? PARSE_BAD
+						      : PARSE_TARGET_TOO_LONG);
+		struct answer_input in = {};
+		in.request = &req;
+		in.fields = r == PARSE_COMPLETE ? row.input.data() + req.line.line_len : nullptr;
+		in.input = row.input.data();
+		in.now = FixedNow;
+		in.find_file = FindIndex;
+		in.pages = &all;
+		in.buffered = (uint32_t)row.input.size();
+		in.outcome = (uint8_t)r;
+		in.peer_eof = 1;
+		struct answer a;
+		answer_request(&in, &a);
+		EXPECT_EQ(a.kind, row.kind);
+		EXPECT_EQ(a.page, row.page);
+		if (row.kind == ANSWER_ERROR_PAGE) {
+			EXPECT_EQ(a.file, &page[row.page]);
+		}
+		EXPECT_EQ(a.status_counter, row.status_counter);
+		EXPECT_EQ(a.head_only, row.head_only);
+		EXPECT_EQ(a.form, row.form);
+	}
+	// A page on disk renders into the scratch: behind queued responses it waits.
+	page[ERROR_PAGE_404].place = FILE_ON_DISK;
+	std::string miss = "GET /nope HTTP/1.1\r\n\r\n";
+	struct http_request req;
+	ASSERT_EQ(parse_request(miss.data(), miss.size(), &req), PARSE_COMPLETE);
+	struct answer_input in = {};
+	in.request = &req;
+	in.fields = miss.data() + req.line.line_len;
+	in.now = FixedNow;
+	in.find_file = FindIndex;
+	in.pages = &all;
+	in.buffered = (uint32_t)miss.size();
+	in.outcome = PARSE_COMPLETE;
+	struct answer a;
+	answer_request(&in, &a);
+	EXPECT_EQ(a.kind, ANSWER_DISK_PAGE);
+	in.queue_busy = 1;
+	answer_request(&in, &a);
+	EXPECT_EQ(a.kind, ANSWER_LATER);
+	EXPECT_EQ(a.consumed, 0u);
+	EXPECT_EQ(a.status_counter, kNone);
 }
 
 // The status counter always names the response actually chosen, in both forms.

@@ -340,7 +340,11 @@ TEST(CliTest, SitePagesAndHeaderFor)
 	     w7[] = "--header-for=*.zip", w8[] = "B: 2";
 	char *argv[] = {w0, w1, w2, w3, w4, w5, w6, w7, w8, nullptr};
 	ASSERT_EQ(cli_parse(9, argv, root, &opts), 1);
-	EXPECT_STREQ(opts.error_page, "/e/404.html");
+	EXPECT_STREQ(opts.error_page[ERROR_PAGE_404], "/e/404.html");
+	for (unsigned id = 0; id < ERROR_PAGE_COUNT; id++)
+		if (id != ERROR_PAGE_404) {
+			EXPECT_EQ(opts.error_page[id], nullptr);
+		}
 	EXPECT_STREQ(opts.fallback, "/index.html");
 	ASSERT_EQ(opts.header_for_count, 2u);
 	EXPECT_STREQ(opts.header_for_pattern[0], "/a/");
@@ -348,10 +352,31 @@ TEST(CliTest, SitePagesAndHeaderFor)
 	EXPECT_STREQ(opts.header_for_pattern[1], "*.zip");
 	EXPECT_STREQ(opts.header_for_field[1], "B: 2");
 	ASSERT_EQ(ParseGuarded({}, root, &opts), 1);
-	EXPECT_EQ(opts.error_page, nullptr);
+	EXPECT_EQ(opts.error_page[ERROR_PAGE_404], nullptr);
+	// Every status of FOR_EACH_ERROR_STATUS, each in its own entry; a code again: the last.
+	std::vector<std::string> words = {"apollod", "--error-page", "400=/400.html",
+					  "--error-page=403=/403.html", "--error-page",
+					  "405=/405.html", "--error-page", "408=/408.html",
+					  "--error-page", "410=/410.html", "--error-page",
+					  "414=/414.html", "--error-page", "416=/416.html",
+					  "--error-page", "503=/503.html", "--error-page",
+					  "404=/first.html", "--error-page", "404=/404.html"};
+	std::vector<char *> kept;
+	for (std::string &w : words)
+		kept.push_back(&w[0]);
+	kept.push_back(nullptr);
+	ASSERT_EQ(cli_parse((int)words.size(), kept.data(), root, &opts), 1);
+	const char *const codes[ERROR_PAGE_COUNT] = {"400", "403", "404", "405", "408",
+						     "410", "414", "416", "503"};
+	for (unsigned id = 0; id < ERROR_PAGE_COUNT; id++) {
+		ASSERT_NE(opts.error_page[id], nullptr) << codes[id];
+		EXPECT_EQ(std::string(opts.error_page[id]), "/" + std::string(codes[id]) + ".html");
+	}
 	EXPECT_EQ(opts.fallback, nullptr);
 	const std::vector<std::vector<std::string>> refused = {
-		{"--error-page", "500=/500.html"}, {"--error-page", "400=/x"},
+		{"--error-page", "500=/500.html"}, {"--error-page", "401=/x"},
+		{"--error-page", "4040=/x"},       {"--error-page", "40=/x"},
+		{"--error-page", "404:/x"},        {"--error-page", "=/x"},
 		{"--error-page", "404=404.html"},  {"--error-page", "404=/"},
 		{"--error-page", "404"},           {"--error-page", "/404.html"},
 		{"--fallback", "index.html"},      {"--fallback", "/"},

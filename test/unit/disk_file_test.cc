@@ -13,6 +13,7 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_cache.h"
 #include "common/http/http_request.h"
+#include "test/unit/site_pages.h"
 
 namespace {
 
@@ -77,7 +78,7 @@ TEST(DiskFileTest, ViewReadsLikeALoadedFile)
 	struct disk_stat st = Stat(10, kMtimeS);
 	char out[DISK_VIEW_MAX];
 	struct cached_file v;
-	disk_file_view(&f, &st, kNowS, 0, out, &v);
+	disk_file_view(&f, &st, kNowS, ERROR_PAGE_NONE, out, &v);
 	EXPECT_EQ(v.size, 10u) << "the size of the open, not start-up's";
 	EXPECT_EQ(v.mtime, (uint64_t)kMtimeS);
 	EXPECT_EQ(v.body, nullptr);
@@ -99,10 +100,10 @@ TEST(DiskFileTest, LastModifiedNeverAfterNowNorBefore1970)
 	char out[DISK_VIEW_MAX];
 	struct cached_file v;
 	struct disk_stat future = Stat(1, (int64_t)kNowS + 3600);
-	disk_file_view(&f, &future, kNowS, 0, out, &v);
+	disk_file_view(&f, &future, kNowS, ERROR_PAGE_NONE, out, &v);
 	EXPECT_EQ(v.mtime, kNowS);
 	struct disk_stat past = Stat(1, -5);
-	disk_file_view(&f, &past, kNowS, 0, out, &v);
+	disk_file_view(&f, &past, kNowS, ERROR_PAGE_NONE, out, &v);
 	EXPECT_EQ(v.mtime, 0u);
 }
 
@@ -114,7 +115,7 @@ TEST(DiskFileTest, RepresentationHasItsCodingAndETagSuffix)
 	struct disk_stat st = Stat(7, kMtimeS);
 	char out[DISK_VIEW_MAX];
 	struct cached_file v;
-	disk_file_view(&f, &st, kNowS, 0, out, &v);
+	disk_file_view(&f, &st, kNowS, ERROR_PAGE_NONE, out, &v);
 	EXPECT_EQ(std::string(v.head, v.head_len),
 		  "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 7"
 		  "\r\nContent-Encoding: gzip\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
@@ -132,11 +133,17 @@ TEST(DiskFileTest, ErrorPageGetsA404HeadWithoutValidators)
 	struct disk_stat st = Stat(12, kMtimeS);
 	char out[DISK_VIEW_MAX];
 	struct cached_file v;
-	disk_file_view(&f, &st, kNowS, 1, out, &v);
+	disk_file_view(&f, &st, kNowS, ERROR_PAGE_404, out, &v);
 	EXPECT_EQ(v.etag, nullptr);
 	EXPECT_EQ(std::string(v.head, v.head_len),
 		  "HTTP/1.1 404 Not Found\r\nContent-Type: text/html; charset=utf-8\r\n"
 		  "Content-Length: 12\r\nX-Shelf: far\r\nConnection: keep-alive\r\n\r\n");
+	// Another status: its own line; the 405's Allow before the page's fields.
+	disk_file_view(&f, &st, kNowS, ERROR_PAGE_405, out, &v);
+	EXPECT_EQ(std::string(v.head, v.head_len),
+		  "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/html; charset=utf-8\r\n"
+		  "Content-Length: 12\r\nAllow: GET, HEAD, OPTIONS\r\nX-Shelf: far\r\n"
+		  "Connection: keep-alive\r\n\r\n");
 }
 
 // One request against a disk file of 10 bytes (kMtimeS), decided by answer_disk.
@@ -245,7 +252,7 @@ TEST(DiskAnswerTest, ErrorPageOnDiskAndFilesThatCannotBeOpened)
 	std::string page_stored = "text/html; charset=utf-8";
 	struct cached_file disk_page =
 		DiskEntry("404.html", &page_stored, 0, FILE_ENCODING_IDENTITY);
-	struct site_pages on_disk = {&disk_page, nullptr};
+	struct site_pages on_disk = PagesWith(&disk_page, nullptr);
 	Parsed p;
 	struct answer a;
 	Answer(&p, "GET /nowhere HTTP/1.1\r\n\r\n", &on_disk, false, &a);
@@ -270,7 +277,7 @@ TEST(DiskAnswerTest, ErrorPageOnDiskAndFilesThatCannotBeOpened)
 	struct cached_file memory_page = {};
 	memory_page.kind = CACHED_FILE;
 	memory_page.place = FILE_IN_MEMORY;
-	struct site_pages in_memory = {&memory_page, nullptr};
+	struct site_pages in_memory = PagesWith(&memory_page, nullptr);
 	Answer(&p, "GET /a.txt HTTP/1.1\r\n\r\n", &in_memory, false, &a);
 	ASSERT_EQ(a.kind, ANSWER_DISK);
 	answer_disk_missing(&p.in, &a);
@@ -279,8 +286,18 @@ TEST(DiskAnswerTest, ErrorPageOnDiskAndFilesThatCannotBeOpened)
 	EXPECT_EQ(a.cache_counter, C_cache_misses);
 	EXPECT_EQ(a.status_counter, C_responses_404);
 
+	// A 400 page on disk that cannot be opened: the static 400, its counters unchanged.
+	struct site_pages bad_page = PagesWith(&disk_page, nullptr, ERROR_PAGE_400);
+	Answer(&p, "GET /a%zz HTTP/1.1\r\n\r\n", &bad_page, false, &a);
+	ASSERT_EQ(a.kind, ANSWER_DISK_PAGE);
+	EXPECT_EQ(a.page, ERROR_PAGE_400);
+	answer_disk_missing(&p.in, &a);
+	EXPECT_EQ(a.kind, ANSWER_STATIC);
+	EXPECT_EQ(a.response, RESP_BAD_REQUEST);
+	EXPECT_EQ(a.status_counter, C_responses_400);
+
 	// No page: the static 404, never the fallback.
-	struct site_pages fallback = {nullptr, &memory_page};
+	struct site_pages fallback = PagesWith(nullptr, &memory_page);
 	Answer(&p, "GET /a.txt HTTP/1.1\r\n\r\n", &fallback, false, &a);
 	answer_disk_missing(&p.in, &a);
 	EXPECT_EQ(a.kind, ANSWER_STATIC);

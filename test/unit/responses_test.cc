@@ -76,6 +76,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		{"405", RESP_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n", C_responses_405},
 		{"408", RESP_TIMEOUT, "HTTP/1.1 408 Request Timeout\r\n", C_responses_408},
 		{"414", RESP_URI_TOO_LONG, "HTTP/1.1 414 URI Too Long\r\n", C_responses_414},
+		{"410", RESP_GONE, "HTTP/1.1 410 Gone\r\n", C_responses_410},
 		{"OPTIONS *", RESP_OPTIONS_ANY, "HTTP/1.1 200 OK\r\n", C_responses_200},
 		{"503 full", RESP_UNAVAILABLE, "HTTP/1.1 503 Service Unavailable\r\n",
 		 C_connections_refused},
@@ -180,7 +181,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 	const enum counter_id statuses[] = {C_responses_200, C_responses_400, C_responses_404,
 					    C_responses_405, C_responses_301, C_responses_304,
 					    C_responses_206, C_responses_416, C_responses_414,
-					    C_responses_204, C_responses_503};
+					    C_responses_204, C_responses_302, C_responses_303,
+					    C_responses_307, C_responses_308, C_responses_410, C_responses_503};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);
@@ -277,6 +279,31 @@ TEST(NotModifiedTest, ValidatorsVaryAndConnection)
 TEST(MetricsTest, BodyListsTheCountersInOrder)
 {
 	ExpectMetricsResponse(SetCountersAndExpectBody([](int id) { return (uint64_t)(id + 1) * 1001; }));
+}
+
+// BEHAVIOUR 10.12: an error page's head carries its own status line, Allow for the 405,
+// and no validators; a 416 page's head adds Content-Range naming only the file's size.
+TEST(ResponsesTest, ErrorPageHeads)
+{
+	char out[HEAD_200_MAX(24) + HEAD_PAGE_EXTRA_MAX + 32];
+	struct text_span type = {LITERAL("text/html; charset=utf-8")};
+	struct text_span fields = {LITERAL("\r\nX-Page: 1")};
+	struct text_span none = {"", 0};
+	size_t n = render_page_head(out, ERROR_PAGE_410, type, 7, fields, CONN_FORM_CLOSE);
+	EXPECT_EQ(std::string(out, n), "HTTP/1.1 410 Gone\r\nContent-Type: text/html; charset=utf-8"
+				       "\r\nContent-Length: 7\r\nX-Page: 1\r\nConnection: close\r\n\r\n");
+	n = render_page_head(out, ERROR_PAGE_405, type, 7, none, CONN_FORM_KEEP_ALIVE);
+	EXPECT_EQ(std::string(out, n),
+		  "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/html; charset=utf-8"
+		  "\r\nContent-Length: 7\r\nAllow: GET, HEAD, OPTIONS\r\nConnection: keep-alive\r\n\r\n");
+	n = render_page_head(out, ERROR_PAGE_416, type, 7, fields, CONN_FORM_KEEP_ALIVE);
+	struct text_span stored = {out, (uint32_t)(n - head_tail[CONN_FORM_KEEP_ALIVE].len)};
+	char range[sizeof(out) + CONTENT_RANGE_MAX];
+	n = render_page_416(range, stored, 12345, CONN_FORM_CLOSE);
+	EXPECT_EQ(std::string(range, n),
+		  "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Type: text/html; charset=utf-8"
+		  "\r\nContent-Length: 7\r\nX-Page: 1\r\nContent-Range: bytes */12345\r\n"
+		  "Connection: close\r\n\r\n");
 }
 
 TEST(MetricsTest, AllZero)

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "test/wire/wire_harness.h"
 
 namespace wire {
@@ -301,13 +303,17 @@ TEST_F(SitePagesTest, TargetsAreCheckedAtStartUp)
 		{{"--error-page", "404=/sub"}, "--error-page 404 names no loaded file: sub"},
 		{{"--error-page", "404=/.env"}, "--error-page 404 names no loaded file: .env"},
 		{{"--fallback", "/sub/page.txt/"}, "--fallback names no loaded file: sub/page.txt/"},
+		{{"--error-page", "404=/404.html", "--error-page", "410=/gone.html"},
+		 "--error-page 410 names no loaded file: gone.html"},
+		{{"--error-page", "503=/sub/"}, "--error-page 503 names no loaded file: sub/"},
 	};
 	for (const auto &c : missing) {
 		CommandResult r = Refused(c.flags);
 		EXPECT_EQ(r.exit_code, kExitRootRead) << c.line;
 		EXPECT_EQ(r.err, "apollod: --root " + dir + ": " + c.line + "\n");
 	}
-	for (const char *bad : {"500=/404.html", "400=/404.html", "404=404.html", "404"}) {
+	for (const char *bad : {"500=/404.html", "401=/404.html", "4040=/404.html", "404=404.html",
+				"404"}) {
 		CommandResult r = Refused({"--error-page", bad});
 		EXPECT_EQ(r.exit_code, kExitUsage) << bad;
 		EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --error-page: bad value '" +
@@ -420,6 +426,222 @@ TEST_F(SitePagesTest, HeaderForRefusals)
 	CommandResult r = Refused({"--header-for", "/assets/"});
 	EXPECT_EQ(r.exit_code, kExitUsage);
 	EXPECT_EQ(UsageErrorProblem(r.err, "apollod: --header-for needs a value\n"), "");
+}
+
+// Writes text to a new temporary file and returns its path ("" on failure).
+std::string TempFile(const std::string &text)
+{
+	char name[] = "/tmp/apollod-headers-XXXXXX";
+	int fd = mkstemp(name);
+	if (fd < 0)
+		return "";
+	bool ok = write(fd, text.data(), text.size()) == (ssize_t)text.size();
+	close(fd);
+	return ok ? name : "";
+}
+
+// BEHAVIOUR 10.13: --headers FILE in the _headers format is --header-for spelled in a
+// file: its pairs come after the command line's, on every response of the files they
+// name (200, HEAD, OPTIONS).
+TEST_F(SitePagesTest, HeadersFileIsHeaderForSpelledInAFile)
+{
+	const std::string file = TempFile("# fields for every response, then by folder and type\n"
+					  "/*\n"
+					  "  X-Frame-Options: DENY\n"
+					  "/assets/*\n"
+					  "  Cache-Control: public, max-age=31536000, immutable\n"
+					  "/*.zip\n"
+					  "  Content-Disposition: attachment\n");
+	ASSERT_NE(file, "");
+	Start({"--headers", file, "--header-for", "/assets/", "X-Cli: 1"});
+	const FileRoot &root = *root_;
+	const std::string deny = "X-Frame-Options: DENY\r\n";
+	Expect("/assets/app.js", [&](bool h) {
+		return FileResponse(root, kJs, "assets/app.js",
+				    "X-Cli: 1\r\n" + deny +
+					    "Cache-Control: public, max-age=31536000, immutable\r\n",
+				    h);
+	});
+	Expect("/dl/report.zip", [&](bool h) {
+		return FileResponse(root, kZip, "dl/report.zip",
+				    deny + "Content-Disposition: attachment\r\n", h);
+	});
+	Expect("/index.html",
+	       [&](bool h) { return FileResponse(root, kHtml, "index.html", deny, h); });
+	EXPECT_EQ(Roundtrip(daemon_.port(), Request("OPTIONS", "/dl/report.zip")).bytes,
+		  "HTTP/1.1 204 No Content\r\nAllow: GET, HEAD, OPTIONS\r\n" + deny +
+			  "Content-Disposition: attachment\r\nConnection: close\r\n\r\n");
+	unlink(file.c_str());
+}
+
+// A line outside the subset, or a field --header-for would refuse, ends the start with
+// exit 64 and the file's line.
+TEST_F(SitePagesTest, HeadersFileRefusals)
+{
+	const struct {
+		std::string text, why;
+		int line;
+	} cases[] = {
+		{"/*\n  X-A: 1\n/index.html\n  X-B: 2\n",
+		 "a path is /*, /dir/* or /*.ext here (the --header-for forms); exact paths, "
+		 "placeholders and URLs are not supported",
+		 3},
+		{"/*\n  X-A: 1\n  ETag: \"x\"\n", "the daemon writes that field itself", 3},
+		{"  X-A: 1\n", "a field line before any path line", 1},
+		{"/*\n  ! X-A\n", "detaching a field ('! Name') is not supported", 2},
+	};
+	for (const auto &c : cases) {
+		const std::string file = TempFile(c.text);
+		ASSERT_NE(file, "");
+		CommandResult r = Refused({"--headers", file});
+		EXPECT_EQ(r.exit_code, kExitUsage) << c.text;
+		EXPECT_EQ(r.err, "apollod: --headers " + file + ":" + std::to_string(c.line) + ": " +
+					 c.why + "\n");
+		unlink(file.c_str());
+	}
+	CommandResult r = Refused({"--headers", "/nonexistent/_headers"});
+	EXPECT_EQ(r.exit_code, kExitUsage);
+	EXPECT_EQ(r.err, "apollod: --headers /nonexistent/_headers: cannot open: no such file or "
+			 "directory\n");
+}
+
+// The pages of every status (BEHAVIOUR 10.12), each body distinct, under e/ so that one
+// --header-for names them all.
+const std::vector<std::pair<std::string, std::string>> kPages = {
+	{"index.html", "<h1>home</h1>\n"},          {"f.txt", "twelve bytes"},
+	{"e/400.html", "<p>a request we could not read</p>\n"},
+	{"e/404.html", "<p>nothing here</p>\n"},  {"e/405.html", "<p>not that method</p>\n"},
+	{"e/408.html", "<p>too slow</p>\n"},      {"e/414.html", "<p>too long an address</p>\n"},
+	{"e/416.html", "<p>no such range</p>\n"},
+};
+const char *const kPageFlags[] = {"--error-page", "400=/e/400.html", "--error-page",
+				  "404=/e/404.html", "--error-page",    "405=/e/405.html",
+				  "--error-page", "408=/e/408.html", "--error-page",
+				  "414=/e/414.html", "--error-page",    "416=/e/416.html",
+				  "--header-for", "/e/",             "X-Error: page"};
+
+// The response of page `code` (a file of kPages) under status line `status`, `between`
+// (lines ending in CRLF) after Content-Length and its --header-for field, the form
+// `connection`; HEAD: no body.
+std::string PageResponse(const std::string &status, const std::string &code, bool head,
+			 const std::string &connection = "close", const std::string &between = "",
+			 const std::string &after = "")
+{
+	std::string body;
+	for (const auto &f : kPages)
+		if (f.first == "e/" + code + ".html")
+			body = f.second;
+	return "HTTP/1.1 " + status + "\r\nContent-Type: " + kHtml +
+	       "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + between +
+	       "X-Error: page\r\n" + after + "Connection: " + connection + "\r\n\r\n" +
+	       (head ? "" : body);
+}
+
+class ErrorPagesTest : public testing::Test {
+protected:
+	void SetUp() override
+	{
+		REQUIRE_FEATURE("files");
+		root_ = std::make_unique<FileRoot>(kPages);
+		ASSERT_NE(root_->dir(), "");
+	}
+	void Start(const std::vector<std::string> &more)
+	{
+		DaemonOptions options;
+		options.extra_args = {"--root", root_->dir()};
+		options.extra_args.insert(options.extra_args.end(), std::begin(kPageFlags),
+					  std::end(kPageFlags));
+		options.extra_args.insert(options.extra_args.end(), more.begin(), more.end());
+		std::string error;
+		ASSERT_TRUE(daemon_.Start(options, &error)) << error;
+	}
+	// Sends request alone on a connection and returns what came back before EOF.
+	std::string Send(const std::string &request)
+	{
+		Received r = Roundtrip(daemon_.port(), request, true);
+		EXPECT_TRUE(r.eof && !r.reset) << request.substr(0, 60);
+		return r.bytes;
+	}
+	std::unique_ptr<FileRoot> root_;
+	Daemon daemon_;
+};
+
+// Every answer with a body takes the page of its status, GET and HEAD (HEAD never carries
+// it), the 405's keeps Allow, the 416's its Content-Range; each counts as the status it
+// answers; the connection's fate is the built-in answer's.
+TEST_F(ErrorPagesTest, EveryStatusServesItsOwnPage)
+{
+	Start({});
+	std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
+	for (bool head : {false, true}) {
+		const std::string m = head ? "HEAD" : "GET";
+		EXPECT_EQ(Send(Request(m, "/a%zz")), PageResponse("400 Bad Request", "400", head));
+		EXPECT_EQ(Send(m + " / HTTP/1.1\r\nno colon here\r\n\r\n"),
+			  PageResponse("400 Bad Request", "400", head));
+		EXPECT_EQ(Send(Request(m, "/missing")), PageResponse("404 Not Found", "404", head));
+		EXPECT_EQ(Send(Request(m, "/" + std::string(8000, 'a'))),
+			  PageResponse("414 URI Too Long", "414", head));
+	}
+	EXPECT_EQ(Send(Request("DELETE", "/f.txt")),
+		  PageResponse("405 Method Not Allowed", "405", false, "close",
+			       "Allow: GET, HEAD, OPTIONS\r\n"));
+	EXPECT_EQ(Send(Request("GET", "/f.txt", "Range: bytes=50-\r\n")),
+		  PageResponse("416 Range Not Satisfiable", "416", false, "close", "",
+			       "Content-Range: bytes */12\r\n"));
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
+	EXPECT_EQ(after["responses_400"] - before["responses_400"], 4u);
+	EXPECT_EQ(after["responses_404"] - before["responses_404"], 2u);
+	EXPECT_EQ(after["responses_414"] - before["responses_414"], 2u);
+	EXPECT_EQ(after["responses_405"] - before["responses_405"], 1u);
+	EXPECT_EQ(after["responses_416"] - before["responses_416"], 1u);
+	// Kept alive as the built-in 400 and 404 are: the keep-alive form, then the close form.
+	EXPECT_EQ(Send(Get("/a%zz") + Get("/nope") + Request("GET", "/f.txt", "Range: bytes=99-\r\n")),
+		  PageResponse("400 Bad Request", "400", false, "keep-alive") +
+			  PageResponse("404 Not Found", "404", false, "keep-alive") +
+			  PageResponse("416 Range Not Satisfiable", "416", false, "close", "",
+				       "Content-Range: bytes */12\r\n"));
+	// What is no error is unchanged, and the pages are files of their own.
+	EXPECT_EQ(ParseResponse(Send(Request("GET", "/f.txt"))).status, 200);
+	EXPECT_EQ(ParseResponse(Send(Request("GET", "/e/405.html"))).status, 200);
+	EXPECT_EQ(ParseResponse(Send(Request("OPTIONS", "/f.txt"))).status, 204);
+}
+
+// A head that stalls gets the 408 page, then the close.
+TEST_F(ErrorPagesTest, HeadDeadlineServesThe408Page)
+{
+	REQUIRE_FEATURE("deadlines");
+	Start({"--header-timeout", "1"});
+	Received r = Roundtrip(daemon_.port(), "GET / HTTP/1.1\r\nHost: x\r\n", false, 20000);
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ(r.bytes, PageResponse("408 Request Timeout", "408", false));
+	EXPECT_EQ(FetchMetrics(daemon_.port())["responses_408"], 1u);
+}
+
+// Pages served from disk (--cache-bytes 0) take their status and length per request; the
+// 416 and 408 pages are served from memory only, so on disk the built-in answers stay.
+TEST_F(ErrorPagesTest, PagesOnDisk)
+{
+	Start({"--cache-bytes", "0"});
+	std::map<std::string, uint64_t> before = FetchMetrics(daemon_.port());
+	for (bool head : {false, true}) {
+		const std::string m = head ? "HEAD" : "GET";
+		EXPECT_EQ(Send(Request(m, "/a%zz")), PageResponse("400 Bad Request", "400", head));
+		EXPECT_EQ(Send(Request(m, "/nope")), PageResponse("404 Not Found", "404", head));
+	}
+	EXPECT_EQ(Send(Request("PUT", "/")), PageResponse("405 Method Not Allowed", "405", false,
+							    "close", "Allow: GET, HEAD, OPTIONS\r\n"));
+	EXPECT_EQ(Send(Request("GET", "/f.txt", "Range: bytes=50-\r\n")),
+		  std::string("HTTP/1.1 416 Range Not Satisfiable\r\nContent-Type: ") + kText +
+			  "\r\nContent-Length: 22\r\nContent-Range: bytes */12\r\n"
+			  "Connection: close\r\n\r\nrange not satisfiable\n");
+	std::map<std::string, uint64_t> after = FetchMetrics(daemon_.port());
+	EXPECT_EQ(after["responses_from_disk"] - before["responses_from_disk"], 6u)
+		<< "five pages and the 416's file";
+	// A page that was removed since: the built-in answer of its status.
+	ASSERT_EQ(unlink((root_->dir() + "/e/400.html").c_str()), 0);
+	EXPECT_EQ(Send(Request("GET", "/a%zz")),
+		  std::string("HTTP/1.1 400 Bad Request\r\nContent-Type: ") + kText +
+			  "\r\nContent-Length: 12\r\nConnection: close\r\n\r\nbad request\n");
 }
 
 } // namespace

@@ -1113,6 +1113,10 @@ const std::vector<std::string> kCompressionCounterNames = {
 	"gzip_representations"};
 // A full table's 503 (BEHAVIOUR 4), /health's during a stop (11); every routed tier.
 const std::vector<std::string> kRefusedCounterNames = {"connections_refused", "responses_503"};
+// The answers of --redirects rules (BEHAVIOUR 10.20); counted in every routed tier.
+const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_303",
+						    "responses_307", "responses_308",
+						    "responses_410"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1148,10 +1152,10 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 46
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 51
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
-					 &kRefusedCounterNames})
+					 &kRefusedCounterNames, &kRuleCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
