@@ -92,7 +92,7 @@ TEST(ConfigFileTest, SettingsAreTheLongFlags)
 	EXPECT_STREQ(opts.header_for_field[0], "Cache-Control: max-age=31536000");
 	EXPECT_STREQ(opts.header_for_pattern[1], "*.zip");
 	EXPECT_STREQ(opts.header_for_field[1], "Content-Disposition: attachment");
-	EXPECT_STREQ(opts.error_page, "/404.html");
+	EXPECT_STREQ(opts.error_page[ERROR_PAGE_404], "/404.html");
 	EXPECT_STREQ(opts.user, "nobody");
 	EXPECT_EQ(opts.config, nullptr);
 }
