@@ -570,6 +570,19 @@ def health_within(port, wait_s):
     return None
 
 
+def counters_of(port):
+    """The counters /metrics shows (name -> value), or {} when it is not answered."""
+    try:
+        with socket.create_connection((HOST, port), timeout=2) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            body = read_until_close(s, 2).decode(errors="replace")
+    except OSError:
+        return {}
+    return {k: int(v) for k, v in (line.split(" ", 1) for line in body.splitlines()
+                                   if line[:1].isalpha() and " " in line and
+                                   line.split(" ", 1)[1].isdigit())}
+
+
 def after_leaving(server, pid):
     """What the serving process does once every client has gone: CPU over
     HOSTILE_REST_S, its descriptors, /health, and the seconds SIGTERM takes to end it."""
@@ -738,9 +751,13 @@ def hostile_downloads(binary, root):
         fds_after = fd_count(pid)
         for s in downloads:
             s.close()
+        counters = counters_of(server.port)
         out = after_leaving(server, pid)
         out.update({"health_after_deadline_s": served, "fds_max_during": max(f for f in fds if f),
-                    "fds_at_deadline": fds_after})
+                    "fds_at_deadline": fds_after,
+                    "responses_404": counters.get("responses_404"),
+                    "responses_from_disk": counters.get("responses_from_disk"),
+                    "timeouts_send": counters.get("timeouts_send")})
         return out
 
 
@@ -771,7 +788,9 @@ def describe_hostile(attack, r):
     if attack == "downloads":
         h = r["health_after_deadline_s"]
         return (f"/health {'in ' + str(h) + ' s' if h is not None else 'unanswered for 30 s'} "
-                f"after the deadline (fds up to {r['fds_max_during']}); " + rest)
+                f"after the deadline (fds up to {r['fds_max_during']}); "
+                f"{r.get('responses_from_disk')} served from disk, {r.get('responses_404')} "
+                f"answered 404, {r.get('timeouts_send')} send timeouts; " + rest)
     return f"{r['fds_during']} fds while full; " + rest
 
 
