@@ -210,7 +210,7 @@ TEST_F(SlowClientTest, SteadySlowReaderGetsTheWholeFile)
 // The stalled reader's file: more than the kernel's buffers can hold for a reader that
 // never reads. With 4 MiB (kBigFileSize) and the default receive buffer, 4,164,235 of its
 // 4,194,304 body bytes left before the send stalled (bytes_written, on uring and full
-// alike): within 30 KB of the whole response leaving, which then closes normally with no
+// alike: bench/stalled_reader.py; 4,164,242 of a 16 MiB one): within 30 KB of the whole response leaving, which then closes normally with no
 // deadline to pass (timeouts_send 0, seen once in 3 runs of the uring suite). Linux grows
 // a socket's send buffer up to net.ipv4.tcp_wmem's maximum, 4 MiB by default.
 constexpr size_t kStalledFileSize = 16u << 20;
