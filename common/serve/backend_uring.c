@@ -25,6 +25,7 @@
 
 #include "common/base/console.h"
 #include "common/base/span.h"
+#include "common/serve/conn.h"
 
 struct uring_state uring;
 /* The receive sides, by descriptor: a per-slot array of the backend's own, 32 bytes each.
@@ -376,6 +377,48 @@ static long uring_arm_listener(uint32_t i)
 	return r;
 }
 
+/* Arms one single-shot accept on listener i: its CQE carries URING_ACCEPT_TOKEN_OF(i) and
+ * the descriptor (non-blocking, close-on-exec: URING_ACCEPT_FLAGS) or -errno. Returns 0,
+ * or -ENOMEM without an SQE. */
+static long uring_arm_accept(uint32_t i)
+{
+	struct io_uring_sqe *sqe = uring_sqe();
+	if (!sqe)
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_ACCEPT;
+	sqe->fd = uring.listener_fd[i];
+	sqe->user_data = URING_ACCEPT_TOKEN_OF(i);
+	sqe->accept_flags = URING_ACCEPT_FLAGS;
+	uring.accept_live[i]++;
+	uring.accepts_live++;
+	return 0;
+}
+
+/* Arms accepts on the watched listeners, evenly, up to URING_ACCEPTS_PER_LISTENER each,
+ * while those in flight and the descriptors queued stay within the table's room. */
+static void uring_arm_accepts(void)
+{
+	uint32_t room = conn_room();
+	uint32_t held = uring.accepts_live + (uring.accept_tail - uring.accept_head);
+	for (uint32_t round = 0; round < URING_ACCEPTS_PER_LISTENER; round++)
+		for (uint32_t i = 0; i < LISTENERS_MAX && held < room; i++)
+			if ((uring.listener_watched & (1u << i)) && uring.accept_live[i] <= round &&
+			    uring_arm_accept(i) == 0)
+				held++;
+}
+
+/* Cancels every request under token (IORING_ASYNC_CANCEL_ALL, Linux 5.19); their
+ * -ECANCELED ends are dropped when reaped. Returns 0, or -ENOMEM without an SQE. */
+static long uring_cancel_token(uint64_t token)
+{
+	struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (!sqe)
+		return -ENOMEM;
+	sqe->addr = token;
+	sqe->cancel_flags = IORING_ASYNC_CANCEL_ALL;
+	return 0;
+}
+
 long backend_watch_listener(uint32_t index, int fd, int on)
 {
 	uint8_t bit = (uint8_t)(1u << index);
@@ -384,11 +427,11 @@ long backend_watch_listener(uint32_t index, int fd, int on)
 					      : uring.listener_watched & ~bit);
 	if (on && !(uring.listener_armed & bit))
 		return uring_arm_listener(index);
-	if (!on && (uring.listener_armed & bit)) { /* its -ECANCELED end is dropped when reaped */
-		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
-		if (!sqe)
+	if (!on && uring.accept_live[index] && uring_cancel_token(URING_ACCEPT_TOKEN_OF(index)))
+		return -ENOMEM;
+	if (!on && (uring.listener_armed & bit)) {
+		if (uring_cancel_token(LISTENER_TOKEN_OF(index)))
 			return -ENOMEM;
-		sqe->addr = LISTENER_TOKEN_OF(index);
 		uring.listener_armed &= (uint8_t)~bit;
 	}
 	return 0;
@@ -406,7 +449,7 @@ static long uring_arm_signals(void)
 
 int backend_accepts_settled(void)
 {
-	return 1; /* the loop accepts itself (backend_accept): nothing is taken behind it */
+	return !uring.accepts_live && uring.accept_head == uring.accept_tail;
 }
 
 void backend_cancel_all(void)
@@ -445,14 +488,60 @@ static int uring_take_listener(const struct io_uring_cqe *cqe, uint8_t *reported
 	return 1;
 }
 
-/* Arms again what ended while wanted: the signal poll, each watched listener's poll. */
+/* Takes an accept CQE: one accept fewer in flight; queues its descriptor or error (not a
+ * park's or stop's -ECANCELED, nor -EAGAIN: the next wait arms another). Returns 1 when
+ * it is a report for the loop, as uring_take_listener: a descriptor or error, or the last
+ * cancelled end, which settles the accepts a stop waits for (backend_accepts_settled; a
+ * dropped completion would have the wait wait again, to the drain's end). */
+static int uring_take_accept(const struct io_uring_cqe *cqe, uint8_t *reported)
+{
+	uint32_t i = (uint32_t)(cqe->user_data - URING_ACCEPT_TOKEN_OF(0));
+	uring.accept_live[i]--;
+	uring.accepts_live--;
+	if (cqe->res == -EAGAIN || (cqe->res == -ECANCELED && uring.accepts_live))
+		return 0;
+	if (cqe->res != -ECANCELED)
+		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
+	if (*reported & (1u << i))
+		return 0;
+	*reported |= (uint8_t)(1u << i);
+	return 1;
+}
+
+/* Keeps watched listener i's poll armed exactly while none of its accepts is in flight:
+ * with room the accepts report, and a poll beside them would wake the wait a second time
+ * for the same connection; without room its report lets the loop evict or park. A poll
+ * cancelled here ends with -ECANCELED, which uring_take_listener drops. */
+static void uring_poll_when_idle(uint32_t i)
+{
+	uint8_t bit = (uint8_t)(1u << i);
+	if (!(uring.listener_watched & bit))
+		return;
+	if (!uring.accept_live[i] && !(uring.listener_armed & bit))
+		uring_arm_listener(i); /* no SQE: the next wait tries again */
+	else if (uring.accept_live[i] && (uring.listener_armed & bit) &&
+		 uring_cancel_token(LISTENER_TOKEN_OF(i)) == 0)
+		uring.listener_armed &= (uint8_t)~bit;
+}
+
+/* Arms again what ended while wanted: the signal poll, the accepts the room allows, each
+ * watched listener's poll while it has no accept. */
 static void uring_rearm_own(void)
 {
 	if (uring.signals_watched && !uring.signals_armed)
 		uring_arm_signals(); /* no SQE: the next wait tries again */
+	uring_arm_accepts();
 	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
-		if ((uring.listener_watched & ~uring.listener_armed) & (1u << i))
-			uring_arm_listener(i);
+		uring_poll_when_idle(i);
+}
+
+/* Whether delivered descriptors wait in the queue with a listener watched, and so need a
+ * report of their own: the loop may have stopped taking before the queue was empty (a
+ * park, or an EMFILE with nobody waiting), and no new CQE would announce them. Any
+ * listener's report takes from the one queue. */
+static int uring_queue_unreported(void)
+{
+	return uring.listener_watched && uring.accept_head != uring.accept_tail;
 }
 
 /* Copies up to BACKEND_EVENTS_MAX reports out of the CQ into events: connection CQEs as
@@ -472,6 +561,12 @@ static long uring_reap(backend_event *events)
 		if (listener_of_token(cqe->user_data) >= 0) {
 			if (uring_take_listener(cqe, &listeners_reported))
 				events[n++] = *cqe;
+		} else if (cqe->user_data - URING_ACCEPT_TOKEN_OF(0) < LISTENERS_MAX) {
+			if (uring_take_accept(cqe, &listeners_reported)) {
+				events[n] = *cqe;
+				events[n++].user_data = LISTENER_TOKEN_OF(cqe->user_data -
+									  URING_ACCEPT_TOKEN_OF(0));
+			}
 		} else if (cqe->user_data == SIGNAL_TOKEN) {
 			if (!(cqe->flags & IORING_CQE_F_MORE))
 				uring.signals_armed = 0; /* ended: re-armed by the next wait */
@@ -487,6 +582,10 @@ static long uring_reap(backend_event *events)
 	/* Release: the entries are read before the kernel may reuse them ("smp_store_release
 	 * to store head will do", ibid.; liburing's io_uring_cq_advance). */
 	__atomic_store_n(uring.cq_head, head, __ATOMIC_RELEASE);
+	if (!listeners_reported && n < BACKEND_EVENTS_MAX && uring_queue_unreported()) {
+		struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN_OF(0)};
+		events[n++] = nudge;
+	}
 	return n;
 }
 
@@ -499,7 +598,8 @@ static long uring_enter_wait(int timeout_ms)
 	uring_rx_rearm_starved();
 	uring_rearm_own();
 	uint32_t pending = uring_publish();
-	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head;
+	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
+		    uring_queue_unreported();
 	struct k_timespec ts = {timeout_ms / MS_PER_S, (timeout_ms % MS_PER_S) * NS_PER_MS};
 	struct io_uring_getevents_arg arg = {.ts = timeout_ms < 0 ? 0 : (uint64_t)(uintptr_t)&ts};
 	unsigned wait_nr = ready || timeout_ms == 0 ? 0 : 1;

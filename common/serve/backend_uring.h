@@ -59,14 +59,33 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
-/* Accepting: the ring reports a listener's readiness (a multishot poll for POLLIN) and
- * the loop takes each connection with accept4(2) itself, as the epoll tiers do, only when
- * it has room for it (BEHAVIOUR 4). A multishot accept took every connection of the
- * backlog as soon as it came, table full or not, up to the descriptor limit: the
- * descriptors kept for the files of disk-served responses went to connections queued
- * beyond the table, and their opens failed (issue 33 (3): 27 of 60 downloads of a file
- * that exists answered 404 under a limit of 64; benchmarks/reports/2026-12-03-uring-hostile.md);
- * with the loop parked the queue filled and stalled the ring (issue 33 (1)). */
+/* Accepting: single-shot accepts in the ring (IORING_OP_ACCEPT), only as many in flight,
+ * with the descriptors they delivered and the loop has not taken, as the table has room
+ * for (conn_room: --max-connections, whose count already leaves a descriptor per
+ * connection for a file sent from disk), at most URING_ACCEPTS_PER_LISTENER on each
+ * listener, armed again by every wait (uring_arm_accepts). So the kernel never accepts
+ * beyond the table. A multishot accept took every connection of the backlog as soon as it
+ * came, table full or not, up to the descriptor limit: the descriptors kept for the files
+ * of disk-served responses went to connections queued beyond the table, and their opens
+ * failed (issue 33 (3): 27 of 60 downloads of a file that exists answered 404 under a
+ * limit of 64; benchmarks/reports/2026-12-03-uring-hostile.md). A watched listener with
+ * no accept armed (no room) has a multishot poll for POLLIN instead (uring_poll_when_idle),
+ * whose report lets the loop evict or park and accept with accept4(2) itself, as the
+ * epoll tiers do (backend_accept: only with no accept in flight, so the two never hold
+ * the same slot). */
+#define URING_ACCEPTS_PER_LISTENER 4 /* two or more: one in flight while another's
+				      * descriptor is taken, so no accept4 finds EAGAIN */
+STATIC_ASSERT(URING_ACCEPTS_PER_LISTENER >= 2, "one armed while another is taken");
+/* The queue of delivered descriptors (or -errno): it holds at most the room, which is at
+ * most CONN_SLOTS. */
+#define URING_ACCEPT_MAX CONN_SLOTS
+STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
+/* user_data of listener i's accepts: not a listener's report token (its poll's), nor the
+ * signal poll's, nor a dropped failure's. */
+#define URING_ACCEPT_TOKEN_OF(i) (LISTENER_TOKEN_OF(LISTENERS_MAX) + (uint64_t)(i))
+STATIC_ASSERT(LISTENERS_MAX * 2u < URING_IGNORE_TOKEN - LISTENER_TOKEN_BASE &&
+		      LISTENERS_MAX * 2u < SIGNAL_TOKEN - LISTENER_TOKEN_BASE,
+	      "accept tokens apart from the other own tokens");
 #define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
 			      * power of two (kernel), < 2^16 */
 
@@ -88,6 +107,11 @@ struct uring_state {
 	uint8_t listener_armed;      /* bit i: a multishot poll on listener i is in flight */
 	uint8_t signals_armed;       /* a multishot poll on the signal descriptor is */
 	uint8_t signals_watched;     /* backend_watch_signals was called */
+	uint16_t accept_live[LISTENERS_MAX]; /* listener i's accepts without their CQE */
+	uint32_t accepts_live;       /* their sum */
+	uint32_t accept_head;        /* accept queue: taken */
+	uint32_t accept_tail;        /* accept queue: delivered */
+	int32_t accepted[URING_ACCEPT_MAX]; /* descriptors or -errno, in CQE order */
 	int32_t signal_fd;           /* the signal descriptor the loop watches */
 	struct k_msghdr msghdr[URING_SQ_ENTRIES]; /* one per SQE: a sendmsg's header must
 						   * stay put until it is submitted */
@@ -178,8 +202,15 @@ static inline uint64_t backend_event_token(const backend_event *e)
 /* Accepted sockets: see BACKEND_LISTENER_FLAGS. */
 #define URING_ACCEPT_FLAGS (K_SOCK_NONBLOCK | K_SOCK_CLOEXEC)
 
+/* The next descriptor (or error) the ring's accepts delivered; with none, -EAGAIN while
+ * an accept is in flight (it reports what comes), else accept4 on listen_fd (no room:
+ * the loop evicts for it; -1, a stop's: EBADF). */
 static inline long backend_accept(int listen_fd)
 {
+	if (uring.accept_head != uring.accept_tail)
+		return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
+	if (uring.accepts_live)
+		return -EAGAIN;
 	return COUNTED(sys_accept4(listen_fd, URING_ACCEPT_FLAGS));
 }
 
