@@ -570,6 +570,19 @@ def health_within(port, wait_s):
     return None
 
 
+def counters_of(port):
+    """The counters /metrics shows (name -> value), or {} when it is not answered."""
+    try:
+        with socket.create_connection((HOST, port), timeout=2) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            body = read_until_close(s, 2).decode(errors="replace")
+    except OSError:
+        return {}
+    return {k: int(v) for k, v in (line.split(" ", 1) for line in body.splitlines()
+                                   if line[:1].isalpha() and " " in line and
+                                   line.split(" ", 1)[1].isdigit())}
+
+
 def after_leaving(server, pid):
     """What the serving process does once every client has gone: CPU over
     HOSTILE_REST_S, its descriptors, /health, and the seconds SIGTERM takes to end it."""
@@ -634,20 +647,24 @@ def hostile_heads(binary, root):
         return out
 
 
-def hostile_tricklers(binary, root):
+def hostile_tricklers(binary, root, first_now=False):
     """Issue 33 (2): HOSTILE_TRICKLERS connections trickling a head byte every
     HOSTILE_TRICKLE_EVERY_S, reconnecting when closed, default flags; FRESH fresh clients
-    HOSTILE_FRESH_EVERY_S apart, each a whole GET /health in one packet."""
+    HOSTILE_FRESH_EVERY_S apart, each a whole GET /health in one packet. first_now: each
+    connection sends its first byte as soon as it is opened (so it holds a head from the
+    start and never counts as waiting between requests), then one every
+    HOSTILE_TRICKLE_EVERY_S."""
     with Server("apollod", binary, root, conns=None, defaults=True) as server:
         pid = serving_pid(server)
         stop, fresh_results = threading.Event(), []
+        first_due = HOSTILE_TRICKLE_EVERY_S if first_now else 0.0  # taken off "last sent"
 
         def crowd():
             socks = {}
             end = time.monotonic() + HOSTILE_LOOP_BOUND_S
             for _ in range(HOSTILE_TRICKLERS):
                 s = nonblocking_connect(server.port)
-                socks[s] = [0, time.monotonic()]
+                socks[s] = [0, time.monotonic() - first_due]
             poller = select.poll()
             for s in socks:
                 poller.register(s, select.POLLIN)
@@ -659,7 +676,7 @@ def hostile_tricklers(binary, root):
                     socks.pop(s)
                     s.close()
                     n = nonblocking_connect(server.port)
-                    socks[n] = [0, time.monotonic()]
+                    socks[n] = [0, time.monotonic() - first_due]
                     by_fd[n.fileno()] = n
                     poller.register(n, select.POLLIN)
                 now = time.monotonic()
@@ -734,9 +751,13 @@ def hostile_downloads(binary, root):
         fds_after = fd_count(pid)
         for s in downloads:
             s.close()
+        counters = counters_of(server.port)
         out = after_leaving(server, pid)
         out.update({"health_after_deadline_s": served, "fds_max_during": max(f for f in fds if f),
-                    "fds_at_deadline": fds_after})
+                    "fds_at_deadline": fds_after,
+                    "responses_404": counters.get("responses_404"),
+                    "responses_from_disk": counters.get("responses_from_disk"),
+                    "timeouts_send": counters.get("timeouts_send")})
         return out
 
 
@@ -747,6 +768,10 @@ HOSTILE_ROWS = [
     ("tricklers", f"{HOSTILE_TRICKLERS} tricklers (a byte every {HOSTILE_TRICKLE_EVERY_S:g} s, "
                   f"reconnecting), default flags; {FRESH} fresh GET /health "
                   f"{HOSTILE_FRESH_EVERY_S:g} s apart", hostile_tricklers),
+    ("tricklers-now", f"{HOSTILE_TRICKLERS} tricklers sending their first byte at once, then "
+                      f"one every {HOSTILE_TRICKLE_EVERY_S:g} s (reconnecting), default flags; "
+                      f"{FRESH} fresh GET /health {HOSTILE_FRESH_EVERY_S:g} s apart",
+     lambda binary, root: hostile_tricklers(binary, root, first_now=True)),
     ("downloads", f"{HOSTILE_DOWNLOADS} unread 16 MiB downloads, RLIMIT_NOFILE "
                   f"{HOSTILE_DL_FD_LIMIT}, --cache-bytes 0, ended by the {HOSTILE_SEND_TIMEOUT_S} s "
                   "send deadline", hostile_downloads),
@@ -758,12 +783,14 @@ def describe_hostile(attack, r):
     rest = (f"then {r['cpu_s']} s CPU in {r['rest_window_s']:g} s, {r['fds']} fds, "
             f"/health {'in ' + str(r['health_s']) + ' s' if r['health_s'] is not None else 'unanswered'}, "
             f"SIGTERM exit {'in ' + str(r['stop_s']) + ' s' if r['stop_s'] is not None else 'none in 15 s'}")
-    if attack == "tricklers":
+    if attack in ("tricklers", "tricklers-now"):
         return f"{r['fresh_answered']} of {FRESH} fresh answered; " + rest
     if attack == "downloads":
         h = r["health_after_deadline_s"]
         return (f"/health {'in ' + str(h) + ' s' if h is not None else 'unanswered for 30 s'} "
-                f"after the deadline (fds up to {r['fds_max_during']}); " + rest)
+                f"after the deadline (fds up to {r['fds_max_during']}); "
+                f"{r.get('responses_from_disk')} served from disk, {r.get('responses_404')} "
+                f"answered 404, {r.get('timeouts_send')} send timeouts; " + rest)
     return f"{r['fds_during']} fds while full; " + rest
 
 

@@ -1,5 +1,5 @@
 /* The io_uring event backend, its out-of-line half (see event_backend.h and
- * backend_uring.h): the ring's set-up, the listener's multishot accept, and the wait
+ * backend_uring.h): the ring's set-up, the listeners' multishot polls, and the wait
  * that submits and reaps in one io_uring_enter.
  *
  * What it needs of the kernel, and since when (the tier runs on 6.x):
@@ -10,7 +10,6 @@
  *   IORING_FEAT_EXT_ARG (a timeout on the wait, no timeout SQE)  5.11
  *   IORING_SETUP_SUBMIT_ALL                        5.18
  *   IORING_REGISTER_RING_FDS, ENTER_REGISTERED_RING  5.18
- *   IORING_ACCEPT_MULTISHOT                        5.19
  *   IORING_SETUP_COOP_TASKRUN                      5.19
  *   IORING_REGISTER_PBUF_RING (the provided buffer ring)  5.19
  *   IORING_RECV_MULTISHOT                          6.0
@@ -26,6 +25,7 @@
 
 #include "common/base/console.h"
 #include "common/base/span.h"
+#include "common/serve/conn.h"
 
 struct uring_state uring;
 /* The receive sides, by descriptor: a per-slot array of the backend's own, 32 bytes each.
@@ -34,7 +34,7 @@ struct uring_state uring;
 struct uring_rx uring_rx[URING_RX_SLOTS];
 
 /* Completions the CQ holds: every connection has at most one operation in flight, plus
- * failed closes and cancels, plus accepts. */
+ * failed closes and cancels, plus the listeners' and the signals' polls. */
 #define URING_CQ_ENTRIES 8192
 
 /* Single issuer and deferred task running: completions are posted only when this one
@@ -350,37 +350,72 @@ long uring_submit(void)
 	return COUNTED(sys_io_uring_enter(uring.enter_fd, pending, 0, uring.enter_flags, 0, 0));
 }
 
-/* An SQE for a multishot operation of the loop's own (accept, signal poll) on fd,
- * reported with token. Returns it, or NULL without an SQE. */
-static struct io_uring_sqe *uring_multishot(uint8_t opcode, int fd, uint64_t token)
+/* Arms a multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13) for events on fd, one of the
+ * loop's own (a listener, the signal descriptor): each wake-up that finds one of them
+ * comes back as a CQE with token, IORING_CQE_F_MORE while it goes on; an armed poll that
+ * finds them already there reports at once. Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_poll(int fd, uint64_t token, uint32_t events)
 {
 	struct io_uring_sqe *sqe = uring_sqe();
 	if (!sqe)
-		return 0;
-	sqe->opcode = opcode;
+		return -ENOMEM;
+	sqe->opcode = IORING_OP_POLL_ADD;
 	sqe->fd = fd;
 	sqe->user_data = token;
-	return sqe;
+	sqe->len = IORING_POLL_ADD_MULTI;
+	sqe->poll32_events = events;
+	return 0;
 }
 
-/* The accepted sockets are non-blocking for the direct sendfile of a body by reference
- * (io_send_file), which must not block the worker on a full socket. */
-#define URING_ACCEPT_NONBLOCK K_SOCK_NONBLOCK
+/* Arms listener i's poll: a connection waiting in its backlog reports LISTENER_TOKEN_OF(i),
+ * and the loop accepts (backend_accept). Returns 0, or -ENOMEM without an SQE. */
+static long uring_arm_listener(uint32_t i)
+{
+	long r = uring_arm_poll(uring.listener_fd[i], LISTENER_TOKEN_OF(i), POLLIN);
+	if (r == 0)
+		uring.listener_armed |= (uint8_t)(1u << i);
+	return r;
+}
 
-/* Arms the multishot accept on listener i: every connection it takes comes back as a
- * CQE with LISTENER_TOKEN_OF(i), its descriptor in res, IORING_CQE_F_MORE while it goes
- * on. Accepted sockets are non-blocking and close-on-exec (URING_ACCEPT_NONBLOCK).
- * Returns 0, or -ENOMEM without an SQE. */
+/* Arms one single-shot accept on listener i: its CQE carries URING_ACCEPT_TOKEN_OF(i) and
+ * the descriptor (non-blocking, close-on-exec: URING_ACCEPT_FLAGS) or -errno. Returns 0,
+ * or -ENOMEM without an SQE. */
 static long uring_arm_accept(uint32_t i)
 {
-	struct io_uring_sqe *sqe =
-		uring_multishot(IORING_OP_ACCEPT, uring.listener_fd[i], LISTENER_TOKEN_OF(i));
+	struct io_uring_sqe *sqe = uring_sqe();
 	if (!sqe)
 		return -ENOMEM;
-	uring.accept_armed |= (uint8_t)(1u << i);
+	sqe->opcode = IORING_OP_ACCEPT;
+	sqe->fd = uring.listener_fd[i];
+	sqe->user_data = URING_ACCEPT_TOKEN_OF(i);
+	sqe->accept_flags = URING_ACCEPT_FLAGS;
 	uring.accept_live[i]++;
-	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
-	sqe->accept_flags = K_SOCK_CLOEXEC | URING_ACCEPT_NONBLOCK;
+	uring.accepts_live++;
+	return 0;
+}
+
+/* Arms accepts on the watched listeners, evenly, up to URING_ACCEPTS_PER_LISTENER each,
+ * while those in flight and the descriptors queued stay within the table's room. */
+static void uring_arm_accepts(void)
+{
+	uint32_t room = conn_room();
+	uint32_t held = uring.accepts_live + (uring.accept_tail - uring.accept_head);
+	for (uint32_t round = 0; round < URING_ACCEPTS_PER_LISTENER; round++)
+		for (uint32_t i = 0; i < LISTENERS_MAX && held < room; i++)
+			if ((uring.listener_watched & (1u << i)) && uring.accept_live[i] <= round &&
+			    uring_arm_accept(i) == 0)
+				held++;
+}
+
+/* Cancels every request under token (IORING_ASYNC_CANCEL_ALL, Linux 5.19); their
+ * -ECANCELED ends are dropped when reaped. Returns 0, or -ENOMEM without an SQE. */
+static long uring_cancel_token(uint64_t token)
+{
+	struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
+	if (!sqe)
+		return -ENOMEM;
+	sqe->addr = token;
+	sqe->cancel_flags = IORING_ASYNC_CANCEL_ALL;
 	return 0;
 }
 
@@ -390,20 +425,14 @@ long backend_watch_listener(uint32_t index, int fd, int on)
 	uring.listener_fd[index] = fd;
 	uring.listener_watched = (uint8_t)(on ? uring.listener_watched | bit
 					      : uring.listener_watched & ~bit);
-	/* Connections the multishot accepts took before a park wait in the queue, and no
-	 * new completion will announce them: report a listener once more. */
-	if (on && uring.accept_head != uring.accept_tail)
-		uring.listener_nudge = 1;
-	/* Armed only on an empty queue, which bounds it (URING_ACCEPT_MAX): with descriptors
-	 * queued, the nudge's report takes them, and the drained queue arms the accept. */
-	if (on && !(uring.accept_armed & bit) && uring.accept_head == uring.accept_tail)
-		return uring_arm_accept(index);
-	if (!on && (uring.accept_armed & bit)) { /* its -ECANCELED end is dropped when reaped */
-		struct io_uring_sqe *sqe = uring_sqe_unwatched(IORING_OP_ASYNC_CANCEL, -1);
-		if (!sqe)
+	if (on && !(uring.listener_armed & bit))
+		return uring_arm_listener(index);
+	if (!on && uring.accept_live[index] && uring_cancel_token(URING_ACCEPT_TOKEN_OF(index)))
+		return -ENOMEM;
+	if (!on && (uring.listener_armed & bit)) {
+		if (uring_cancel_token(LISTENER_TOKEN_OF(index)))
 			return -ENOMEM;
-		sqe->addr = LISTENER_TOKEN_OF(index);
-		uring.accept_armed &= (uint8_t)~bit;
+		uring.listener_armed &= (uint8_t)~bit;
 	}
 	return 0;
 }
@@ -413,22 +442,14 @@ long backend_watch_listener(uint32_t index, int fd, int on)
  * itself. Returns 0, or -ENOMEM without an SQE. */
 static long uring_arm_signals(void)
 {
-	struct io_uring_sqe *sqe = uring_multishot(IORING_OP_POLL_ADD, uring.signal_fd,
-						   SIGNAL_TOKEN);
-	if (!sqe)
-		return -ENOMEM;
-	uring.signals_armed = 1;
-	sqe->len = IORING_POLL_ADD_MULTI;
-	sqe->poll32_events = POLLIN;
-	return 0;
+	long r = uring_arm_poll(uring.signal_fd, SIGNAL_TOKEN, POLLIN);
+	uring.signals_armed = r == 0;
+	return r;
 }
 
 int backend_accepts_settled(void)
 {
-	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
-		if (uring.accept_live[i])
-			return 0;
-	return uring.accept_head == uring.accept_tail;
+	return !uring.accepts_live && uring.accept_head == uring.accept_tail;
 }
 
 void backend_cancel_all(void)
@@ -449,46 +470,83 @@ long backend_watch_signals(int fd)
 	return uring_arm_signals();
 }
 
-long uring_accept_drained(void)
+/* Takes a listener poll's CQE. Returns 1 when it is a report for the loop (the first of
+ * its listener this reap: the loop accepts until EAGAIN), 0 when it is dropped. An end
+ * (no IORING_CQE_F_MORE) leaves the poll to be armed again by the next wait while the
+ * listener is watched; a cancelled one (-ECANCELED, a park's) is not the armed one, which
+ * a re-arm may have started since under the same token, so it clears nothing. */
+static int uring_take_listener(const struct io_uring_cqe *cqe, uint8_t *reported)
 {
+	uint8_t bit = (uint8_t)(1u << listener_of_token(cqe->user_data));
+	if (cqe->res == -ECANCELED)
+		return 0;
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		uring.listener_armed &= (uint8_t)~bit;
+	if (*reported & bit)
+		return 0;
+	*reported |= bit;
+	return 1;
+}
+
+/* Takes an accept CQE: one accept fewer in flight; queues its descriptor or error (not a
+ * park's or stop's -ECANCELED, nor -EAGAIN: the next wait arms another). Returns 1 when
+ * it is a report for the loop, as uring_take_listener: a descriptor or error, or the last
+ * cancelled end, which settles the accepts a stop waits for (backend_accepts_settled; a
+ * dropped completion would have the wait wait again, to the drain's end). */
+static int uring_take_accept(const struct io_uring_cqe *cqe, uint8_t *reported)
+{
+	uint32_t i = (uint32_t)(cqe->user_data - URING_ACCEPT_TOKEN_OF(0));
+	uring.accept_live[i]--;
+	uring.accepts_live--;
+	if (cqe->res == -EAGAIN || (cqe->res == -ECANCELED && uring.accepts_live))
+		return 0;
+	if (cqe->res != -ECANCELED)
+		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = cqe->res;
+	if (*reported & (1u << i))
+		return 0;
+	*reported |= (uint8_t)(1u << i);
+	return 1;
+}
+
+/* Keeps watched listener i's poll armed exactly while none of its accepts is in flight:
+ * with room the accepts report, and a poll beside them would wake the wait a second time
+ * for the same connection; without room its report lets the loop evict or park. A poll
+ * cancelled here ends with -ECANCELED, which uring_take_listener drops. */
+static void uring_poll_when_idle(uint32_t i)
+{
+	uint8_t bit = (uint8_t)(1u << i);
+	if (!(uring.listener_watched & bit))
+		return;
+	if (!uring.accept_live[i] && !(uring.listener_armed & bit))
+		uring_arm_listener(i); /* no SQE: the next wait tries again */
+	else if (uring.accept_live[i] && (uring.listener_armed & bit) &&
+		 uring_cancel_token(LISTENER_TOKEN_OF(i)) == 0)
+		uring.listener_armed &= (uint8_t)~bit;
+}
+
+/* Arms again what ended while wanted: the signal poll, the accepts the room allows, each
+ * watched listener's poll while it has no accept. */
+static void uring_rearm_own(void)
+{
+	if (uring.signals_watched && !uring.signals_armed)
+		uring_arm_signals(); /* no SQE: the next wait tries again */
+	uring_arm_accepts();
 	for (uint32_t i = 0; i < LISTENERS_MAX; i++)
-		if ((uring.listener_watched & ~uring.accept_armed) & (1u << i))
-			uring_arm_accept(i); /* no SQE: the next drained queue tries again */
-	return -EAGAIN;
+		uring_poll_when_idle(i);
 }
 
-/* Queues an accept CQE's descriptor or error. The queue does not fill (URING_ACCEPT_MAX);
- * if it does, a descriptor is closed unanswered rather than the CQE left in the CQ, where
- * it would hold every completion behind it (issue 33). */
-static void uring_queue_accepted(int32_t res)
+/* Whether delivered descriptors wait in the queue with a listener watched, and so need a
+ * report of their own: the loop may have stopped taking before the queue was empty (a
+ * park, or an EMFILE with nobody waiting), and no new CQE would announce them. Any
+ * listener's report takes from the one queue. */
+static int uring_queue_unreported(void)
 {
-	if (uring.accept_tail - uring.accept_head < URING_ACCEPT_MAX)
-		uring.accepted[uring.accept_tail++ & (URING_ACCEPT_MAX - 1)] = res;
-	else if (res >= 0)
-		COUNTED(sys_close(res));
-}
-
-/* Takes an accept CQE: queues its descriptor or error, notes whether the multishot
- * accept goes on. Consumes every CQE: none stays in the ring. */
-static void uring_take_accept(const struct io_uring_cqe *cqe)
-{
-	if (!(cqe->flags & IORING_CQE_F_MORE)) { /* ended: re-armed when the queue is drained */
-		int i = listener_of_token(cqe->user_data);
-		/* A cancelled one is not the armed one: backend_watch_listener cleared its bit
-		 * at the cancel, and a re-arm may have set it for a newer accept since (the
-		 * two share the token). Clearing it here would arm a second accept later. */
-		if (cqe->res != -ECANCELED)
-			uring.accept_armed &= (uint8_t)~(1u << i);
-		if (uring.accept_live[i])
-			uring.accept_live[i]--;
-	}
-	if (cqe->res != -ECANCELED) /* the end the loop asked for when it parked */
-		uring_queue_accepted(cqe->res);
+	return uring.listener_watched && uring.accept_head != uring.accept_tail;
 }
 
 /* Copies up to BACKEND_EVENTS_MAX reports out of the CQ into events: connection CQEs as
- * they are, accept CQEs into the accept queue with one listener report per wait, the
- * failures of unwatched operations dropped. Returns the count. */
+ * they are, one report per listener per wait, the failures of unwatched operations
+ * dropped. Consumes every CQE it looks at: none stays in the ring. Returns the count. */
 static long uring_reap(backend_event *events)
 {
 	uint32_t head = *uring.cq_head; /* ours alone */
@@ -497,16 +555,21 @@ static long uring_reap(backend_event *events)
 	 * read the tail will do"; liburing's __io_uring_peek_cqe). */
 	uint32_t tail = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE);
 	long n = 0;
-	int listener_reported = 0;
+	uint8_t listeners_reported = 0;
 	for (; head != tail && n < BACKEND_EVENTS_MAX; head++) {
 		const struct io_uring_cqe *cqe = &uring.cqes[head & uring.cq_mask];
 		if (listener_of_token(cqe->user_data) >= 0) {
-			uring_take_accept(cqe);
-			if (!listener_reported++)
+			if (uring_take_listener(cqe, &listeners_reported))
 				events[n++] = *cqe;
+		} else if (cqe->user_data - URING_ACCEPT_TOKEN_OF(0) < LISTENERS_MAX) {
+			if (uring_take_accept(cqe, &listeners_reported)) {
+				events[n] = *cqe;
+				events[n++].user_data = LISTENER_TOKEN_OF(cqe->user_data -
+									  URING_ACCEPT_TOKEN_OF(0));
+			}
 		} else if (cqe->user_data == SIGNAL_TOKEN) {
 			if (!(cqe->flags & IORING_CQE_F_MORE))
-				uring.signals_armed = 0; /* ended: re-armed below */
+				uring.signals_armed = 0; /* ended: re-armed by the next wait */
 			events[n++] = *cqe;
 		} else if (cqe->user_data == URING_IGNORE_TOKEN) {
 			continue;
@@ -519,43 +582,53 @@ static long uring_reap(backend_event *events)
 	/* Release: the entries are read before the kernel may reuse them ("smp_store_release
 	 * to store head will do", ibid.; liburing's io_uring_cq_advance). */
 	__atomic_store_n(uring.cq_head, head, __ATOMIC_RELEASE);
-	if (uring.listener_nudge && n < BACKEND_EVENTS_MAX) {
-		uring.listener_nudge = 0;
-		if (!listener_reported) {
-			struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN_OF(0)};
-			events[n++] = nudge;
-		}
+	if (!listeners_reported && n < BACKEND_EVENTS_MAX && uring_queue_unreported()) {
+		struct io_uring_cqe nudge = {.user_data = LISTENER_TOKEN_OF(0)};
+		events[n++] = nudge;
 	}
-	if (uring.signals_watched && !uring.signals_armed)
-		uring_arm_signals(); /* no SQE: the next reap tries again */
 	return n;
 }
 
 /* Submits what the connections prepared and waits in the same io_uring_enter: for one
  * CQE, none when some are already there or timeout_ms is 0, for at most timeout_ms (the
- * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE. */
-long backend_wait(backend_event *events, int timeout_ms)
+ * deadline FIFO's earliest deadline) through IORING_ENTER_EXT_ARG, so no timeout SQE.
+ * Returns what io_uring_enter returned: -ETIME when the timeout passed. */
+static long uring_enter_wait(int timeout_ms)
 {
 	uring_rx_rearm_starved();
-	/* A multishot accept that ended (EMFILE, say) on a watched listener is armed again
-	 * here too, not only when the loop empties the queue: the loop may stop taking
-	 * before that (accept_ready's refused accept with nobody waiting), and with no
-	 * accept armed no report would ever call it back. */
-	if (uring.accept_head == uring.accept_tail)
-		uring_accept_drained();
+	uring_rearm_own();
 	uint32_t pending = uring_publish();
 	int ready = __atomic_load_n(uring.cq_tail, __ATOMIC_ACQUIRE) != *uring.cq_head ||
-		    uring.listener_nudge;
+		    uring_queue_unreported();
 	struct k_timespec ts = {timeout_ms / MS_PER_S, (timeout_ms % MS_PER_S) * NS_PER_MS};
 	struct io_uring_getevents_arg arg = {.ts = timeout_ms < 0 ? 0 : (uint64_t)(uintptr_t)&ts};
 	unsigned wait_nr = ready || timeout_ms == 0 ? 0 : 1;
-	long r = COUNTED(sys_io_uring_enter(uring.enter_fd, pending, wait_nr,
-					    IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
-						    uring.enter_flags,
-					    &arg, sizeof(arg)));
-	/* -ETIME: the timeout passed; -EBUSY: completions wait in the overflow list, which
-	 * the next enter flushes once this one has made room. Both leave the CQ to reap. */
-	if (sys_is_error(r) && r != -ETIME && r != -EBUSY)
-		return r;
-	return uring_reap(events);
+	return COUNTED(sys_io_uring_enter(uring.enter_fd, pending, wait_nr,
+					  IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
+						  uring.enter_flags,
+					  &arg, sizeof(arg)));
+}
+
+long backend_wait(backend_event *events, int timeout_ms)
+{
+	/* 0 reports means the timeout passed, and the loop retries a parked listener then. A
+	 * wait woken only by completions the reap drops (a parked listener's cancelled poll,
+	 * a failed close) is not that, and waits once more: unparking on it re-armed the poll,
+	 * whose report parked it again, whose cancel woke the wait, a spin (seen under a full
+	 * table of stalled downloads). Those completions follow the loop's own submissions at
+	 * once, so the wait again is about as long as the first; once only, so a late one
+	 * cannot hold the deadlines back more than that. io_uring_enter returns the count
+	 * submitted, not -ETIME, when the wait that followed timed out: only an empty CQ
+	 * tells a timeout. */
+	for (int again = 1;; again = 0) {
+		long r = uring_enter_wait(timeout_ms);
+		/* -EBUSY: completions wait in the overflow list, which the next enter flushes
+		 * once this one has made room. Both it and -ETIME leave the CQ to reap. */
+		if (sys_is_error(r) && r != -ETIME && r != -EBUSY)
+			return r;
+		uint32_t head = *uring.cq_head;
+		long n = uring_reap(events);
+		if (n || !again || timeout_ms == 0 || *uring.cq_head == head)
+			return n;
+	}
 }

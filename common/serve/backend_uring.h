@@ -22,18 +22,19 @@ typedef struct io_uring_cqe backend_event;
 STATIC_ASSERT(sizeof(struct io_uring_cqe) == URING_CQE_SIZE, "a CQE without CQE32 is 16 bytes");
 STATIC_ASSERT(sizeof(struct io_uring_sqe) == URING_SQE_SIZE, "an SQE without SQE128 is 64 bytes");
 
-/* The listener blocks; accepted sockets are non-blocking (uring_arm_accept) only so that
- * the direct sendfile of a body by reference (io_send_file) cannot block the worker:
- * io_uring polls a socket itself either way (fast poll, Linux 5.7), and a send or recv
- * that finds it not ready is retried inside the ring, so a completion never carries
- * -EAGAIN for it (io_uring/net.c: -EAGAIN from a non-blocking issue arms the poll). */
-#define BACKEND_LISTENER_FLAGS 0
+/* The listener is non-blocking: the loop accepts until EAGAIN (backend_accept). Accepted
+ * sockets are non-blocking too (URING_ACCEPT_FLAGS) only so that the direct sendfile of a
+ * body by reference (io_send_file) cannot block the worker: io_uring polls a socket
+ * itself either way (fast poll, Linux 5.7), and a send or recv that finds it not ready is
+ * retried inside the ring, so a completion never carries -EAGAIN for it (io_uring/net.c:
+ * -EAGAIN from a non-blocking issue arms the poll). */
+#define BACKEND_LISTENER_FLAGS K_SOCK_NONBLOCK
 
 /* The calls a fatal serving-loop error names on stderr (loop.c, BEHAVIOUR 13.1). */
 #define BACKEND_WAIT_STEP "io_uring_enter"
 #define BACKEND_WATCH_STEP "io_uring submit"
-#define BACKEND_ACCEPT_STEP "io_uring accept"
-#define BACKEND_ACCEPT_KNOWS_LISTENER 0 /* one queue for every listener's accepts */
+#define BACKEND_ACCEPT_STEP "accept4"
+#define BACKEND_ACCEPT_KNOWS_LISTENER 1 /* accept4 names the listener it failed on */
 
 /* A connection's transport handle (event_backend.h): at most one operation (recv or
  * send) is in flight per connection through result, because the connection code waits for
@@ -58,23 +59,37 @@ STATIC_ASSERT(URING_IGNORE_TOKEN != SIGNAL_TOKEN &&
 	      "a dropped failure must not pass for the signal poll's or a listener's report");
 
 #define URING_SQ_ENTRIES 64  /* the SQ: one wait's worth of reports, each one SQE */
-/* The accept queue: descriptors (or a final -errno) the multishot accepts delivered and
- * the loop has not taken. It must never fill: an accept CQE left in the CQ for want of
- * room holds every CQE behind it, and with the listener parked nothing takes from the
- * queue, so the loop spun on a CQ it never emptied, its connections' and signals'
- * completions unread (issue 33). Its bound: every queued descriptor is a distinct number
- * below the soft RLIMIT_NOFILE, DESCRIPTOR_BUDGET, and an accept is armed only on an
- * empty queue (uring_accept_drained, backend_watch_listener), so each listener adds at
- * most one final error. A descriptor that finds it full anyway (the limit could not be
- * lowered to the budget) is closed unanswered: uring_take_accept. */
-#define URING_ACCEPT_MAX (2u * DESCRIPTOR_BUDGET)
-STATIC_ASSERT(URING_ACCEPT_MAX >= DESCRIPTOR_BUDGET + LISTENERS_MAX,
-	      "every descriptor the process may hold, and one error per listener");
+/* Accepting: single-shot accepts in the ring (IORING_OP_ACCEPT), only as many in flight,
+ * with the descriptors they delivered and the loop has not taken, as the table has room
+ * for (conn_room: --max-connections, whose count already leaves a descriptor per
+ * connection for a file sent from disk), at most URING_ACCEPTS_PER_LISTENER on each
+ * listener, armed again by every wait (uring_arm_accepts). So the kernel never accepts
+ * beyond the table. A multishot accept took every connection of the backlog as soon as it
+ * came, table full or not, up to the descriptor limit: the descriptors kept for the files
+ * of disk-served responses went to connections queued beyond the table, and their opens
+ * failed (issue 33 (3): 27 of 60 downloads of a file that exists answered 404 under a
+ * limit of 64; benchmarks/reports/2026-12-03-uring-hostile.md). A watched listener with
+ * no accept armed (no room) has a multishot poll for POLLIN instead (uring_poll_when_idle),
+ * whose report lets the loop evict or park and accept with accept4(2) itself, as the
+ * epoll tiers do (backend_accept: only with no accept in flight, so the two never hold
+ * the same slot). */
+#define URING_ACCEPTS_PER_LISTENER 4 /* two or more: one in flight while another's
+				      * descriptor is taken, so no accept4 finds EAGAIN */
+STATIC_ASSERT(URING_ACCEPTS_PER_LISTENER >= 2, "one armed while another is taken");
+/* The queue of delivered descriptors (or -errno): it holds at most the room, which is at
+ * most CONN_SLOTS. */
+#define URING_ACCEPT_MAX CONN_SLOTS
+STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
+/* user_data of listener i's accepts: not a listener's report token (its poll's), nor the
+ * signal poll's, nor a dropped failure's. */
+#define URING_ACCEPT_TOKEN_OF(i) (LISTENER_TOKEN_OF(LISTENERS_MAX) + (uint64_t)(i))
+STATIC_ASSERT(LISTENERS_MAX * 2u < URING_IGNORE_TOKEN - LISTENER_TOKEN_BASE &&
+		      LISTENERS_MAX * 2u < SIGNAL_TOKEN - LISTENER_TOKEN_BASE,
+	      "accept tokens apart from the other own tokens");
 #define URING_PBUF_COUNT 256 /* the provided buffer ring's buffers (see "Receiving"): a
 			      * power of two (kernel), < 2^16 */
-STATIC_ASSERT((URING_ACCEPT_MAX & (URING_ACCEPT_MAX - 1)) == 0, "a power of two");
 
-/* The ring as mapped at start-up (backend_uring.c) and the accept queue. */
+/* The ring as mapped at start-up (backend_uring.c) and the watches of the loop's own. */
 struct uring_state {
 	struct io_uring_sqe *sqes;   /* URING_SQ_ENTRIES entries */
 	uint32_t *sq_head;           /* the kernel's: entries before it are consumed */
@@ -89,19 +104,15 @@ struct uring_state {
 	uint32_t enter_flags;        /* IORING_ENTER_REGISTERED_RING when registered */
 	int32_t listener_fd[LISTENERS_MAX]; /* listener i's descriptor */
 	uint8_t listener_watched;    /* bit i: the loop wants listener i's connections */
-	uint8_t accept_armed;        /* bit i: a multishot accept on listener i is in flight */
+	uint8_t listener_armed;      /* bit i: a multishot poll on listener i is in flight */
 	uint8_t signals_armed;       /* a multishot poll on the signal descriptor is */
 	uint8_t signals_watched;     /* backend_watch_signals was called */
-	uint8_t listener_nudge;      /* report the listener at the next wait: descriptors
-				      * accepted while it was parked wait in the queue */
-	uint8_t accept_live[LISTENERS_MAX]; /* listener i's multishot accepts that have not
-					     * posted their final CQE (one without
-					     * IORING_CQE_F_MORE): the armed one, and one being
-					     * cancelled by a re-arm */
-	int32_t signal_fd;           /* the signal descriptor the loop watches */
+	uint16_t accept_live[LISTENERS_MAX]; /* listener i's accepts without their CQE */
+	uint32_t accepts_live;       /* their sum */
 	uint32_t accept_head;        /* accept queue: taken */
 	uint32_t accept_tail;        /* accept queue: delivered */
 	int32_t accepted[URING_ACCEPT_MAX]; /* descriptors or -errno, in CQE order */
+	int32_t signal_fd;           /* the signal descriptor the loop watches */
 	struct k_msghdr msghdr[URING_SQ_ENTRIES]; /* one per SQE: a sendmsg's header must
 						   * stay put until it is submitted */
 	struct io_uring_buf_ring *pbuf_ring; /* URING_PBUF_COUNT entries, mapped at start-up */
@@ -115,15 +126,11 @@ struct uring_state {
 	uint16_t pbuf_next[URING_PBUF_COUNT]; /* the next buffer in its connection's queue */
 };
 extern struct uring_state uring;
-STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and accept_armed are uint8_t bit masks");
+STATIC_ASSERT(LISTENERS_MAX <= 8, "listener_watched and listener_armed are uint8_t bit masks");
 
 /* Submits every prepared SQE without waiting (one io_uring_enter, counted). Returns the
  * count submitted or -errno. Called when the SQ is full. */
 long uring_submit(void);
-
-/* The queue of accepted descriptors is empty: re-arms each multishot accept that ended on
- * a listener the loop still watches. Returns -EAGAIN. */
-long uring_accept_drained(void);
 
 /* The next free SQE, zeroed, or NULL when the SQ stays full even after submitting (the
  * ring failed). */
@@ -192,13 +199,19 @@ static inline uint64_t backend_event_token(const backend_event *e)
 	return e->user_data;
 }
 
+/* Accepted sockets: see BACKEND_LISTENER_FLAGS. */
+#define URING_ACCEPT_FLAGS (K_SOCK_NONBLOCK | K_SOCK_CLOEXEC)
+
+/* The next descriptor (or error) the ring's accepts delivered; with none, -EAGAIN while
+ * an accept is in flight (it reports what comes), else accept4 on listen_fd (no room:
+ * the loop evicts for it; -1, a stop's: EBADF). */
 static inline long backend_accept(int listen_fd)
 {
-	(void)listen_fd; /* the multishot accepts deliver every listener's descriptors to
-			  * one queue: any listener's report drains it */
-	if (uring.accept_head == uring.accept_tail)
-		return uring_accept_drained();
-	return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
+	if (uring.accept_head != uring.accept_tail)
+		return uring.accepted[uring.accept_head++ & (URING_ACCEPT_MAX - 1)];
+	if (uring.accepts_live)
+		return -EAGAIN;
+	return COUNTED(sys_accept4(listen_fd, URING_ACCEPT_FLAGS));
 }
 
 /* ---- Receiving: provided buffer ring and multishot recv ----
@@ -491,7 +504,7 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
 
 /* sendfile as a direct call beside the ring (the splice chain through the ring measured
  * slower: benchmarks/reports/2026-12-02-uring-splice.md), on the socket made
- * non-blocking at accept (uring_arm_accept), so a full socket returns EAGAIN instead of
+ * non-blocking at accept (URING_ACCEPT_FLAGS), so a full socket returns EAGAIN instead of
  * blocking the worker; then a one-shot POLL_ADD for POLLOUT waits in the ring (through
  * io->result, like a send), and its completion, whatever its mask, lets the sendfile be
  * tried again (an error then comes from the sendfile itself). */

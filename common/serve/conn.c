@@ -220,6 +220,11 @@ int conn_table_full(void)
 	return pool.open_count >= pool.open_max;
 }
 
+uint32_t conn_room(void)
+{
+	return pool.open_count >= pool.open_max ? 0 : pool.open_max - pool.open_count;
+}
+
 int conn_open_count(void)
 {
 	return (int)pool.open_count;

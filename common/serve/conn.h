@@ -33,6 +33,10 @@ void conn_setup(file_lookup_fn find_file, const struct site_pages *pages,
  * else 0. */
 int conn_table_full(void);
 
+/* Returns how many more connections the table takes now (max_connections less those
+ * open; 0 when full). */
+uint32_t conn_room(void);
+
 /* Makes room for a new connection: closes the one that has waited longest between
  * requests (never one inside a request or a response; a lingering one may go), counting
  * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */

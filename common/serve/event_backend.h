@@ -87,9 +87,9 @@ enum exit_code backend_open(void);
 long backend_watch_listener(uint32_t index, int fd, int on);
 
 /* After every listener was unwatched: whether nothing accepted can still turn up (a
- * completion backend: every multishot accept has posted its final CQE and the accepted
- * descriptors were all taken). A stop waits for this before it ends, so that no accepted
- * connection is closed unanswered at exit. Readiness backend: always 1. */
+ * backend that accepted ahead of the loop would wait for its last accept; both backends
+ * here accept with accept4 in the loop: always 1). A stop waits for this before it ends,
+ * so that no accepted connection is closed unanswered at exit. */
 int backend_accepts_settled(void);
 
 /* A stop is over with work still in flight (--drain-timeout passed, or a second stop

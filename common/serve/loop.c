@@ -239,10 +239,10 @@ static enum exit_code accept_ready(int index)
 }
 
 /* During a stop: serves the connections the backend accepted before it stopped
- * accepting (a completion backend's multishot accept may have taken some that are still
- * queued, or whose completions arrive after the cancel; closing them unanswered would fail
- * requests a reload promised to keep). backend_accept(-1) gives those, and only those: a
- * readiness backend's accept4 on -1 fails with EBADF, the end. Returns EXIT_OK. */
+ * accepting (a backend that accepted ahead of the loop, as a multishot accept would, may
+ * hold some; closing them unanswered would fail requests a reload promised to keep).
+ * backend_accept(-1) gives those, and only those: both backends accept with accept4, which
+ * on -1 fails with EBADF, the end. Returns EXIT_OK. */
 static enum exit_code accept_taken(void)
 {
 	long fd;

@@ -61,6 +61,15 @@ int64_t CpuTicks(pid_t pid)
 	return utime + stime;
 }
 
+// The clock ticks pid uses over one kIdleWindowMs window; -1 if it is gone.
+int64_t TicksOverWindow(pid_t pid)
+{
+	int64_t before = CpuTicks(pid);
+	SleepMs(kIdleWindowMs); // the measuring window, not a wait for state
+	int64_t after = CpuTicks(pid);
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
 // Waits (kRestBoundMs at most) until pid uses at most kIdleTicksMax over one
 // kIdleWindowMs window. Returns "" or what the last window used.
 std::string RestProblem(pid_t pid)
@@ -68,12 +77,9 @@ std::string RestProblem(pid_t pid)
 	int64_t end = NowMs() + kRestBoundMs;
 	int64_t used = -1;
 	while (NowMs() < end) {
-		int64_t before = CpuTicks(pid);
-		SleepMs(kIdleWindowMs); // the measuring window, not a wait for state
-		int64_t after = CpuTicks(pid);
-		if (before < 0 || after < 0)
+		used = TicksOverWindow(pid);
+		if (used < 0)
 			return "the serving process is gone";
-		used = after - before;
 		if (used <= static_cast<int64_t>(kIdleTicksMax))
 			return "";
 	}
@@ -93,22 +99,39 @@ std::string ServesProblem(int port, int bound_ms = kRestBoundMs)
 	return problem;
 }
 
+// Asks /metrics once for counter. Returns whether it was answered, with *value set (0
+// when the counter is absent).
+bool ReadCounter(int port, const std::string &counter, uint64_t *value)
+{
+	HttpResponse r = ParseResponse(Roundtrip(port, GetClose("/metrics"), false, 1000).bytes);
+	Counters counters;
+	std::string error;
+	if (r.status != 200 || !ParseMetricsBody(r.body, &counters, &error))
+		return false;
+	*value = 0;
+	for (const auto &c : counters)
+		if (c.first == counter)
+			*value = c.second;
+	return true;
+}
+
 // Waits (kRestBoundMs at most) until /metrics, asked afresh each time (it may find no
 // slot free), shows counter above floor. Returns the last value seen (0: never read).
 uint64_t CounterOnceAbove(int port, const std::string &counter, uint64_t floor)
 {
 	uint64_t value = 0;
-	for (int64_t end = NowMs() + kRestBoundMs; value <= floor && NowMs() < end;) {
-		HttpResponse r = ParseResponse(Roundtrip(port, GetClose("/metrics"), false, 1000).bytes);
-		Counters counters;
-		std::string error;
-		if (r.status != 200 || !ParseMetricsBody(r.body, &counters, &error))
-			continue;
-		for (const auto &c : counters)
-			if (c.first == counter)
-				value = c.second;
-	}
+	WaitUntil([&] { return ReadCounter(port, counter, &value) && value > floor; },
+		  kRestBoundMs);
 	return value;
+}
+
+// counter as the first /metrics answered within kRestBoundMs shows it; -1 if none was.
+int64_t CounterNow(int port, const std::string &counter)
+{
+	uint64_t value = 0;
+	if (!WaitUntil([&] { return ReadCounter(port, counter, &value); }, kRestBoundMs))
+		return -1;
+	return static_cast<int64_t>(value);
 }
 
 // What every scenario checks once its clients have gone: rest, service, no descriptor
@@ -339,17 +362,24 @@ constexpr rlim_t kLowNofile = 64;          // a table of about 28
 constexpr int kDownloads = 40;             // more than the table holds
 constexpr size_t kDownloadBytes = 4 << 20; // far beyond what 8 KiB windows take
 constexpr int kSmallWindow = 8192;
-constexpr int kDownloadsServeBoundMs = 8000; // the 1 s send deadline, a wave or two more
+constexpr int kDownloadSendTimeoutS = 3;   // the stall a CPU window is measured in
+constexpr int kDownloadsServeBoundMs = 12000; // the send deadline, a wave or two more
+constexpr int kDescriptorsFree = 2;        // "full": this close to kLowNofile
 
 // Issue 33 (3): slow downloads from disk (--cache-bytes 0) under a descriptor limit of
-// 64, never read, ended by their send deadline; /health is answered soon after.
+// 64, never read, ended by their send deadline. While every slot's send is stalled and
+// more downloads wait for a slot, the daemon rests; /health is answered soon after the
+// deadlines; and no download was answered 404: on uring a multishot accept took the
+// whole backlog up to the descriptor limit, so the opens of the files to send failed
+// (27 of 60 downloads answered 404 in the issue's run; accept4 in the loop now).
 TEST_F(HostileTest, SlowDownloadsEndedBySendDeadline)
 {
 	REQUIRE_FEATURE("deadlines");
 	REQUIRE_FEATURE("files");
 	FileRoot root({{"big", Random(kDownloadBytes, 33)}});
 	ASSERT_NE(root.dir(), "");
-	Start({"--root", root.dir(), "--cache-bytes", "0"}, {"--send-timeout", "1"}, kLowNofile);
+	Start({"--root", root.dir(), "--cache-bytes", "0"},
+	      {"--send-timeout", std::to_string(kDownloadSendTimeoutS)}, kLowNofile);
 	std::vector<int> downloads;
 	for (int i = 0; i < kDownloads; i++) {
 		int fd = ConnectLoopback(daemon_.port(), 10000, kSmallWindow);
@@ -357,12 +387,21 @@ TEST_F(HostileTest, SlowDownloadsEndedBySendDeadline)
 		SendAll(fd, Get("/big"));
 		downloads.push_back(fd);
 	}
+	int held = 0;
+	EXPECT_TRUE(WaitUntil([&] { return (held = daemon_.OpenDescriptorCount()) >=
+					  static_cast<int>(kLowNofile) - kDescriptorsFree; },
+			      kRestBoundMs))
+		<< "descriptors held: " << held;
+	int64_t stalled = TicksOverWindow(serving_); // the first deadline is seconds away
+	EXPECT_LE(stalled, static_cast<int64_t>(kIdleTicksMax)) << "busy while every send stalls";
 	// Until the send deadlines have ended downloads (a /metrics that finds no slot is
 	// asked again), then /health within the bound: the issue's stall served nothing for
 	// about 15 s after that.
 	EXPECT_GT(CounterOnceAbove(daemon_.port(), "timeouts_send", 0), 0u)
 		<< "no send deadline passed";
 	EXPECT_EQ(ServesProblem(daemon_.port(), kDownloadsServeBoundMs), "");
+	EXPECT_EQ(CounterNow(daemon_.port(), "responses_404"), 0)
+		<< "downloads of a file that exists answered 404";
 	for (int fd : downloads)
 		close(fd);
 	ExpectBackAtRest(daemon_, serving_, baseline_, "slow downloads");
