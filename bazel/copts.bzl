@@ -10,6 +10,10 @@ WARNING_COPTS = [
     "-Wshadow",
     "-Wstrict-prototypes",
     "-Werror=implicit-function-declaration",
+    # A pointer of the wrong type is a bug, never a style point: a merge that turned a
+    # field into an array once compiled with only a warning here and read the wrong bytes.
+    "-Werror=incompatible-pointer-types",
+    "-Werror=int-conversion",
 ]
 
 # The libc-free daemon binaries. -ffreestanding: no hosted library is assumed;
@@ -50,6 +54,8 @@ HOST_C_COPTS = WARNING_COPTS + ["-std=gnu11"]
 C_ONLY_WARNINGS = [
     "-Wstrict-prototypes",
     "-Werror=implicit-function-declaration",
+    "-Werror=incompatible-pointer-types",
+    "-Werror=int-conversion",
 ]
 
 # The C++ test suites (GoogleTest: test/unit, test/wire): the shared warnings a C++

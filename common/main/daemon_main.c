@@ -561,8 +561,22 @@ static enum exit_code prepare_content(struct serve_plan *plan)
 	return plan->opts.root ? load_root(plan) : EXIT_OK;
 }
 
-/* BEHAVIOUR 2.2: --root opens as a directory, and the --error-page and --fallback
- * targets as files beneath it (the tree is not walked). Returns EXIT_OK, or
+/* Opens the target path ("/...", or NULL: nothing to check) beneath the directory dir,
+ * then closes it. Returns EXIT_OK, or EXIT_ROOT_READ after one line naming flag. */
+static enum exit_code check_target(long dir, const char *flag, const char *path)
+{
+	long fd = path ? sys_openat((int)dir, path + 1, K_O_CLOEXEC) : 0;
+	if (sys_is_error(fd)) {
+		console_fail(flag, path, cstr_len(path), fd);
+		return EXIT_ROOT_READ;
+	}
+	if (path)
+		sys_close((int)fd);
+	return EXIT_OK;
+}
+
+/* BEHAVIOUR 2.2: --root opens as a directory, and every --error-page target and the
+ * --fallback target as files beneath it (the tree is not walked). Returns EXIT_OK, or
  * EXIT_ROOT_READ after one line. */
 static enum exit_code check_root(const struct cli_options *opts)
 {
@@ -571,19 +585,11 @@ static enum exit_code check_root(const struct cli_options *opts)
 		console_fail("--root", opts->root, cstr_len(opts->root), dir);
 		return EXIT_ROOT_READ;
 	}
-	const char *pages[] = {opts->error_page, opts->fallback};
-	const char *flags[] = {"--error-page", "--fallback"};
-	for (uint32_t i = 0; i < 2; i++) {
-		long fd = pages[i] ? sys_openat((int)dir, pages[i] + 1, K_O_CLOEXEC) : 0;
-		if (sys_is_error(fd)) {
-			console_fail(flags[i], pages[i], cstr_len(pages[i]), fd);
-			return EXIT_ROOT_READ;
-		}
-		if (pages[i])
-			sys_close((int)fd);
-	}
+	enum exit_code r = check_target(dir, "--fallback", opts->fallback);
+	for (uint32_t i = 0; i < ERROR_PAGE_COUNT && r == EXIT_OK; i++)
+		r = check_target(dir, "--error-page", opts->error_page[i]);
 	sys_close((int)dir);
-	return EXIT_OK;
+	return r;
 }
 
 /* --check-config (BEHAVIOUR 2.2), after the command line and the file were read and
