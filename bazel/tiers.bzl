@@ -17,13 +17,17 @@ Each entry:
     asm_hotpath  the request hot path from the tier's own assembly, not the C reference
     uring        the io_uring event backend instead of epoll (and its wire tests)
     min          the minimal tier: accept, read, write, close; its own min.c
+    slow_once    the slow wire tests whose outcome does not depend on the tier (the
+                 100,000-file tree, the 10 s default deadlines, chromium's listing, a
+                 Prometheus server's scrape, 4097 watched directories) run on this tier
+                 only (wire-suite feature)
 """
 
 TIERS = [
     {
         "name": "full",
         "binary": "apollod",
-        "features": ["routes", "deadlines", "files", "compress", "keepalive", "stop", "workers"],
+        "features": ["routes", "deadlines", "files", "compress", "keepalive", "stop", "workers", "slow_once"],
     },
     {
         "name": "min",

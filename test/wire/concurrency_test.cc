@@ -40,12 +40,8 @@ bool OpenSilentConnections(int port, int count, std::vector<int> *fds)
 // Waits (5 s at most) until the daemon holds at least want descriptors. Returns the count.
 int WaitForDescriptors(Daemon &daemon, int want, int timeout_ms = 5000)
 {
-	int64_t deadline = NowMs() + timeout_ms;
-	int count = daemon.OpenDescriptorCount();
-	while (count < want && NowMs() < deadline) {
-		SleepMs(20);
-		count = daemon.OpenDescriptorCount();
-	}
+	int count = -1;
+	WaitUntil([&] { return (count = daemon.OpenDescriptorCount()) >= want; }, timeout_ms);
 	return count;
 }
 
@@ -124,7 +120,18 @@ TEST_F(ConcurrencyTest, FullTableEvictsOrRefuses)
 	std::vector<int> beyond;
 	ASSERT_TRUE(OpenSilentConnections(daemon_.port(), kBeyond, &beyond));
 	bool evicts = HasFeature("deadlines");
-	SleepMs(500);
+	// Every new connection has met the full table and the daemon waits again: with
+	// deadlines each was accepted (evicting one), without them each waits in the queue.
+	pid_t serving = daemon_.ServingPid();
+	ASSERT_TRUE(WaitUntil([&] {
+		uint64_t queued = ListenerOn(daemon_.port()).receive_queue;
+		if (!evicts)
+			return queued == static_cast<uint64_t>(kBeyond) && Sleeps(serving);
+		for (int fd : beyond)
+			if (ServerEndOf(fd).inode == 0)
+				return false;
+		return Sleeps(serving);
+	})) << "the new connections were not " << (evicts ? "accepted" : "left queued");
 	int evicted = 0;
 	for (int i = 0; i < kBeyond; i++)
 		evicted += ReadUntilClose(held[i], evicts ? 3000 : 1).eof;

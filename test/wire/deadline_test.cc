@@ -109,6 +109,7 @@ TEST_F(DeadlineTest, TimeoutsCounterGoesUpByExactlyOne)
 
 TEST_F(DeadlineTest, DefaultDeadlineIsTenSeconds)
 {
+	REQUIRE_FEATURE("slow_once"); // the default is the command line's, in common/
 	START_DAEMON(daemon_, DaemonOptions{});
 	int fd = ConnectLoopback(daemon_.port());
 	ASSERT_GE(fd, 0);
@@ -121,6 +122,7 @@ TEST_F(DeadlineTest, DefaultDeadlineIsTenSeconds)
 // deadline, 10 s by default, counts from that byte).
 TEST_F(DeadlineTest, DefaultByteAtSixSecondsOpenPastTwelve)
 {
+	REQUIRE_FEATURE("slow_once"); // as DefaultDeadlineIsTenSeconds
 	START_DAEMON(daemon_, DaemonOptions{});
 	int fd = ConnectLoopback(daemon_.port());
 	ASSERT_GE(fd, 0);

@@ -286,7 +286,10 @@ TEST(DiskTest, FileTruncatedMidSendClosesTheConnection)
 	char buf[1024];
 	ssize_t first = recv(fd, buf, sizeof(buf), 0); // the head has left: the body is under way
 	ASSERT_GT(first, 0);
-	SleepMs(200); // let the daemon fill its socket and wait for the slow reader
+	// The daemon has filled its socket and waits for the slow reader.
+	pid_t serving = ServingGeneration(tree.pid());
+	ASSERT_TRUE(WaitUntil([&] { return ServerEndOf(fd).send_queue > 0 && Sleeps(serving); }))
+		<< "the daemon never waited for the reader";
 	ASSERT_EQ(truncate((tree.dir() + "/slow.bin").c_str(), 0), 0) << strerror(errno);
 	Received rest = ReadUntilClose(fd, kTimeoutMs); // closes nothing: ours to close
 	close(fd);

@@ -556,15 +556,15 @@ TEST_F(FilesTest, PipelinedFileRequestsAnsweredInOrder)
 	EXPECT_EQ(stream.size(), 0u) << "bytes after the last response";
 }
 
-// A reader with a small receive window that waits, then reads 4 MiB in small chunks with
-// pauses: the daemon's writes hit EAGAIN (its send buffer, a few MiB at most on loopback,
-// fills behind a window of a few KiB) and resume on EPOLLOUT until every byte has gone.
+// A reader with a small receive window that waits until the daemon's writes hit EAGAIN
+// (its send buffer, a few MiB at most on loopback, fills behind a window of a few KiB:
+// `write_eagains` rises), then reads 4 MiB in small chunks with pauses: the writes resume
+// on EPOLLOUT until every byte has gone.
 TEST_F(FilesTest, SlowReaderGetsEveryByteOfTheLargeFile)
 {
 	constexpr int kReceiveBuffer = 8192;   // SO_RCVBUF: the kernel doubles it
 	constexpr size_t kChunk = 4096;        // bytes per read
 	constexpr int kReadsPerPause = 16;     // a 1 ms pause after this many reads
-	constexpr int kInitialPauseMs = 300;   // let the daemon fill its send buffer first
 	constexpr int kReadBudgetMs = 8000;    // the whole transfer; it takes well under 1 s
 	std::map<std::string, uint64_t> before = Metrics(port_);
 
@@ -580,7 +580,9 @@ TEST_F(FilesTest, SlowReaderGetsEveryByteOfTheLargeFile)
 	ASSERT_EQ(connect(fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)), 0)
 		<< strerror(errno);
 	ASSERT_TRUE(SendAll(fd, Request("GET", "/big.PNG")));
-	SleepMs(kInitialPauseMs);
+	ASSERT_TRUE(WaitUntil([&] {
+		return Metrics(port_)["write_eagains"] > before["write_eagains"];
+	})) << "the daemon never found the socket full";
 
 	std::string got;
 	bool eof = false;
@@ -603,9 +605,6 @@ TEST_F(FilesTest, SlowReaderGetsEveryByteOfTheLargeFile)
 	close(fd);
 	EXPECT_TRUE(eof) << "no EOF within " << kReadBudgetMs << " ms";
 	EXPECT_EQ(Mismatch(got, FileReply("GET", "/big.PNG", "big.PNG", kPng, false).expected), "");
-	std::map<std::string, uint64_t> after = Metrics(port_);
-	EXPECT_GT(after["write_eagains"], before["write_eagains"])
-		<< "the daemon never found the socket full";
 }
 
 // ---- Counters on a fresh daemon ----

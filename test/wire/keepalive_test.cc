@@ -205,13 +205,17 @@ INSTANTIATE_TEST_SUITE_P(Pipelined, PipelineTest, testing::Values(2, 16, 100, 30
 
 // Sends the pieces' bytes in two writes split at every position k (1 .. all, where k = all
 // is one write), each on a fresh connection: after the first write, the answers of the
-// pieces it completes must arrive before the rest is sent (so the daemon saw the split);
+// pieces it completes must arrive before the rest is sent (so the daemon saw the split;
+// a first write that completes nothing, the daemon has read before the rest is sent);
 // then everything else must arrive, then the daemon's close (the last piece must make it
-// close). Returns "" or the first few failing splits.
-std::string ProblemsAtEverySplit(int port, const std::vector<Piece> &pieces)
+// close). Returns "" or the first few failing splits. The wait for a read is per byte: it
+// polls every kPerByteStepMs, and the first one that times out ends the test (a daemon
+// that hangs costs one kStateWaitMs, not one a byte).
+std::string ProblemsAtEverySplit(const Daemon &daemon, const std::vector<Piece> &pieces)
 {
-	constexpr int kPartialSettleMs = 3; // lets the daemon read a first write that completes nothing
 	constexpr int kReported = 3;
+	const int port = daemon.port();
+	const pid_t serving = daemon.ServingPid();
 	std::string all, answers;
 	for (const Piece &p : pieces) {
 		all += p.sent;
@@ -219,7 +223,8 @@ std::string ProblemsAtEverySplit(int port, const std::vector<Piece> &pieces)
 	}
 	std::string problems;
 	int failed = 0;
-	for (size_t k = 1; k <= all.size(); k++) {
+	bool hung = false;
+	for (size_t k = 1; k <= all.size() && !hung; k++) {
 		std::string due; // answers of the pieces the first write completes
 		size_t end = 0;
 		for (const Piece &p : pieces) {
@@ -235,9 +240,10 @@ std::string ProblemsAtEverySplit(int port, const std::vector<Piece> &pieces)
 			std::string first = client.Take(due.size());
 			if (first != due) {
 				problem = "after the first write got '" + first + "', want '" + due + "'";
+			} else if (due.empty() && !WaitUntilDaemonRead(serving, client.fd())) {
+				problem = "the daemon never read the first write (the last split tried)";
+				hung = true;
 			} else {
-				if (due.empty())
-					SleepMs(kPartialSettleMs);
 				// The daemon may already have closed (a 405 with a body): a
 				// refused send shows in what arrives, not here.
 				client.Send(all.substr(k));
@@ -251,7 +257,7 @@ std::string ProblemsAtEverySplit(int port, const std::vector<Piece> &pieces)
 		}
 		if (problem.empty())
 			continue;
-		if (failed++ < kReported)
+		if (failed++ < kReported || hung)
 			problems += "split after " + std::to_string(k) + " of " +
 				    std::to_string(all.size()) + " bytes: " + problem + "\n";
 	}
@@ -268,7 +274,7 @@ TEST_F(KeepAliveTest, BatchSplitAtEveryByteAcrossTwoWrites)
 		{Get("/nope", "HEAD"), KeepAliveAnswer("/nope", "HEAD")},
 		{GetClose("/health"), CloseAnswer("/health")},
 	};
-	EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
+	EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
 }
 
 TEST_F(KeepAliveTest, Http10WithoutKeepAliveClosesAfterOneAnswer)
@@ -341,7 +347,7 @@ TEST_F(KeepAliveTest, GetBodyIsSkippedExactlyAcrossWrites)
 			{body, ""},
 			{GetClose("/health"), CloseAnswer("/health")},
 		};
-		EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
+		EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
 	}
 }
 
@@ -355,7 +361,7 @@ TEST_F(KeepAliveTest, PostWithBodyClosesAfter405)
 		{"hello", ""},
 		{Get("/health"), ""},
 	};
-	EXPECT_EQ(ProblemsAtEverySplit(port_, pieces), "");
+	EXPECT_EQ(ProblemsAtEverySplit(daemon_, pieces), "");
 }
 
 // Up to 1 MiB of GET body is read and skipped; one byte more closes after the answer.
@@ -406,9 +412,9 @@ TEST_F(KeepAliveTest, HalfCloseAfterPipelinedBatchGetsEveryAnswer)
 TEST_F(KeepAliveTest, RequestAndFinTogetherOnWatchedConnection)
 {
 	constexpr int kRounds = 3;
-	constexpr int kWatchedAfterMs = 50; // the daemon's first read came up empty by then
 	constexpr int kCloseWaitMs = 2000;  // far less than the 10 s idle deadline
 	Start();
+	const pid_t serving = daemon_.ServingPid();
 	const std::string bad_request = Roundtrip(port_, "GET / HTTP/1.1\r\nX\r\n\r\n").bytes;
 	const std::vector<std::pair<std::string, std::string>> cases = {
 		{Get("/health"), KeepAliveAnswer("/health")},
@@ -421,7 +427,8 @@ TEST_F(KeepAliveTest, RequestAndFinTogetherOnWatchedConnection)
 		for (int i = 0; i < kRounds; i++) {
 			Client client(port_);
 			ASSERT_TRUE(client.connected());
-			SleepMs(kWatchedAfterMs);
+			// accepted, its first read came up empty, the daemon waits again
+			ASSERT_TRUE(WaitUntilDaemonAccepted(serving, client.fd()));
 			ASSERT_TRUE(client.SendWithFin(c.first));
 			Received r = client.TakeUntilClose(kCloseWaitMs);
 			EXPECT_EQ(r.bytes, c.second) << "round " << i + 1;

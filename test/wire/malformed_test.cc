@@ -129,9 +129,12 @@ void LeaveBeforeReply(int port, Leave how, int times)
 class EarlyCloseTest : public testing::Test {
 protected:
 	void SetUp() override { START_DAEMON(daemon_, DaemonOptions{}); }
+	// The witness that the daemon is past the writes that met the closed peers: it has
+	// closed every one of their connections. Then it must still be alive and answer.
 	void ExpectAlive()
 	{
-		SleepMs(100); // let the daemon reach the writes that meet the closed peers
+		EXPECT_TRUE(WaitUntil([this] { return ConnectionsHeld(daemon_.ServingPid()) == 0; }))
+			<< ConnectionsHeld(daemon_.ServingPid()) << " connections still held";
 		EXPECT_TRUE(daemon_.IsAlive()) << "the daemon died (SIGPIPE?)";
 		EXPECT_EQ(LivenessProblem(daemon_.port()), "");
 	}

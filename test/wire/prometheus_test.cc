@@ -265,6 +265,7 @@ std::string QueryValue(int port, const std::string &promql)
 TEST(PrometheusServerTest, ScrapesUpAndACounter)
 {
 	REQUIRE_FEATURE("routes");
+	REQUIRE_FEATURE("slow_once"); // the exposition is common/'s; promtool checks it everywhere
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{});
 	for (int i = 0; i < 3; i++)

@@ -37,12 +37,10 @@ namespace wire {
 namespace {
 
 constexpr int kReloads = 5;        // reloads under one load
-constexpr int kLoadLeadMs = 300;   // the load runs this long before the first HUP ...
-constexpr int kBetweenHupsMs = 150; // ... this long between a reload and the next HUP ...
-constexpr int kLoadTailMs = 300;   // ... and this long after the last
+constexpr int kAnswersEach = 20;   // each kind of client is answered this many times more
+				   // before the first HUP, between reloads and after the last
 constexpr int kKeepAliveClients = 2;
 constexpr int kGoneWithinMs = 5000; // processes that must end do within this
-constexpr int kQuietMs = 200;       // for connections just closed to be gone
 
 // Reads one response on fd into *buf. Returns true with it removed from *buf (its head in
 // *head), or false at end of input, a reset or after 5 s (what arrived stays in *buf).
@@ -136,6 +134,31 @@ std::vector<pid_t> WaitGone(const std::vector<pid_t> &pids)
 	return left;
 }
 
+// Waits until the keep-alive clients and the close client have each had kAnswersEach
+// answers more than when called: the load runs across what the test does next. False
+// after kStateWaitMs (a client that stopped being answered fails the test by its count).
+bool LoadMovesOn(const LoadResult &keep, const LoadResult &closing)
+{
+	int keep_from = keep.ok, closing_from = closing.ok;
+	return WaitUntil([&] {
+		return keep.ok >= keep_from + kAnswersEach &&
+		       closing.ok >= closing_from + kAnswersEach;
+	});
+}
+
+// The process of generation `generation` (it, or one of its workers) that holds the
+// daemon's end of the connection whose client end is fd, or -1.
+pid_t HolderOf(pid_t generation, int fd)
+{
+	std::vector<pid_t> all = Descendants(generation);
+	all.push_back(generation);
+	unsigned long inode = ServerEndOf(fd).inode;
+	for (pid_t p : all)
+		if (HoldsSocket(p, inode))
+			return p;
+	return -1;
+}
+
 // Every process that ever served, by pid (the generations and their workers seen).
 void Note(std::set<pid_t> *seen, pid_t supervisor)
 {
@@ -181,7 +204,9 @@ TEST_P(ReloadTest, FiveReloadsUnderLoadFailNoRequestAndKeepThePid)
 	ASSERT_EQ(problem, "");
 	pid_t first = d.generation();
 	ASSERT_GT(first, 0) << "no serving generation under the supervisor";
-	SleepMs(kQuietMs); // Start's probe connection closed (on uring, asynchronously)
+	// Start's probe connection closed (on uring, asynchronously)
+	ASSERT_TRUE(WaitUntil([&] { return ConnectionsHeld(first) == 0; }))
+		<< ConnectionsHeld(first) << " connections still held";
 	// less the snapshot's arenas: a reload that reads b.txt adds one (BEHAVIOUR 10.17)
 	int first_fds = DescriptorCount(first) - (int)Arenas(first).size();
 	ASSERT_EQ(StatusOf(d.port(), "/b.txt"), 404);
@@ -196,15 +221,14 @@ TEST_P(ReloadTest, FiveReloadsUnderLoadFailNoRequestAndKeepThePid)
 	for (int i = 0; i < kKeepAliveClients; i++)
 		clients.emplace_back(KeepAliveLoad, d.port(), &stop, &keep);
 	clients.emplace_back(CloseLoad, d.port(), NowMs() + 60000, &closing, &stop);
-	SleepMs(kLoadLeadMs);
+	EXPECT_TRUE(LoadMovesOn(keep, closing)) << "the load is not answered";
 	pid_t new_pid = -1;
 	for (int i = 1; i <= kReloads && (i == 1 || new_pid > 0); i++) {
 		ASSERT_EQ(kill(d.pid(), SIGHUP), 0) << "the daemon's pid is gone at reload " << i;
 		new_pid = d.WaitForReloaded(i);
 		Note(&seen, d.pid());
-		SleepMs(kBetweenHupsMs);
+		EXPECT_TRUE(LoadMovesOn(keep, closing)) << "no answers after reload " << i;
 	}
-	SleepMs(kLoadTailMs);
 	stop = true;
 	for (std::thread &t : clients)
 		t.join();
@@ -220,10 +244,13 @@ TEST_P(ReloadTest, FiveReloadsUnderLoadFailNoRequestAndKeepThePid)
 	EXPECT_EQ(d.generation(), new_pid) << "the last reload's generation serves alone";
 	EXPECT_EQ(FetchMetrics(d.port())["reloads"], (uint64_t)kReloads);
 	EXPECT_EQ(StatusOf(d.port(), "/b.txt"), 200) << "the new snapshot is not served";
-	SleepMs(kQuietMs); // the clients' last connections closed
-	if (GetParam() == 1) // workers hold their own set (one listener each)
+	if (GetParam() == 1) { // workers hold their own set (one listener each)
+		// the clients' last connections closed
+		EXPECT_TRUE(WaitUntil([&] { return ConnectionsHeld(new_pid) == 0; }))
+			<< ConnectionsHeld(new_pid) << " connections still held";
 		EXPECT_EQ(DescriptorCount(new_pid) - (int)Arenas(new_pid).size(), first_fds)
 			<< "a reload leaked a descriptor";
+	}
 	Note(&seen, d.pid());
 	int status = d.Stop();
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << d.Err();
@@ -268,7 +295,10 @@ TEST_P(ReloadTest, BrokenTreeLeavesTheOldOneServing)
 }
 
 // With --workers: a HUP sent to one worker directly is ignored (the reload is the
-// supervisor's): the worker lives on and the snapshot stays.
+// supervisor's): the worker lives on and the snapshot stays. The witness that the HUP is
+// over: the worker ignores SIGHUP and does not block it (/proc/PID/status SigIgn, SigBlk),
+// so the kernel discards it when it is sent, and it is not pending afterwards; nothing of
+// it is left to reach the supervisor.
 TEST_P(ReloadTest, WorkerIgnoresAHupOfItsOwn)
 {
 	if (GetParam() == 1)
@@ -280,8 +310,14 @@ TEST_P(ReloadTest, WorkerIgnoresAHupOfItsOwn)
 	ASSERT_EQ(workers.size(), 2u) << "no worker found";
 	pid_t worker = workers[0];
 	WriteFile(d.root() + "/b.txt", "b\n");
+	const uint64_t hup = 1u << (SIGHUP - 1);
+	// (a worker just forked sets this up first thing)
+	ASSERT_TRUE(WaitUntil([&] {
+		return (SignalMask(worker, "SigIgn") & hup) != 0 &&
+		       (SignalMask(worker, "SigBlk") & hup) == 0;
+	})) << "the worker does not ignore SIGHUP, or blocks it (it would wait)";
 	ASSERT_EQ(kill(worker, SIGHUP), 0);
-	SleepMs(200);
+	EXPECT_TRUE(WaitNonePending(worker, hup)) << "the HUP is still pending";
 	EXPECT_EQ(kill(worker, 0), 0) << "the worker died of its HUP";
 	EXPECT_EQ(StatusOf(d.port(), "/b.txt"), 404);
 	EXPECT_EQ(d.Err().find("reload"), std::string::npos) << d.Err();
@@ -325,17 +361,22 @@ TEST_P(ReloadTest, IdleKeepAliveConnectionGetsOneMoreAnswer)
 		ASSERT_TRUE(ReadOneResponse(fd, &buf, &head));
 		EXPECT_EQ(head.find("Connection: close"), std::string::npos) << head;
 	}
+	int64_t hup_at = NowMs(); // the drain cannot begin before this
 	ASSERT_EQ(kill(d.pid(), SIGHUP), 0);
 	ASSERT_GT(d.WaitForReloaded(), 0) << d.Err();
-	SleepMs(100); // the old generation has its retire signal: its drain has begun
+	// The process serving `talking` has its retire signal: its drain has begun once it has
+	// closed its listeners.
+	pid_t holder = HolderOf(old, talking);
+	ASSERT_GT(holder, 0) << "no process of the old generation holds the connection";
+	ASSERT_TRUE(WaitUntil([&] { return !HoldsListener(holder); })) << "the drain never began";
 	ASSERT_TRUE(SendAll(talking, Get("/a.txt")));
 	ASSERT_TRUE(ReadOneResponse(talking, &buf, &head)) << "the next request failed: " << buf;
 	EXPECT_NE(head.find("\r\nConnection: close"), std::string::npos) << head;
 	char byte;
 	EXPECT_EQ(read(talking, &byte, 1), 0) << "the connection ends after that answer";
-	int64_t silent_from = NowMs();
 	EXPECT_EQ(read(silent, &byte, 1), 0) << "the silent connection is closed";
-	EXPECT_GE(NowMs() - silent_from, 500) << "closed before the drain's end";
+	// --drain-timeout 1 from a start after hup_at (20 ms: the daemon's clock may be coarse)
+	EXPECT_GE(NowMs() - hup_at, 1000 - 20) << "closed before the drain's end";
 	close(talking);
 	close(silent);
 	EXPECT_EQ(WaitGone({old}), std::vector<pid_t>()) << "the old generation exits";

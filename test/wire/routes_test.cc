@@ -259,7 +259,9 @@ TEST_F(RouteBehaviourTest, RequestSplitAcrossTwoWritesWithPause)
 		int fd = ConnectLoopback(port_);
 		ASSERT_GE(fd, 0);
 		ASSERT_TRUE(SendAll(fd, s.first));
-		SleepMs(300);
+		// The witness: the daemon has read the first part and waits again, so any answer
+		// to it would be here already.
+		ASSERT_TRUE(WaitUntilDaemonRead(daemon().ServingPid(), fd)) << "never read";
 		EXPECT_FALSE(PeerSpokeOrClosed(fd, 0)) << "answered an incomplete head";
 		Received r = Exchange(fd, s.second, false);
 		EXPECT_EQ(OutcomeProblem(r, Outcome::kStatus2xx, s.first + s.second), "");

@@ -36,26 +36,7 @@ std::vector<int> StraySignals()
 	return s;
 }
 
-// The hexadecimal mask after `field:` in /proc/PID/status (0 when absent).
-unsigned long long StatusMask(pid_t pid, const std::string &field)
-{
-	std::string text = Slurp("/proc/" + std::to_string(pid) + "/status");
-	size_t at = text.find("\n" + field + ":");
-	if (at == std::string::npos)
-		return 0;
-	return strtoull(text.c_str() + at + field.size() + 2, nullptr, 16);
-}
-
-unsigned long long Bit(int sig) { return 1ull << (sig - 1); }
-
-// Waits until no signal of mask is pending for pid (its own or its process's). Returns
-// whether that came within kStateWaitMs.
-bool WaitNonePending(pid_t pid, unsigned long long mask)
-{
-	return WaitUntil([&] {
-		return !((StatusMask(pid, "SigPnd") | StatusMask(pid, "ShdPnd")) & mask);
-	});
-}
+uint64_t Bit(int sig) { return uint64_t{1} << (sig - 1); }
 
 // Every process of the daemon: the supervisor, then its descendants.
 std::vector<pid_t> Everyone(pid_t supervisor)
@@ -119,13 +100,13 @@ TEST_P(SignalsTest, StraySignalsStopNothing)
 	ASSERT_FALSE(serving.empty());
 	std::vector<pid_t> all = Everyone(d.pid());
 	for (pid_t p : all) {
-		unsigned long long held = StatusMask(p, "SigIgn") | StatusMask(p, "SigBlk");
+		uint64_t held = SignalMask(p, "SigIgn") | SignalMask(p, "SigBlk");
 		for (int sig : StraySignals())
 			EXPECT_TRUE(held & Bit(sig)) << "process " << p << " would die of " << sig;
 		for (int sig : {SIGUSR1, SIGUSR2})
 			EXPECT_TRUE(held & Bit(sig)) << "process " << p << " would die of " << sig;
 	}
-	unsigned long long sent = 0;
+	uint64_t sent = 0;
 	for (pid_t p : all)
 		for (int sig : StraySignals()) {
 			ASSERT_EQ(kill(p, sig), 0) << p << " " << sig;

@@ -201,6 +201,7 @@ INSTANTIATE_TEST_SUITE_P(Snapshot, SnapshotTest, testing::ValuesIn(kChanges),
 TEST(BigTreeTest, HundredThousandFilesServe)
 {
 	REQUIRE_FEATURE("files");
+	REQUIRE_FEATURE("slow_once"); // the load is common/: one tier's 17 s is enough
 	constexpr int kDirs = 100;
 	constexpr int kPerDir = 1000;
 	constexpr int kSampleStep = 997; // a prime: the sample crosses every directory

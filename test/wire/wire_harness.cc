@@ -2,6 +2,10 @@
 #include "test/wire/wire_harness.h"
 
 #include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
+#include <linux/sock_diag.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -213,6 +218,22 @@ static bool WaitUntilListening(int port)
 	return false;
 }
 
+// The bytes of a /proc file of pid, or what was read before the process went: plain
+// read(2) (64 KiB at a time: /proc/net/tcp may hold 30,000 rows), since an ifstream throws from underflow when a read fails with ESRCH (the
+// process exited between open and read).
+static std::string ReadProcFile(const std::string &path)
+{
+	std::string bytes;
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bytes;
+	static char buf[65536];
+	for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+		bytes.append(buf, static_cast<size_t>(n));
+	close(fd);
+	return bytes;
+}
+
 // The socket inodes among pid's open descriptors (/proc/PID/fd: "socket:[INODE]").
 static std::vector<unsigned long> SocketInodes(pid_t pid)
 {
@@ -233,28 +254,116 @@ static std::vector<unsigned long> SocketInodes(pid_t pid)
 	return inodes;
 }
 
-// The local port of the IPv4 TCP socket in LISTEN state whose inode pid holds, from
-// /proc/PID/net/tcp (the process's network namespace), or 0 while there is none.
+constexpr unsigned kTcpListen = 10;   // TCP_LISTEN (netinet/tcp.h)
+constexpr unsigned kTcpTimeWait = 6;  // TCP_TIME_WAIT: no longer anyone's socket
+
+// One TCP socket with its local and remote ports.
+struct TcpRow {
+	unsigned local_port, remote_port;
+	TcpSocket socket;
+};
+
+// States for TcpSockets (bit n: TCP state n of netinet/tcp.h): listeners only, and every
+// socket that is still someone's (not TIME_WAIT, of which a busy machine has thousands).
+constexpr uint32_t kListening = 1u << kTcpListen;
+constexpr uint32_t kLive = 0xfffu & ~(1u << kTcpTimeWait);
+
+// The hex number at *p (skipping blanks), leaving *p after it and the character that
+// ends it (':' between an address and its port, or a blank).
+static unsigned long HexField(const char **p)
+{
+	char *end;
+	unsigned long v = strtoul(*p, &end, 16);
+	*p = *end ? end + 1 : end;
+	return v;
+}
+
+// One row of /proc/net/tcp or tcp6 whose state is in the mask states, as *row; false for
+// any other row. "sl: local:port remote:port st tx:rx tr:when retrnsmt uid timeout inode".
+static bool ProcTcpRow(const char *line, uint32_t states, TcpRow *row)
+{
+	const char *p = strchr(line, ':');
+	if (!p || !(p = strchr(p + 1, ':'))) // the sl field's colon, then the local address's
+		return false;
+	p++;
+	row->local_port = static_cast<unsigned>(HexField(&p));
+	p = strchr(p, ':'); // after the remote address (32 hex digits in tcp6: no strtoul)
+	if (!p)
+		return false;
+	p++;
+	row->remote_port = static_cast<unsigned>(HexField(&p));
+	unsigned state = static_cast<unsigned>(HexField(&p));
+	if (state >= 32 || !(states & (1u << state)))
+		return false;
+	uint64_t tx = HexField(&p), rx = HexField(&p);
+	for (int skip = 0; skip < 5; skip++) // tr, when, retrnsmt, uid, timeout: digits all
+		HexField(&p);
+	row->socket = {true, state, tx, rx, strtoul(p, nullptr, 10)};
+	return true;
+}
+
+// The same rows as TcpSockets, read from /proc/net/tcp or tcp6: slower, since the kernel
+// formats every row as text, TIME_WAIT too (tens of thousands on a busy machine).
+static std::vector<TcpRow> ProcTcpSockets(int family, uint32_t states)
+{
+	std::vector<TcpRow> rows;
+	std::string text = ReadProcFile(family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp");
+	TcpRow row;
+	for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1))
+		if (ProcTcpRow(text.c_str() + at + 1, states, &row))
+			rows.push_back(row);
+	return rows;
+}
+
+// The TCP sockets of family (AF_INET, AF_INET6) in this network namespace whose state is
+// in the mask states, from the kernel's sock_diag netlink (7), which filters by state:
+// /proc/net/tcp lists every TIME_WAIT row as text. qemu-user refuses a NETLINK_SOCK_DIAG
+// socket (EPROTONOSUPPORT), so under --config=aarch64 the rows come from /proc.
+static std::vector<TcpRow> TcpSockets(int family, uint32_t states)
+{
+	std::vector<TcpRow> rows;
+	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return ProcTcpSockets(family, states);
+	struct {
+		struct nlmsghdr head;
+		struct inet_diag_req_v2 req;
+	} ask = {};
+	ask.head.nlmsg_len = sizeof(ask);
+	ask.head.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	ask.head.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ask.req.sdiag_family = static_cast<uint8_t>(family);
+	ask.req.sdiag_protocol = IPPROTO_TCP;
+	ask.req.idiag_states = states;
+	bool done = send(nl, &ask, sizeof(ask), 0) != static_cast<ssize_t>(sizeof(ask));
+	alignas(struct nlmsghdr) char buf[32768];
+	while (!done) {
+		ssize_t got = recv(nl, buf, sizeof(buf), 0);
+		int len = static_cast<int>(got);
+		done = got <= 0;
+		for (auto *h = reinterpret_cast<struct nlmsghdr *>(buf); !done && NLMSG_OK(h, len);
+		     h = NLMSG_NEXT(h, len)) {
+			done = h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR;
+			if (done)
+				break;
+			auto *d = static_cast<struct inet_diag_msg *>(NLMSG_DATA(h));
+			TcpSocket t = {true, d->idiag_state, d->idiag_wqueue, d->idiag_rqueue,
+				       d->idiag_inode};
+			rows.push_back({ntohs(d->id.idiag_sport), ntohs(d->id.idiag_dport), t});
+		}
+	}
+	close(nl);
+	return rows;
+}
+
+// The local port of the IPv4 TCP socket in LISTEN state whose inode pid holds, or 0 while
+// there is none.
 static int ListeningPortOf(pid_t pid)
 {
 	std::vector<unsigned long> inodes = SocketInodes(pid);
-	std::ifstream in("/proc/" + std::to_string(pid) + "/net/tcp");
-	std::string line;
-	std::getline(in, line); // the column names
-	while (std::getline(in, line)) {
-		char local[64], remote[64], state[8];
-		unsigned long inode = 0;
-		unsigned port = 0;
-		// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-		if (sscanf(line.c_str(), " %*s %63s %63s %7s %*s %*s %*s %*u %*u %lu", local, remote,
-			   state, &inode) != 4 ||
-		    strcmp(state, "0A") != 0 || // TCP_LISTEN
-		    std::find(inodes.begin(), inodes.end(), inode) == inodes.end())
-			continue;
-		const char *colon = strchr(local, ':');
-		if (colon && sscanf(colon + 1, "%x", &port) == 1)
-			return static_cast<int>(port);
-	}
+	for (const TcpRow &r : TcpSockets(AF_INET, kListening))
+		if (std::find(inodes.begin(), inodes.end(), r.socket.inode) != inodes.end())
+			return static_cast<int>(r.local_port);
 	return 0;
 }
 
@@ -471,10 +580,8 @@ int Daemon::OpenDescriptorCount(int below) const
 
 int WaitForOpenDescriptors(Daemon &daemon, int want, int timeout_ms, int below)
 {
-	int64_t deadline = NowMs() + timeout_ms;
-	int count;
-	while ((count = daemon.OpenDescriptorCount(below)) != want && NowMs() < deadline)
-		SleepMs(10);
+	int count = -1;
+	WaitUntil([&] { return (count = daemon.OpenDescriptorCount(below)) == want; }, timeout_ms);
 	return count;
 }
 
@@ -1628,22 +1735,6 @@ rlim_t RaiseOwnNofileLimit(rlim_t want)
 	return lim.rlim_cur;
 }
 
-// The bytes of a /proc file of pid, or what was read before the process went: plain
-// read(2), since an ifstream throws from underflow when a read fails with ESRCH (the
-// process exited between open and read).
-static std::string ReadProcFile(const std::string &path)
-{
-	std::string bytes;
-	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bytes;
-	char buf[4096];
-	for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
-		bytes.append(buf, static_cast<size_t>(n));
-	close(fd);
-	return bytes;
-}
-
 std::vector<pid_t> Children(pid_t parent)
 {
 	std::vector<pid_t> kids;
@@ -1703,12 +1794,140 @@ std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid)
 	return found;
 }
 
+// The state letter of a /proc/.../stat file (R, S, D, Z, ...), or 0 when it is unreadable.
+static char ProcessState(const std::string &stat_path)
+{
+	std::string stat = ReadProcFile(stat_path);
+	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
+	return name_end != std::string::npos && name_end + 2 < stat.size() ? stat[name_end + 2]
+									   : 0;
+}
+
 bool ProcessRuns(pid_t pid)
 {
-	std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
-	size_t name_end = stat.rfind(')'); // the name may hold spaces and parentheses
-	return name_end != std::string::npos && name_end + 2 < stat.size() &&
-	       stat[name_end + 2] != 'Z';
+	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");
+	return state != 0 && state != 'Z';
+}
+
+// ---- Waiting for state (/proc, sock_diag) ----
+
+// The IPv4 TCP socket with these ports that is still someone's.
+static TcpSocket TcpSocketOf(unsigned local_port, unsigned remote_port)
+{
+	for (const TcpRow &r : TcpSockets(AF_INET, kLive))
+		if (r.local_port == local_port && r.remote_port == remote_port)
+			return r.socket;
+	return TcpSocket();
+}
+
+// fd's own port and its peer's, or false.
+static bool PortsOf(int fd, unsigned *own, unsigned *peer)
+{
+	struct sockaddr_in a = {}, b = {};
+	socklen_t la = sizeof(a), lb = sizeof(b);
+	if (getsockname(fd, reinterpret_cast<sockaddr *>(&a), &la) != 0 ||
+	    getpeername(fd, reinterpret_cast<sockaddr *>(&b), &lb) != 0)
+		return false;
+	*own = ntohs(a.sin_port);
+	*peer = ntohs(b.sin_port);
+	return true;
+}
+
+TcpSocket ServerEndOf(int fd)
+{
+	unsigned own, peer;
+	return PortsOf(fd, &own, &peer) ? TcpSocketOf(peer, own) : TcpSocket();
+}
+
+TcpSocket ClientEndOf(int fd)
+{
+	unsigned own, peer;
+	return PortsOf(fd, &own, &peer) ? TcpSocketOf(own, peer) : TcpSocket();
+}
+
+TcpSocket ListenerOn(int port)
+{
+	return TcpSocketOf(static_cast<unsigned>(port), 0);
+}
+
+bool HoldsSocket(pid_t pid, unsigned long inode)
+{
+	std::vector<unsigned long> held = SocketInodes(pid);
+	return inode != 0 && std::find(held.begin(), held.end(), inode) != held.end();
+}
+
+// pid's TCP sockets (IPv4 and IPv6) that are listeners (listening true) or not.
+static int TcpSocketsHeld(pid_t pid, bool listening)
+{
+	std::vector<unsigned long> held = SocketInodes(pid);
+	uint32_t states = listening ? kListening : kLive & ~kListening;
+	int n = 0;
+	for (int family : {AF_INET, AF_INET6})
+		for (const TcpRow &r : TcpSockets(family, states))
+			n += std::find(held.begin(), held.end(), r.socket.inode) != held.end();
+	return n;
+}
+
+int ConnectionsHeld(pid_t pid)
+{
+	return TcpSocketsHeld(pid, false);
+}
+
+bool HoldsListener(pid_t pid)
+{
+	return TcpSocketsHeld(pid, true) > 0;
+}
+
+bool Sleeps(pid_t pid)
+{
+	std::string dir = "/proc/" + std::to_string(pid) + "/task";
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return false;
+	bool all = true, any = false;
+	for (struct dirent *e; all && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		any = true;
+		all = ProcessState(dir + "/" + e->d_name + "/stat") == 'S';
+	}
+	closedir(d);
+	return any && all;
+}
+
+// Bytes sent on fd that its peer has not acknowledged yet (SIOCOUTQ), or -1.
+static int Unacknowledged(int fd)
+{
+	int n = -1;
+	return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
+bool WaitUntilDaemonRead(pid_t pid, int fd, int timeout_ms)
+{
+	return WaitUntil([pid, fd] { return Unacknowledged(fd) == 0 && Sleeps(pid); },
+			 timeout_ms, kPerByteStepMs);
+}
+
+bool WaitUntilDaemonAccepted(pid_t pid, int fd, int timeout_ms)
+{
+	return WaitUntil([pid, fd] { return HoldsSocket(pid, ServerEndOf(fd).inode) && Sleeps(pid); },
+			 timeout_ms);
+}
+
+uint64_t SignalMask(pid_t pid, const std::string &field)
+{
+	std::istringstream in(ReadProcFile("/proc/" + std::to_string(pid) + "/status"));
+	for (std::string line; std::getline(in, line);)
+		if (line.rfind(field + ":", 0) == 0)
+			return std::stoull(line.substr(field.size() + 1), nullptr, 16);
+	return 0;
+}
+
+bool WaitNonePending(pid_t pid, uint64_t mask, int timeout_ms)
+{
+	return WaitUntil(
+		[&] { return ((SignalMask(pid, "SigPnd") | SignalMask(pid, "ShdPnd")) & mask) == 0; },
+		timeout_ms);
 }
 
 } // namespace wire

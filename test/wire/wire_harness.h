@@ -58,8 +58,9 @@ int64_t NowMs();
 // Sleeps ms milliseconds.
 void SleepMs(int64_t ms);
 
-// How long a test waits for a state it is owed: a bound that only ends a hang.
-constexpr int kStateWaitMs = 10000;
+// How long a test waits for a state it is owed: a bound that only ends a hang, so it is
+// generous enough for a daemon and a test both emulated by qemu on a loaded machine.
+constexpr int kStateWaitMs = 20000;
 
 // Polls ready() every step_ms until it holds, or timeout_ms have passed. Returns whether
 // it held (ready() is asked once more at the bound).
@@ -634,6 +635,69 @@ struct SnapshotMemfd {
 
 // The descriptors of pid that name the snapshot's memfds (empty once it is gone).
 std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid);
+
+// ---- Waiting for state (/proc, sock_diag), never for time: WaitUntil above ----
+
+// One IPv4 TCP socket of this network namespace (what /proc/net/tcp shows, read through
+// sock_diag netlink).
+struct TcpSocket {
+	bool found = false;
+	unsigned state = 0;           // TCP_ESTABLISHED (1) ... TCP_LISTEN (10), netinet/tcp.h
+	uint64_t send_queue = 0;      // sent, not yet acknowledged by the peer
+	uint64_t receive_queue = 0;   // arrived, not yet read (a listener: not yet accepted)
+	unsigned long inode = 0;      // 0 until a process accepts it
+};
+
+// The daemon's end of the loopback connection whose client end is fd (not found once it
+// is gone, or only in TIME_WAIT).
+TcpSocket ServerEndOf(int fd);
+
+// The client end fd itself.
+TcpSocket ClientEndOf(int fd);
+
+// The IPv4 socket listening on port (its receive_queue: connections waiting to be
+// accepted).
+TcpSocket ListenerOn(int port);
+
+// Whether pid holds the socket of that inode among its descriptors.
+bool HoldsSocket(pid_t pid, unsigned long inode);
+
+// TCP connections pid holds (IPv4 and IPv6, listeners not counted).
+int ConnectionsHeld(pid_t pid);
+
+// Whether pid holds a listening TCP socket (IPv4 or IPv6).
+bool HoldsListener(pid_t pid);
+
+// Whether every thread of pid sleeps (/proc/PID/task/*/stat state S): the daemon's only
+// blocking call is its event wait, so it has done all it can with what it has read.
+bool Sleeps(pid_t pid);
+
+// The poll step of a wait made once per byte or per step of a test (the keep-alive
+// split tests wait about a hundred times, each usually over within a millisecond).
+constexpr int64_t kPerByteStepMs = 1;
+
+// Waits until the serving process pid has read every byte the client sent on fd and gone
+// back to its wait: fd's bytes are all acknowledged (SIOCOUTQ 0), then every thread of pid
+// sleeps. On loopback the kernel wakes the daemon's socket before the ack reaches the
+// client (tcp_rcv_established), and the daemon sleeps only in its event wait with nothing
+// ready, so by then it has accepted the connection and done what it does with the bytes.
+// No socket table is read (under qemu that is /proc/net/tcp), so a test may wait so once
+// per byte. False after timeout_ms.
+bool WaitUntilDaemonRead(pid_t pid, int fd, int timeout_ms = kStateWaitMs);
+
+// Waits until the serving process pid holds fd's peer among its descriptors and sleeps
+// again: it has accepted the connection, and its first read, which found nothing, is
+// done. For a client that has sent nothing yet (with bytes sent, WaitUntilDaemonRead).
+// False after timeout_ms.
+bool WaitUntilDaemonAccepted(pid_t pid, int fd, int timeout_ms = kStateWaitMs);
+
+// A signal mask of /proc/PID/status by its field name ("SigPnd", "ShdPnd", "SigBlk",
+// "SigIgn", "SigCgt"): bit n-1 is signal n. 0 when unreadable.
+uint64_t SignalMask(pid_t pid, const std::string &field);
+
+// Waits until no signal of mask is pending for pid (its own or its process's: SigPnd,
+// ShdPnd). Returns whether that came within timeout_ms.
+bool WaitNonePending(pid_t pid, uint64_t mask, int timeout_ms = kStateWaitMs);
 
 } // namespace wire
 

@@ -2,7 +2,6 @@
 // several processes serve one port with one set of counters, a killed worker is replaced,
 // and SIGTERM lets every response in flight finish before the daemon exits 0.
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,11 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,54 +29,25 @@ namespace {
 constexpr int kSettleStepMs = 20;
 constexpr int kSettleTries = 150;
 
-// The inode of the daemon's end of the connection whose client end is fd: the /proc/net/tcp
-// row whose local port is the daemon's and whose remote port is the client's.
-unsigned long ServerSocketInode(int fd, int daemon_port)
-{
-	struct sockaddr_in local = {};
-	socklen_t len = sizeof(local);
-	if (getsockname(fd, (struct sockaddr *)&local, &len) != 0)
-		return 0;
-	unsigned client_port = ntohs(local.sin_port);
-	std::ifstream in("/proc/net/tcp");
-	std::string line;
-	std::getline(in, line); // header
-	while (std::getline(in, line)) {
-		std::istringstream row(line);
-		std::string slot, local_addr, remote_addr, state, queues, timer, retr, uid, timeout;
-		unsigned long inode = 0;
-		row >> slot >> local_addr >> remote_addr >> state >> queues >> timer >> retr >> uid >>
-			timeout >> inode;
-		unsigned lport = std::stoul(local_addr.substr(local_addr.find(':') + 1), nullptr, 16);
-		unsigned rport =
-			std::stoul(remote_addr.substr(remote_addr.find(':') + 1), nullptr, 16);
-		if (lport == (unsigned)daemon_port && rport == client_port)
-			return inode;
-	}
-	return 0;
-}
-
 // The pid among candidates that holds socket inode, or 0.
 pid_t OwnerOf(unsigned long inode, const std::vector<pid_t> &candidates)
 {
-	const std::string want = "socket:[" + std::to_string(inode) + "]";
-	for (pid_t pid : candidates) {
-		std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-		DIR *d = opendir(dir.c_str());
-		if (!d)
-			continue;
-		bool found = false;
-		for (struct dirent *e; !found && (e = readdir(d));) {
-			char target[64] = {};
-			std::string link = dir + "/" + e->d_name;
-			ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
-			found = n > 0 && want == target;
-		}
-		closedir(d);
-		if (found)
+	for (pid_t pid : candidates)
+		if (HoldsSocket(pid, inode))
 			return pid;
-	}
 	return 0;
+}
+
+// Waits until connections to port are refused: a stop has begun once its listener closes
+// (BEHAVIOUR 11). False after kStateWaitMs.
+bool StopBegan(int port)
+{
+	return WaitUntil([port] {
+		int fd = ConnectLoopback(port, kSettleStepMs);
+		if (fd >= 0)
+			close(fd);
+		return fd < 0;
+	});
 }
 
 // Starts daemon with --workers 2 and returns its two workers (fails the test fatally
@@ -109,7 +77,7 @@ TEST(WorkersTest, BothWorkersServe)
 		ASSERT_TRUE(c.connected());
 		ASSERT_TRUE(c.Send(Get("/health")));
 		ASSERT_NE(c.TakeResponse(), "") << "connection " << i;
-		pid_t owner = OwnerOf(ServerSocketInode(c.fd(), daemon.port()), workers);
+		pid_t owner = OwnerOf(ServerEndOf(c.fd()).inode, workers);
 		ASSERT_NE(owner, 0) << "connection " << i << " is held by no worker";
 		held[owner]++;
 	}
@@ -288,15 +256,7 @@ TEST(StopTest, AcceptedConnectionsFirstRequestIsAnsweredDuringTheStop)
 		accepted = FetchMetrics(daemon.port())["connections_accepted"] >= before + 2 + i;
 	ASSERT_TRUE(accepted) << "the daemon never accepted the connection";
 	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
-	// The stop has begun once the listener refuses.
-	bool refused = false;
-	for (int i = 0; i < kSettleTries && !refused; i++, SleepMs(kSettleStepMs)) {
-		int fd = ConnectLoopback(daemon.port(), kSettleStepMs);
-		refused = fd < 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	ASSERT_TRUE(refused) << "the listener still accepts after SIGTERM";
+	ASSERT_TRUE(StopBegan(daemon.port())) << "the listener still accepts after SIGTERM";
 	ASSERT_TRUE(fresh.Send(Get("/"))); // not /health, which says 503 in a stop (BEHAVIOUR 11)
 	Received end = fresh.TakeUntilClose(3000);
 	HttpResponse r = ParseResponse(end.bytes);
@@ -326,7 +286,8 @@ TEST(StopTest, SecondSignalStopsAtOnce)
 	ASSERT_TRUE(slow.Send(GetClose("/big.bin")));
 	ASSERT_NE(slow.Take(1024), ""); // the response has started and stalls on our window
 	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
-	SleepMs(100);
+	// The first is taken (two pending at once would be one): the stop has begun.
+	ASSERT_TRUE(StopBegan(daemon.port())) << "the listener still accepts after SIGTERM";
 	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
 	int status = 0;
 	ASSERT_TRUE(daemon.WaitExit(3000, &status));
