@@ -119,7 +119,12 @@ TEST_P(RestartTest, WorkerDeathsAreRestartedAfterTheBackoff)
 		victim = next;
 	}
 	EXPECT_EQ(WaitForChildren(generation, 2).size(), 2u);
-	std::map<std::string, uint64_t> m = FetchMetrics(d.port());
+	// The replacement is a child (in /proc) a moment before its parent counts it.
+	std::map<std::string, uint64_t> m;
+	WaitUntil([&] {
+		m = FetchMetrics(d.port());
+		return m["workers_restarted"] >= 3 && m["restarts_backed_off"] >= 3;
+	});
 	EXPECT_EQ(m["workers_restarted"], 3u);
 	EXPECT_EQ(m["restarts_backed_off"], 3u);
 	int status = d.Stop();
