@@ -83,13 +83,7 @@ protected:
 	}
 	CommandResult Refused(const std::vector<std::string> &flags)
 	{
-		std::vector<std::string> argv = DaemonCommand();
-		argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--root", root_->dir()});
-		argv.insert(argv.end(), flags.begin(), flags.end());
-		CommandResult r = RunCommand(argv, "", kRunTimeoutMs);
-		EXPECT_TRUE(r.ran) << r.problem;
-		EXPECT_EQ(r.out, "") << "nothing announced";
-		return r;
+		return RunToRefusal(root_->dir(), flags, kRunTimeoutMs);
 	}
 	std::unique_ptr<FileRoot> root_;
 	std::string rules_;

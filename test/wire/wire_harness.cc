@@ -1931,3 +1931,17 @@ bool WaitNonePending(pid_t pid, uint64_t mask, int timeout_ms)
 }
 
 } // namespace wire
+
+namespace wire {
+CommandResult RunToRefusal(const std::string &root_dir, const std::vector<std::string> &flags,
+			   int timeout_ms)
+{
+	std::vector<std::string> argv = DaemonCommand();
+	argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--root", root_dir});
+	argv.insert(argv.end(), flags.begin(), flags.end());
+	CommandResult r = RunCommand(argv, "", timeout_ms);
+	EXPECT_TRUE(r.ran) << r.problem;
+	EXPECT_EQ(r.out, "") << "nothing announced";
+	return r;
+}
+} // namespace wire

@@ -591,6 +591,11 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string> &argv, const std::string &stdin_data,
 			 int timeout_ms);
 
+// Runs the daemon on root_dir (--listen 127.0.0.1:0) with flags, to the refusal a test
+// expects: returns its exit code and stderr, expecting it ran and announced nothing.
+CommandResult RunToRefusal(const std::string &root_dir, const std::vector<std::string> &flags,
+			   int timeout_ms);
+
 // Returns "" if err is what a refused command line writes (BEHAVIOUR 3): the line naming
 // the word at fault, exactly `problem` (with its newline), then one usage line; else what
 // differs.
