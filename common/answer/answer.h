@@ -493,6 +493,20 @@ static inline void answer_disk_missing(const struct answer_input *in, struct ans
 	a->status_counter = answer_status_counter(a);
 }
 
+/* The open of a's file (ANSWER_DISK or ANSWER_DISK_PAGE) failed with EMFILE or ENFILE:
+ * every descriptor the process (or the system) may hold is in use, and one may be free
+ * in a moment. The request gets the static 503 with Retry-After (BEHAVIOUR 10.18; never a
+ * page: a page's stored head carries no Retry-After), a status counter of its own kind
+ * (responses_503), the connection kept or closed as the request's form says. */
+static inline void answer_disk_refused(struct answer *a)
+{
+	a->kind = ANSWER_STATIC;
+	a->file = 0;
+	a->page = ERROR_PAGE_NONE;
+	a->response = RESP_DISK_BUSY;
+	a->status_counter = answer_status_counter(a);
+}
+
 /* The method that begins a head the parser refused (400) or cut (414): HEAD when the
  * input starts "HEAD ", so that answer too carries no body (RFC 9110 9.3.2, BEHAVIOUR
  * 6.7). */

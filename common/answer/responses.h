@@ -51,6 +51,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_OPTIONS_ANY, "200 OK", C_responses_200, 0, "", HEAD_ALLOW_LINE)            \
 	X(RESP_HEALTH_DRAINING, STATUS_503, C_responses_503, 9, "draining\n", "")          \
 	X(RESP_UNAVAILABLE, STATUS_503, C_connections_refused, 20, "service unavailable\n", \
+	  HEAD_RETRY_AFTER_LINE)                                                         \
+	X(RESP_DISK_BUSY, STATUS_503, C_responses_503, 20, "service unavailable\n",       \
 	  HEAD_RETRY_AFTER_LINE)
 
 enum static_response_id {

@@ -63,7 +63,10 @@ APOLLOD_EXTERN_C_BEGIN
  * (BEHAVIOUR 11); a status counter.
 
  * responses_302 / _303 / _307 / _308 / _410: the answers of --redirects rules with those
- * codes (BEHAVIOUR 10.20). */
+ * codes (BEHAVIOUR 10.20).
+ * disk_opens_refused: opens of a file served from disk that failed with EMFILE or ENFILE
+ * (the descriptor table, the process's or the system's, is full), answered 503 with
+ * Retry-After (BEHAVIOUR 10.18); each such 503 also counts in responses_503. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -115,7 +118,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_303)          \
 	X(responses_307)          \
 	X(responses_308)          \
-	X(responses_410)
+	X(responses_410)          \
+	X(disk_opens_refused)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

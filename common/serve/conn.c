@@ -447,7 +447,9 @@ STATIC_ASSERT(FILE_HEAD_STORED_MAX + CONTENT_RANGE_MAX <= CONN_SCRATCH_SIZE,
 /* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
  * a the answer its fstat decides (answer_disk: its view, rendered into the scratch, in
  * *view), counting responses_from_disk; or, when it cannot be opened as a regular file
- * without following a link, the 404 (answer_disk_missing). Returns the open descriptor
+ * without following a link, the 404 (answer_disk_missing); or, for a file (not a page,
+ * which falls back to its built-in answer) when the descriptor table is full (EMFILE,
+ * ENFILE), the 503 with Retry-After (answer_disk_refused, counted in disk_opens_refused). Returns the open descriptor
  * when the answer sends the file's bytes (a GET's 200, 206 or --error-page 404 of a
  * non-empty file: the queue will own it), else -1 (closed, or never open). */
 static int conn_open_disk(int fd, const struct answer_input *in, struct answer *a,
@@ -455,6 +457,11 @@ static int conn_open_disk(int fd, const struct answer_input *in, struct answer *
 {
 	struct disk_stat st;
 	long file = disk_open(file_cache_root_fd(), a->file, &st, &pool.no_openat2);
+	if ((file == -EMFILE || file == -ENFILE) && a->kind == ANSWER_DISK) { /* try soon */
+		counter_add(C_disk_opens_refused, 1);
+		answer_disk_refused(a);
+		return -1;
+	}
 	if (sys_is_error(file)) {
 		answer_disk_missing(in, a);
 		return -1;
