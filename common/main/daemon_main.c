@@ -59,6 +59,9 @@ static const struct program routed = {
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
 STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
+STATIC_ASSERT(CLI_LOG_FORMATS == ACCESS_LOG_JSON + 1 && ACCESS_LOG_COMMON == 0 &&
+		      ACCESS_LOG_COMBINED == 1,
+	      "--access-log-format's words are enum access_log_format in order");
 STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
 STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
@@ -549,7 +552,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 static enum exit_code prepare_content(struct serve_plan *plan)
 {
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
-	enum exit_code r = access_log_open(plan->opts.access_log, plan->auxv);
+	enum exit_code r = access_log_open(plan->opts.access_log,
+					   (enum access_log_format)plan->opts.access_log_format, plan->auxv);
 	if (r != EXIT_OK)
 		return r;
 	set_descriptor_limit();
@@ -601,7 +605,8 @@ static enum exit_code check_settings(struct serve_plan *plan)
 	const struct cli_options *opts = &plan->opts;
 	enum exit_code r = opts->user ? sandbox_user_check(opts->user) : EXIT_OK;
 	if (r == EXIT_OK)
-		r = access_log_open(opts->access_log, plan->auxv);
+		r = access_log_open(opts->access_log,
+				   (enum access_log_format)opts->access_log_format, plan->auxv);
 	if (r == EXIT_OK && opts->mime_types)
 		r = mime_types_load(opts->mime_types);
 	if (r == EXIT_OK && opts->root)
