@@ -333,6 +333,18 @@ static unsigned error_status_index(const char *v)
 	return id;
 }
 
+/* Sets *out to the index of v among cli_log_format_words. Returns 1, or 0 for no word. */
+static int parse_log_format(const char *v, uint8_t *out)
+{
+	for (uint8_t n = 0; n < CLI_LOG_FORMATS; n++)
+		if (cstr_len(v) == cstr_len(cli_log_format_words[n]) &&
+		    span_eq(v, cli_log_format_words[n], cstr_len(v))) {
+			*out = n;
+			return 1;
+		}
+	return 0;
+}
+
 /* Stores value v (NULL: missing) of flag row r in opts. Returns 1, or 0 when v is
  * missing or not a valid value for r. */
 static int store_value(const struct flag_row *r, const char *v, struct cli_options *opts)
@@ -357,13 +369,7 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 		return *(uint8_t *)field || (cstr_len(v) == sizeof(CLI_COMPRESS_OFF_WORD) - 1 &&
 					     span_eq(v, LITERAL(CLI_COMPRESS_OFF_WORD)));
 	case FLAG_LOG_FORMAT:
-		for (n = 0; n < CLI_LOG_FORMATS; n++)
-			if (cstr_len(v) == cstr_len(cli_log_format_words[n]) &&
-			    span_eq(v, cli_log_format_words[n], cstr_len(v))) {
-				*(uint8_t *)field = (uint8_t)n;
-				return 1;
-			}
-		return 0;
+		return parse_log_format(v, (uint8_t *)field);
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
 	case FLAG_ADMIN_ADDRESS: /* the last listener once parsed (cli_parse) */

@@ -670,10 +670,9 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		if (a.kind == ANSWER_METRICS)
 			format = metrics_format_wanted(&req.line, &req.headers, in.fields);
 		struct access_log_request log = {.line = {buf + c->in_start, 0}};
-		if (r == PARSE_COMPLETE) {
-			log.line.len = req.line.line_len - 2; /* without CRLF */
-			log.fields = (struct text_span){in.fields, req.headers.block_len};
-		}
+		if (r == PARSE_COMPLETE) /* the line without CRLF, and the fields after it */
+			log = (struct access_log_request){.line = {log.line.text, req.line.line_len - 2},
+							  .fields = {in.fields, req.headers.block_len}};
 		conn_take_answer(fd, c, &a, format, &log, disk_fd);
 	}
 	conn_compact_input(c, buf);

@@ -14,6 +14,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -490,18 +491,30 @@ std::string DownloadLine(const std::string &path)
 	return "";
 }
 
-// The served tree: big.bin (kDownloadBytes) in memory and sent by reference (sendfile
-// from the snapshot), or (--cache-bytes 0) served from disk by sendfile; "" or what
-// failed.
+// big.bin (kDownloadBytes) served from a tree in memory and sent by reference (sendfile
+// from the snapshot), or (--cache-bytes 0) from disk by sendfile, with the log on.
 class AccessLogSendTest : public AccessLogTest, public testing::WithParamInterface<bool> {
 protected:
-	std::vector<std::string> Flags(const std::string &log) const
+	// Starts daemon_ on the tree; then d's download, read kReadBeforeCheck bytes into,
+	// with the daemon still sending (bytes_written below the body's size).
+	void StartDownload(uint64_t seed, SlowDownload *d)
 	{
-		std::vector<std::string> f = {"--access-log", log};
+		REQUIRE_FEATURE("files");
+		site_ = std::make_unique<SmallSite>("x\n");
+		ASSERT_NE(site_->path(), "");
+		ASSERT_TRUE(Put(site_->path(), "big.bin", Random(kDownloadBytes, seed)));
+		log_ = dir_ + "/access.log";
+		std::vector<std::string> flags = {"--root", site_->path(), "--access-log", log_};
 		if (GetParam())
-			f.insert(f.end(), {"--cache-bytes", "0"});
-		return f;
+			flags.insert(flags.end(), {"--cache-bytes", "0"});
+		START_DAEMON(daemon_, DaemonOptions{flags});
+		ASSERT_EQ(StartSlowDownload(daemon_.port(), d), "");
+		ASSERT_LT(FetchMetrics(daemon_.port())["bytes_written"], kDownloadBytes)
+			<< "the daemon must still be sending";
 	}
+	std::unique_ptr<SmallSite> site_;
+	std::string log_;
+	Daemon daemon_;
 };
 
 // issue 30, BEHAVIOUR 14: the line of a 4 MiB download into an 8 KiB window is written
@@ -512,29 +525,19 @@ protected:
 // start no later than the first bytes, its end no earlier than the check).
 TEST_P(AccessLogSendTest, SlowDownloadIsLoggedWhenItsLastByteLeft)
 {
-	REQUIRE_FEATURE("files");
-	SmallSite site("x\n");
-	ASSERT_NE(site.path(), "");
-	ASSERT_TRUE(Put(site.path(), "big.bin", Random(kDownloadBytes, 30)));
-	const std::string log = dir_ + "/access.log";
-	std::vector<std::string> flags = {"--root", site.path()};
-	for (const std::string &f : Flags(log))
-		flags.push_back(f);
-	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{flags});
 	SlowDownload d;
-	ASSERT_EQ(StartSlowDownload(daemon.port(), &d), "");
-	ASSERT_LT(FetchMetrics(daemon.port())["bytes_written"], kDownloadBytes)
-		<< "the daemon must still be sending";
+	ASSERT_NO_FATAL_FAILURE(StartDownload(30, &d));
+	if (IsSkipped())
+		return;
 	int64_t checked_us = NowUs();
-	EXPECT_EQ(DownloadLine(log), "") << "no line before the last byte left";
+	EXPECT_EQ(DownloadLine(log_), "") << "no line before the last byte left";
 	Received rest = ReadUntilClose(d.fd, kStateWaitMs);
 	ASSERT_TRUE(rest.eof);
 	size_t head_end = d.start.find("\r\n\r\n");
 	ASSERT_NE(head_end, std::string::npos);
 	EXPECT_EQ(d.got + rest.bytes.size() - (head_end + 4), kDownloadBytes) << "every byte came";
 	std::string line;
-	ASSERT_TRUE(WaitUntil([&] { return !(line = DownloadLine(log)).empty(); })) << "no line";
+	ASSERT_TRUE(WaitUntil([&] { return !(line = DownloadLine(log_)).empty(); })) << "no line";
 	std::smatch m;
 	ASSERT_TRUE(std::regex_match(line, m, kLine)) << line;
 	EXPECT_NE(line.find("\" 200 " + std::to_string(kDownloadBytes) + " "), std::string::npos)
@@ -547,25 +550,16 @@ TEST_P(AccessLogSendTest, SlowDownloadIsLoggedWhenItsLastByteLeft)
 // bytes field the body bytes that left (more than none, fewer than the file).
 TEST_P(AccessLogSendTest, ResetMidSendIsLoggedAsCut)
 {
-	REQUIRE_FEATURE("files");
-	SmallSite site("x\n");
-	ASSERT_NE(site.path(), "");
-	ASSERT_TRUE(Put(site.path(), "big.bin", Random(kDownloadBytes, 31)));
-	const std::string log = dir_ + "/access.log";
-	std::vector<std::string> flags = {"--root", site.path()};
-	for (const std::string &f : Flags(log))
-		flags.push_back(f);
-	Daemon daemon;
-	START_DAEMON(daemon, DaemonOptions{flags});
 	{
 		SlowDownload d;
-		ASSERT_EQ(StartSlowDownload(daemon.port(), &d), "");
-		ASSERT_LT(FetchMetrics(daemon.port())["bytes_written"], kDownloadBytes);
+		ASSERT_NO_FATAL_FAILURE(StartDownload(31, &d));
+		if (IsSkipped())
+			return;
 		struct linger reset = {1, 0};
 		ASSERT_EQ(setsockopt(d.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)), 0);
 	} // closed: RST
 	std::string line;
-	ASSERT_TRUE(WaitUntil([&] { return !(line = DownloadLine(log)).empty(); })) << "no line";
+	ASSERT_TRUE(WaitUntil([&] { return !(line = DownloadLine(log_)).empty(); })) << "no line";
 	std::smatch m;
 	ASSERT_TRUE(std::regex_match(line, m, kLine)) << line;
 	std::regex fields(R"re(.*" 200 ([0-9]+) [0-9]+ -$)re");
@@ -574,7 +568,7 @@ TEST_P(AccessLogSendTest, ResetMidSendIsLoggedAsCut)
 	uint64_t sent = std::stoull(f[1].str());
 	EXPECT_GT(sent, 0u) << line;
 	EXPECT_LT(sent, kDownloadBytes) << line;
-	EXPECT_EQ(LivenessProblem(daemon.port()), "");
+	EXPECT_EQ(LivenessProblem(daemon_.port()), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Body, AccessLogSendTest, testing::Values(false, true),
