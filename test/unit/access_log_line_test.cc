@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,9 @@ std::string LineOf(const struct access_log_request &req, uint64_t response_bytes
 	return std::string(line, n);
 }
 
-struct access_log_request Request(const std::string &line, const std::string &fields,
+// The request whose line and fields are line and fields: views, so that the request
+// points at a literal or at the caller's string, never at a temporary copy.
+struct access_log_request Request(std::string_view line, std::string_view fields,
 				  uint64_t body, const char *coding = "")
 {
 	struct access_log_request req = {};

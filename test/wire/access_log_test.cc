@@ -5,6 +5,7 @@
 // lost line exactly; --workers 2 appending to one file in whole lines; a path that cannot
 // be opened.
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -491,13 +492,26 @@ std::string DownloadLine(const std::string &path)
 	return "";
 }
 
+// "" when line is a common line of a cut /big.bin download: 200, its bytes more than
+// none and fewer than the body; else what is wrong.
+std::string CutLineProblem(const std::string &line)
+{
+	std::regex fields(R"re(.*"GET /big\.bin HTTP/1\.1" 200 ([0-9]+) [0-9]+ -$)re");
+	std::smatch f;
+	if (!std::regex_match(line, kLine) || !std::regex_match(line, f, fields))
+		return "not a 200 line of /big.bin with its bytes: " + line;
+	uint64_t sent = std::stoull(f[1].str());
+	return sent > 0 && sent < kDownloadBytes ? "" : "not cut: " + line;
+}
+
 // big.bin (kDownloadBytes) served from a tree in memory and sent by reference (sendfile
 // from the snapshot), or (--cache-bytes 0) from disk by sendfile, with the log on.
 class AccessLogSendTest : public AccessLogTest, public testing::WithParamInterface<bool> {
 protected:
 	// Starts daemon_ on the tree; then d's download, read kReadBeforeCheck bytes into,
 	// with the daemon still sending (bytes_written below the body's size).
-	void StartDownload(uint64_t seed, SlowDownload *d)
+	void StartDownload(uint64_t seed, SlowDownload *d,
+			   const std::vector<std::string> &more = {})
 	{
 		REQUIRE_FEATURE("files");
 		site_ = std::make_unique<SmallSite>("x\n");
@@ -507,6 +521,7 @@ protected:
 		std::vector<std::string> flags = {"--root", site_->path(), "--access-log", log_};
 		if (GetParam())
 			flags.insert(flags.end(), {"--cache-bytes", "0"});
+		flags.insert(flags.end(), more.begin(), more.end());
 		START_DAEMON(daemon_, DaemonOptions{flags});
 		ASSERT_EQ(StartSlowDownload(daemon_.port(), d), "");
 		ASSERT_LT(FetchMetrics(daemon_.port())["bytes_written"], kDownloadBytes)
@@ -560,15 +575,24 @@ TEST_P(AccessLogSendTest, ResetMidSendIsLoggedAsCut)
 	} // closed: RST
 	std::string line;
 	ASSERT_TRUE(WaitUntil([&] { return !(line = DownloadLine(log_)).empty(); })) << "no line";
-	std::smatch m;
-	ASSERT_TRUE(std::regex_match(line, m, kLine)) << line;
-	std::regex fields(R"re(.*" 200 ([0-9]+) [0-9]+ -$)re");
-	std::smatch f;
-	ASSERT_TRUE(std::regex_match(line, f, fields)) << line;
-	uint64_t sent = std::stoull(f[1].str());
-	EXPECT_GT(sent, 0u) << line;
-	EXPECT_LT(sent, kDownloadBytes) << line;
+	EXPECT_EQ(CutLineProblem(line), "");
 	EXPECT_EQ(LivenessProblem(daemon_.port()), "");
+}
+
+// issue 30, BEHAVIOUR 11 and 14: a stop whose --drain-timeout runs out with a download
+// under way (the client reads no more) ends the process; the download's line is written
+// on the way out, as cut: 200, its bytes more than none and fewer than the body.
+TEST_P(AccessLogSendTest, DrainTimeoutLogsTheCutDownload)
+{
+	REQUIRE_FEATURE("stop");
+	SlowDownload d;
+	ASSERT_NO_FATAL_FAILURE(StartDownload(32, &d, {"--drain-timeout", "1"}));
+	if (IsSkipped())
+		return;
+	ASSERT_EQ(kill(daemon_.pid(), SIGTERM), 0);
+	int status = 0;
+	ASSERT_TRUE(daemon_.WaitExit(kStateWaitMs, &status)) << "the drain ends the daemon";
+	EXPECT_EQ(CutLineProblem(DownloadLine(log_)), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Body, AccessLogSendTest, testing::Values(false, true),
