@@ -9,7 +9,7 @@ StopTest.SigtermFinishesASlowDownload reads): seconds per download, and the daem
 write_eagains per download (from /metrics). Also prints the machine's transparent huge
 page settings and the thp_* counters of /proc/vmstat that moved across each download.
 
-    bazel build -c opt //variants/full:apollod
+    bazel build -c opt //variants/full:apollod //variants/uring:apollod
     python3 -m bench.first_download --tier full=bazel-bin/variants/full/apollod \
         [--starts 3] [--downloads 3] [--cache-bytes 0] [--pause-ms 1] [--cold]
 
