@@ -151,11 +151,13 @@ struct serve_plan {
 	struct cli_options opts;
 	const uint64_t *auxv;
 	struct site_pages pages; /* --error-page and --fallback, found in the snapshot */
-	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
-	 * or with socket activation the passed ones, the same in every row */
+	/* worker i serves listen_fd[i][0..opts.listen_count): one socket per address, the
+	 * same in every row (bound here, or passed by a service manager or a reload), or
+	 * its own group's when a reload passed one group per worker (groups > 1) */
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
-	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
+	int groups; /* passed by a reload from a daemon that gave each worker a socket of its
+		     * own (APOLLOD_LISTEN_GROUPS): one group per worker; else 1 */
 	/* --headers FILE: its text, which its --header-for pairs point into, and the line of
 	 * each pair (0: the command line's) */
 	char headers_text[HEADERS_FILE_MAX + 1];
@@ -181,11 +183,11 @@ struct main_state {
 };
 static struct main_state main_state;
 
-/* Whether every worker serves the same sockets (passed by a service manager), rather than
- * its own SO_REUSEPORT socket per address. */
+/* Whether every worker serves the same sockets (BEHAVIOUR 12: one accept queue per
+ * address), rather than a group of its own that a reload passed. */
 static int plan_shared(const struct serve_plan *plan)
 {
-	return plan->passed && plan->groups == 1;
+	return plan->groups == 1;
 }
 
 /* BEHAVIOUR 19: the serving process's sandbox, unless --no-sandbox: Landlock (read-only
@@ -236,6 +238,8 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	enum exit_code opened = backend_open();
 	if (opened != EXIT_OK)
 		return opened;
+	if (workers > 1)
+		backend_share_listeners(); /* the others accept on them too */
 	uint64_t deadline_ms[IDLE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
@@ -255,10 +259,10 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	return r;
 }
 
-/* BEHAVIOUR 13.5, 14: serves the passed sockets, in plan->groups equal groups (a reload
- * of --workers N passes worker i's sockets as group i; a service manager passes one group
- * for all); their addresses replace opts.listen. Returns EXIT_OK or EXIT_LISTEN
- * (reported). */
+/* BEHAVIOUR 13.5, 17: serves the passed sockets, in plan->groups equal groups (one group
+ * for all, from a service manager or a reload; a reload from a daemon whose workers had
+ * sockets of their own passes worker i's as group i); their addresses replace
+ * opts.listen. Returns EXIT_OK or EXIT_LISTEN (reported). */
 static enum exit_code take_passed(struct serve_plan *plan)
 {
 	const union k_sockaddr *addrs = main_state.passed_addr;
@@ -275,28 +279,25 @@ static enum exit_code take_passed(struct serve_plan *plan)
 	return r;
 }
 
-/* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
- * socket per worker and address; with socket activation takes the passed sockets instead
- * (their addresses replace opts.listen). Unused entries of listen_fd are -1. Returns
- * EXIT_OK or the failing step's code (reported). */
+/* Opens every --listen address: one socket each, which every worker of --workers N
+ * shares (BEHAVIOUR 12); with socket activation or a reload takes the passed sockets
+ * instead (their addresses replace opts.listen). Unused entries of listen_fd are -1.
+ * Returns EXIT_OK or the failing step's code (reported). */
 static enum exit_code open_listeners(struct serve_plan *plan)
 {
 	uint32_t workers = plan->opts.workers;
-	int group[CLI_WORKERS_MAX];
 	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
 		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
 			plan->listen_fd[i][a] = -1;
 	if (plan->passed)
 		return take_passed(plan);
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
-		union k_sockaddr *addr = &plan->opts.listen[a];
-		enum exit_code r =
-			workers > 1 ? listener_open_group(addr, BACKEND_LISTENER_FLAGS, workers, group)
-				    : listener_open(addr, BACKEND_LISTENER_FLAGS, group);
+		int fd;
+		enum exit_code r = listener_open(&plan->opts.listen[a], BACKEND_LISTENER_FLAGS, &fd);
 		if (r != EXIT_OK)
 			return r;
 		for (uint32_t i = 0; i < workers; i++)
-			plan->listen_fd[i][a] = group[i];
+			plan->listen_fd[i][a] = fd;
 	}
 	return EXIT_OK;
 }
@@ -327,8 +328,9 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 		return EXIT_WORKERS;
 	}
 	reload_ready(); /* the workers start at once: the old generation may stop accepting */
-	/* Sockets a service manager passed are one set for all: the supervisor holds them
-	 * once. Otherwise row i is worker i's, and a reload passes row after row. */
+	/* One set of sockets for all workers: the supervisor holds them once. A reload that
+	 * passed a group per worker: row i is worker i's, and the next reload passes row
+	 * after row. */
 	uint32_t rows = plan_shared(plan) ? 1 : n;
 	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
 			   serve, plan);

@@ -1849,6 +1849,12 @@ bool ProcessRuns(pid_t pid)
 	return state != 0 && state != 'Z';
 }
 
+bool ProcessStopped(pid_t pid)
+{
+	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");
+	return state == 'T' || state == 't';
+}
+
 // ---- Waiting for state (/proc, sock_diag) ----
 
 // The IPv4 TCP socket with these ports that is still someone's.
