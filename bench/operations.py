@@ -34,6 +34,7 @@ import threading
 import time
 
 from bench import load, servers
+from bench.reliability import read_response
 
 STOP_S = 5               # the stop row: how long one worker stays stopped
 STOP_CONNECTIONS = 16    # wrk -c, Connection: close
@@ -134,31 +135,6 @@ def full_table_row(server):
     finally:
         for s in held:
             s.close()
-
-
-def read_response(sock):
-    """One whole response on sock: (status, head), or None when it ended short."""
-    data = b""
-    try:
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return None
-            data += chunk
-        head, body = data.split(b"\r\n\r\n", 1)
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        while len(body) < length:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return None
-            body += chunk
-    except OSError:
-        return None
-    return int(head.split(b" ", 2)[1]), head
 
 
 class Load:
