@@ -10,7 +10,8 @@ LIMIT_S). Records:
   - cpu_s: the CPU (user + system) of the daemon and every process below it by then,
     from /proc/PID/stat (utime, stime, and the reaped children's cutime, cstime);
   - loaded MB: bytes_cached from /metrics (the snapshot's body bytes);
-  - MB/s: loaded MB / first_s.
+  - MB/s: loaded MB / first_s, and loaded MB / cpu_s (the throughput of the CPU the
+    load had: on a shared, loaded machine the wall time is mostly waiting for a core).
 One untimed start first warms the page cache, so the figures are loads from it.
 Prints one line per run and a Markdown table of the medians per binary.
 
@@ -110,6 +111,12 @@ def one_run(binary, tree, extra):
             proc.wait()
 
 
+def loadavg():
+    """The 1-minute load average (/proc/loadavg): a shared machine's figures need it."""
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -121,6 +128,7 @@ def main():
     ap.add_argument("binaries", nargs="+")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args(argv)
+    load_before = loadavg()
     one_run(a.binaries[0], a.tree, extra)  # warms the page cache
     results = {b: [] for b in a.binaries}
     for r in range(a.runs):
@@ -129,15 +137,16 @@ def main():
             results[b].append((first, cpu, loaded))
             print("run %d %s: first response %.3f s, cpu %.3f s, loaded %.1f MB, %.0f MB/s"
                   % (r + 1, b, first, cpu, loaded / 1e6, loaded / 1e6 / first), flush=True)
-    print("\nflags: %s\n" % (" ".join(extra) or "(defaults)"))
-    print("| binary | first response (s) | CPU by then (s) | loaded (MB) | MB/s |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("\nflags: %s; load average before %s, after %s\n" % (
+        " ".join(extra) or "(defaults)", load_before, loadavg()))
+    print("| binary | first response (s) | CPU by then (s) | loaded (MB) | MB/s | MB per CPU s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for b, rows in results.items():
         first = statistics.median(x[0] for x in rows)
         cpu = statistics.median(x[1] for x in rows)
         loaded = statistics.median(x[2] for x in rows)
-        print("| %s | %.3f | %.3f | %.1f | %.0f |" % (b, first, cpu, loaded / 1e6,
-                                                      loaded / 1e6 / first))
+        print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f |" % (
+            b, first, cpu, loaded / 1e6, loaded / 1e6 / first, loaded / 1e6 / cpu))
 
 
 if __name__ == "__main__":
