@@ -122,7 +122,7 @@ public:
 	bool Start(const DaemonOptions &options, std::string *error);
 
 	// Before Start: a program and its arguments the daemon's command is handed to, which
-	// must exec it in the same process (test/wire/seccomp_refuse); empty: none.
+	// must exec it in the same process (seccomp_refuse, test/wire/seccomp_refuse.c); empty: none.
 	void SetWrapper(const std::vector<std::string> &wrapper) { wrapper_ = wrapper; }
 
 	// SIGTERM, then SIGKILL after 2 s, and reaps the child. Safe to call twice.
