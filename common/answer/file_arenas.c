@@ -4,7 +4,7 @@
  * previous. */
 #include "common/answer/file_cache_state.h"
 
-#include <linux/fcntl.h>             /* AT_EMPTY_PATH */
+#include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/stat.h>              /* struct statx, STATX_SIZE */
 
 #include "common/base/limits.h"
@@ -20,6 +20,12 @@
 /* The manifest a reload hands on with the arenas (file_manifest.h), sealed the same way;
  * not named like the arenas (tests count those by name). */
 #define MANIFEST_NAME "apollod-manifest"
+/* The kernel's shmem huge page setting (Documentation/admin-guide/mm/transhuge.rst),
+ * one line such as "always within_size advise [never] deny force": 52 bytes today. */
+#define SHMEM_HUGE_SETTING "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+#define SHMEM_SETTING_MAX 128
+STATIC_ASSERT(SHMEM_SETTING_MAX >= sizeof("always within_size advise [never] deny force"),
+	      "today's line fits");
 /* Arenas a load may keep: the reload hand-over's descriptors less the manifest's. One
  * more may exist while a load settles (the arena being filled), never once it is sealed
  * (settle_arenas). */
@@ -129,6 +135,35 @@ const struct file_manifest_record *file_cache_reusable_gzip(const char *name, si
 	return r && same_stamp(&r->stamp, stamp) ? r : 0;
 }
 
+/* Whether text[0..len) begins with word[0..n). */
+static int starts_with(const char *text, size_t len, const char *word, size_t n)
+{
+	return len >= n && span_eq(text, word, n);
+}
+
+/* Whether the kernel may give the body arena's memfd huge pages: the word selected (in
+ * brackets) in SHMEM_HUGE_SETTING is not "never" or "deny". Such pages come only through
+ * the fill's MADV_HUGEPAGE mapping (advise) or are joined per 2 MiB of one folio; a
+ * write(2) or sendfile(2) into the memfd allocates 4 KiB pages under advise, and huge
+ * pages save sendfile a page lookup per 4 KiB when serving (BEHAVIOUR 10.17). Returns 0
+ * when the setting cannot be read (a kernel without THP). */
+static int shmem_huge_pages_on(void)
+{
+	char text[SHMEM_SETTING_MAX];
+	long fd = sys_openat(AT_FDCWD, SHMEM_HUGE_SETTING, O_RDONLY | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return 0;
+	long n = sys_read_full((int)fd, text, SHMEM_SETTING_MAX);
+	sys_close((int)fd);
+	if (sys_is_error(n))
+		return 0;
+	for (long i = 0; i < n; i++)
+		if (text[i] == '[')
+			return !starts_with(text + i, (size_t)(n - i), LITERAL("[never]")) &&
+			       !starts_with(text + i, (size_t)(n - i), LITERAL("[deny]"));
+	return 0;
+}
+
 enum exit_code file_cache_open_body_arena(void)
 {
 	long fd = sys_memfd_create(BODY_ARENA_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
@@ -143,6 +178,8 @@ enum exit_code file_cache_open_body_arena(void)
 		return file_cache_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
 	cache.body_arena = (char *)m;
 	advise_huge_pages(cache.body_arena, file_cache_arena_span());
+	cache.body_fd_at = 0;
+	cache.fill_by_sendfile = !shmem_huge_pages_on();
 	return EXIT_OK;
 }
 

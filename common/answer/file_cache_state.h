@@ -40,6 +40,10 @@ struct file_arena {
 	uint32_t reserved;
 };
 
+/* file_cache_state.body_fd_at when the memfd's offset is not known (after a failed
+ * lseek or sendfile): the next sendfile seeks first. */
+#define FILE_FILL_OFFSET_UNKNOWN UINT64_MAX
+
 /* The cache: the table file_cache_find reads, and what the two walks that fill it keep
  * (the first counts, the second loads; file_cache_load). */
 struct file_cache_state {
@@ -57,6 +61,10 @@ struct file_cache_state {
 	uint64_t body_fill;        /* the bytes in it, padding included */
 	uint64_t body_padding;     /* the padding in it (file_cache_body_start) */
 	int body_fd;               /* the memfd being filled; -1 when none */
+	uint64_t body_fd_at;       /* body_fd's file offset, where the next sendfile writes
+				    * (FILE_FILL_OFFSET_UNKNOWN when not known) */
+	int fill_by_sendfile;      /* bodies go in by sendfile into body_fd, not read into
+				    * the mapping (file_cache_open_body_arena, copy_body) */
 	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
 	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
 	struct file_stamp *stamps; /* entries_max: files[i]'s stamp at stamps[i] */

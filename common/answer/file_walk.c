@@ -21,12 +21,58 @@ static enum exit_code close_and_skip(long fd, const char *what, long err)
 	return file_cache_skip(what, err);
 }
 
-/* Reads up to size bytes of fd into the body arena after what it holds (aligned:
- * file_cache_body_start). Returns the bytes read (fewer when the file shrank since it
+/* Copies up to size bytes of fd, from its start, into the body arena's memfd at offset
+ * `at` by sendfile(2): the kernel copies from the file's page cache into the memfd's
+ * pages, with none of the page faults a read(2) into the fill's mapping takes, one per
+ * 4 KiB page (benchmarks/reports/2026-12-06-loader.md). The memfd's offset is moved
+ * first only when it is not already at `at`: consecutive bodies need no lseek. fd's own
+ * offset is left at 0. Returns the bytes copied (fewer when the file shrank since it was
+ * stat'ed: end of file; never more than size when it grew), or the first -errno, after
+ * which body_fd_at is FILE_FILL_OFFSET_UNKNOWN. */
+static long send_body(int fd, uint64_t at, uint64_t size)
+{
+	long r = 0;
+	if (cache.body_fd_at != at)
+		r = sys_lseek(cache.body_fd, (int64_t)at, K_SEEK_SET);
+	int64_t from = 0;
+	uint64_t got = 0;
+	cache.body_fd_at = sys_is_error(r) ? FILE_FILL_OFFSET_UNKNOWN : at;
+	while (!sys_is_error(r) && got < size) {
+		r = sys_sendfile(cache.body_fd, fd, &from, size - got);
+		if (r == -EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (!sys_is_error(r))
+			got += (uint64_t)r;
+	}
+	if (sys_is_error(r)) {
+		cache.body_fd_at = FILE_FILL_OFFSET_UNKNOWN;
+		return r;
+	}
+	cache.body_fd_at = at + got;
+	return (long)got;
+}
+
+/* Copies up to size bytes of fd into the body arena after what it holds (aligned:
+ * file_cache_body_start): by sendfile into the memfd (send_body) unless the memfd may
+ * have huge pages (file_cache_open_body_arena) or a sendfile failed earlier in this
+ * load; then, and for this file after any sendfile failure (EINVAL from a file system
+ * without splice, a seccomp refusal: docs/AUDIT.md), by read(2) into the mapping, which
+ * sees the same pages. Returns the bytes copied (fewer when the file shrank since it
  * was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	return sys_read_full(fd, file_cache_body_start(size), size);
+	char *to = file_cache_body_start(size);
+	if (cache.fill_by_sendfile && size) {
+		long got = send_body(fd, (uint64_t)(to - cache.body_arena), size);
+		if (!sys_is_error(got))
+			return got;
+		cache.fill_by_sendfile = 0; /* for the rest of this load */
+	}
+	return sys_read_full(fd, to, size);
 }
 
 /* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;

@@ -112,6 +112,12 @@ static inline long sys_sendfile(int out_fd, int in_fd, int64_t *offset, size_t c
 	return syscall4(SYS_NR(sendfile), out_fd, in_fd, (long)offset, (long)count);
 }
 
+/* off_t lseek(int fd, off_t offset, int whence); 64-bit on both architectures. */
+static inline long sys_lseek(int fd, int64_t offset, int whence)
+{
+	return syscall3(SYS_NR(lseek), fd, (long)offset, whence);
+}
+
 /* int memfd_create(const char *name, unsigned int flags); (Linux 3.17) */
 static inline long sys_memfd_create(const char *name, unsigned flags)
 {

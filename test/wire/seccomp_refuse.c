@@ -3,12 +3,13 @@
  * named, then the program is exec'ed under it (the filter survives execve). The wire
  * suite uses it for failures a healthy kernel never gives: io_uring refused as a kernel
  * without it (ENOSYS) or with kernel.io_uring_disabled=2 (EPERM) refuses it, the
- * serving loop's fatal accept4 / epoll_wait / io_uring_enter errors (exits 5 and 8), and
- * each of the min tier's fatal start-up steps (exits 1 to 4).
+ * serving loop's fatal accept4 / epoll_wait / io_uring_enter errors (exits 5 and 8),
+ * each of the min tier's fatal start-up steps (exits 1 to 4), and the loader's sendfile
+ * into the snapshot's memfd refused (it reads instead: snapshot_test.cc).
  *
  * Usage: seccomp_refuse SYSCALL ERRNO PROGRAM [ARG...]
  *   SYSCALL: io_uring_setup | io_uring_enter | accept4 | epoll_wait | socket |
- *            setsockopt | bind | listen
+ *            setsockopt | bind | listen | sendfile
  *   ERRNO:   ENOSYS | EPERM | EINVAL
  * x86_64 only (the filter compares x86_64 syscall numbers). Exits 2 on a usage error, 126
  * if the filter cannot be installed, 127 if exec fails. */
@@ -39,6 +40,7 @@ static const struct named syscalls[] = {
 	{"setsockopt", __NR_setsockopt},
 	{"bind", __NR_bind},
 	{"listen", __NR_listen},
+	{"sendfile", __NR_sendfile},
 };
 
 static const struct named errnos[] = {
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 	if (argc < 4 || !lookup(syscalls, sizeof syscalls / sizeof syscalls[0], argv[1], &nr) ||
 	    !lookup(errnos, sizeof errnos / sizeof errnos[0], argv[2], &err)) {
 		fprintf(stderr, "usage: seccomp_refuse io_uring_setup|io_uring_enter|accept4|epoll_wait|"
-				"socket|setsockopt|bind|listen ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
+				"socket|setsockopt|bind|listen|sendfile ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
 		return 2;
 	}
 	struct sock_filter filter[] = {

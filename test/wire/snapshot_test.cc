@@ -3,8 +3,10 @@
 // replaced by rename, before or in the middle of a response, still goes out as its
 // start-up bytes, by copy (small) and by reference (large: sendfile from the memfd); the
 // snapshot's memfd is sealed as seen from /proc/PID/fd; the syscalls per hit of each way
-// out, read from the counters; 206 slices by reference; and a tree of 100,000 small
-// files in 100 directories loads and serves.
+// out, read from the counters; 206 slices by reference; a tree of 100,000 small
+// files in 100 directories loads and serves; the loader's fill (sendfile into the memfd,
+// or read into its mapping when sendfile is refused) loads every size byte-exact and a
+// file that grows and shrinks while the tree loads as one consistent body.
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -14,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -22,6 +26,8 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "test/wire/wire_harness.h"
 
@@ -515,6 +521,133 @@ TEST(RangeByReferenceTest, PipelinedMixKeepsOrderAndTheCloseForm)
 	Received last = c.TakeUntilClose(kTimeoutMs);
 	EXPECT_TRUE(last.eof) << "the closing response ends the connection";
 	EXPECT_TRUE(WithoutDates(last.bytes) == Head(dir.path() + "/l.bin", large.size()) + large);
+}
+
+// The loader's fill (BEHAVIOUR 10.17): bodies go into the snapshot's memfd by sendfile,
+// and by read into its mapping where sendfile is refused (a seccomp filter around the
+// daemon makes it EINVAL, as a file system without splice would). Sizes around the word,
+// the page and a huge page, all below FILE_BY_REFERENCE_MIN (by copy: the serving loop
+// then needs no sendfile of its own).
+const size_t kFillSizes[] = {0, 1, 7, 8, 9, 511, 512, 4095, 4096, 4097, 65539, (1u << 20) + 5};
+constexpr int kFillFiles = sizeof(kFillSizes) / sizeof(kFillSizes[0]);
+
+// Starts daemon on a tree of one file per kFillSizes entry (under the wrapper, if any)
+// and checks each is served byte-exact.
+void CheckFillSizes(const std::vector<std::string> &wrapper)
+{
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty()) << strerror(errno);
+	std::vector<std::string> contents;
+	for (int i = 0; i < kFillFiles; i++) {
+		contents.push_back(Random(kFillSizes[i], 40 + i));
+		ASSERT_TRUE(WriteWhole(dir.path() + "/f" + std::to_string(i) + ".bin", contents[i]));
+	}
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	daemon.SetWrapper(wrapper);
+	START_DAEMON(daemon, options);
+	for (int i = 0; i < kFillFiles; i++) {
+		std::string name = "/f" + std::to_string(i) + ".bin";
+		HttpResponse r = ParseResponse(
+			Roundtrip(daemon.port(), GetClose(name), false, kTimeoutMs).bytes);
+		EXPECT_EQ(r.status, 200) << name;
+		EXPECT_TRUE(r.body == contents[i]) << name << ": " << r.body.size() << " bytes, want "
+						   << contents[i].size();
+	}
+	EXPECT_EQ(FetchMetrics(daemon.port())["files_cached"], static_cast<uint64_t>(kFillFiles));
+}
+
+TEST(LoaderFillTest, EverySizeLoadsByteExact)
+{
+	REQUIRE_FEATURE("files");
+	CheckFillSizes({});
+}
+
+TEST(LoaderFillTest, SendfileRefusedReadsInstead)
+{
+	REQUIRE_FEATURE("files");
+#ifndef __x86_64__
+	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
+#endif
+	CheckFillSizes({RunfilePath("test/wire/seccomp_refuse"), "sendfile", "EINVAL"});
+}
+
+// The byte at offset i of the file LoaderFillTest's writer keeps changing: the file is
+// always a prefix of this sequence, whatever the writer has done to it.
+char GrowingByte(size_t i)
+{
+	return static_cast<char>('a' + (i * 7 + i / 4096) % 26);
+}
+
+constexpr size_t kGrowChunk = 4096;
+constexpr size_t kGrowChunksBeforeCut = 64; // then truncated to 0 and grown again
+constexpr int kGrowLimitMs = 20000;         // the writer stops by then at the latest
+constexpr int kGrowTreeFiles = 3000;        // small files that keep the load busy
+
+// A file grown a chunk at a time and cut back to nothing, again and again, while the
+// tree loads (the writer runs from before the start until the daemon answers): whichever
+// of its states the loader copied, the body served is a prefix of the sequence, as long
+// as its Content-Length, by sendfile and by read.
+void CheckChangingFile(const std::vector<std::string> &wrapper)
+{
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty()) << strerror(errno);
+	for (int i = 0; i < kGrowTreeFiles; i++)
+		ASSERT_TRUE(WriteWhole(dir.path() + "/s" + std::to_string(i) + ".bin", Random(2000, i)));
+	const std::string file = dir.path() + "/changing.bin";
+	int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_GE(fd, 0) << strerror(errno);
+	std::atomic<bool> stop{false};
+	std::thread writer([&] {
+		std::string chunk(kGrowChunk, 0);
+		auto start = std::chrono::steady_clock::now();
+		for (size_t n = 0; !stop && std::chrono::steady_clock::now() - start <
+						    std::chrono::milliseconds(kGrowLimitMs);
+		     n = (n + 1) % kGrowChunksBeforeCut) {
+			if (n == 0 && ftruncate(fd, 0) != 0)
+				break;
+			for (size_t i = 0; i < kGrowChunk; i++)
+				chunk[i] = GrowingByte(n * kGrowChunk + i);
+			if (pwrite(fd, chunk.data(), kGrowChunk, n * kGrowChunk) != (ssize_t)kGrowChunk)
+				break;
+		}
+	});
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	daemon.SetWrapper(wrapper);
+	std::string error;
+	bool started = daemon.Start(options, &error);
+	stop = true;
+	writer.join();
+	close(fd);
+	ASSERT_TRUE(started) << error;
+	HttpResponse r = ParseResponse(
+		Roundtrip(daemon.port(), GetClose("/changing.bin"), false, kTimeoutMs).bytes);
+	ASSERT_EQ(r.status, 200) << r.error;
+	EXPECT_EQ(r.Header("Content-Length"), std::to_string(r.body.size()));
+	size_t wrong = r.body.size();
+	for (size_t i = 0; i < r.body.size() && wrong == r.body.size(); i++)
+		if (r.body[i] != GrowingByte(i))
+			wrong = i;
+	EXPECT_EQ(wrong, r.body.size()) << "the body is not one state of the file: byte " << wrong;
+	EXPECT_LE(r.body.size(), kGrowChunk * kGrowChunksBeforeCut);
+}
+
+TEST(LoaderFillTest, AFileChangingWhileLoadingIsOneConsistentBody)
+{
+	REQUIRE_FEATURE("files");
+	CheckChangingFile({});
+}
+
+TEST(LoaderFillTest, AFileChangingWhileLoadingByReadToo)
+{
+	REQUIRE_FEATURE("files");
+#ifndef __x86_64__
+	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
+#endif
+	CheckChangingFile({RunfilePath("test/wire/seccomp_refuse"), "sendfile", "EINVAL"});
 }
 
 } // namespace

@@ -404,6 +404,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 	else if (listens == 0)
 		args.insert(args.end(), {"--listen", "127.0.0.1:" + std::to_string(listen_port)});
 	args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+	args.insert(args.begin(), wrapper_.begin(), wrapper_.end());
 	announced_.clear();
 	std::vector<char *> argv = ArgvOf(args); // built before fork: the child only execs
 	int out[2];

@@ -121,6 +121,10 @@ public:
 	// *error set and no child left.
 	bool Start(const DaemonOptions &options, std::string *error);
 
+	// Before Start: a program and its arguments the daemon's command is handed to, which
+	// must exec it in the same process (seccomp_refuse, test/wire/seccomp_refuse.c); empty: none.
+	void SetWrapper(const std::vector<std::string> &wrapper) { wrapper_ = wrapper; }
+
 	// SIGTERM, then SIGKILL after 2 s, and reaps the child. Safe to call twice.
 	void Stop();
 
@@ -147,6 +151,7 @@ private:
 	pid_t pid_ = -1;
 	int port_ = 0;
 	std::vector<std::string> announced_;
+	std::vector<std::string> wrapper_; // SetWrapper
 };
 
 // The port at the end of an announcement line ("apollod listening on [::1]:8080"), or 0.
