@@ -137,6 +137,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_gzip_representations", "gauge",                                            \
 	  "gzip representations made at load that the serving snapshot holds.")               \
 	S("apollod_gzip_representations", C_gzip_representations)                             \
+	F("apollod_gzip_pending", "gauge",                                                    \
+	  "Files the first start left to compress; 0 once their gzip forms are served.")      \
+	S("apollod_gzip_pending", C_gzip_pending)                                             \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
 

@@ -64,6 +64,12 @@ struct supervisor_state {
 	int reopen_again; /* a SIGUSR1 came during a reload: one more once it has ended */
 	char exe_path[SUPERVISOR_PATH_MAX]; /* where this binary was started from */
 	int (*may_reload)(void); /* supervisor_check_reloads's, or NULL: every reload may */
+	/* BEHAVIOUR 10.10: supervisor_compress_later's */
+	int (*compress)(void);  /* run in the compressing generation; NULL: none to start */
+	void (*release)(void);  /* supervisor_run's, run once no generation is still to fork */
+	int compressing;        /* the pending generation is the compressing one */
+	long kept_signal;       /* a reload, reopen or upgrade asked for meanwhile, or 0 */
+	int in_child;           /* this is the compressing generation: return to start up */
 	/* Built for a child (static: kept off the stack): */
 	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
 	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
@@ -294,6 +300,89 @@ static void reload_again(void)
 		start_generation();
 }
 
+static int become_first_generation(long parent, const int pair[2]);
+
+/* In the compressing generation, just forked: the supervisor's descriptors closed (as
+ * become_first_generation does, and what the first generation handed back: this one
+ * hands on its own), then the compressing step. Exits with its code when it fails. */
+static void become_compressing(long parent, const int pair[2])
+{
+	for (uint32_t i = 0; i < sup.handed_count; i++)
+		sys_close(sup.handed[i]);
+	sup.handed_count = 0;
+	become_first_generation(parent, pair);
+	int r = sup.compress();
+	if (r)
+		sys_exit_group(r);
+	sup.in_child = 1;
+}
+
+/* BEHAVIOUR 10.10: forks the compressing generation from the supervisor's own table and
+ * arenas (no exec: it works under qemu-user too), as pending. On failure one line, and
+ * the first generation serves on as stored. */
+static void start_compressing(void)
+{
+	int pair[2];
+	long r = ready_pair(pair);
+	long parent = sys_getpid();
+	long pid = sys_is_error(r) ? r : sys_fork();
+	if (pid == 0) {
+		become_compressing(parent, pair);
+		return;
+	}
+	if (!sys_is_error(r))
+		sys_close(pair[1]);
+	if (sys_is_error(pid)) {
+		if (!sys_is_error(r))
+			sys_close(pair[0]);
+		console_fail("compressing: fork", 0, 0, pid);
+		counter_set(C_gzip_pending, 0);
+		return;
+	}
+	sup.pending = (int)pid;
+	sup.pending_ready = pair[0];
+	sup.compressing = 1;
+}
+
+/* Frees what only a generation needs, once no generation is still to be forked from the
+ * supervisor's copy (the first, and the compressing one): the hand-over it registered
+ * and the snapshot (release: the table and the arenas), and --watch's descriptor. */
+static void release_tree(void)
+{
+	reload_release_hand_over(); /* loaded here, the generations hand them back */
+	watch_close();              /* the generations watch, and ask for reloads */
+	if (sup.release)
+		sup.release();
+	sup.release = 0;
+}
+
+/* A signal kept while the compressing generation started (act), acted on now that it
+ * serves or has failed. */
+static void act(long sig);
+static void act_on_kept(void)
+{
+	long sig = sup.kept_signal;
+	sup.kept_signal = 0;
+	counter_set(C_gzip_pending, 0);
+	if (sig && !sup.stops)
+		act(sig);
+}
+
+/* The compressing generation is ready: it serves, the first (old, if still alive)
+ * drains, as after a reload but not counted as one (BEHAVIOUR 10.10). */
+static void compressed(int old)
+{
+	sup.compressing = 0;
+	if (old) {
+		if (!sup.stops)
+			sys_kill(old, RELOAD_RETIRE_SIGNAL);
+		sup.retired[sup.retired_count++] = old;
+		say("compressed: process ", (uint64_t)sup.serving,
+		    " serves the gzip forms; process ", (uint64_t)old, " drains\n");
+	}
+	act_on_kept();
+}
+
 /* The pending generation answered on its readiness socket: if ready it serves now (and
  * the one it replaces drains), its descriptors kept for the next; the end of input
  * means it failed, which its reaping reports. */
@@ -322,6 +411,14 @@ static void take_ready(void)
 	backoff_started(&sup.restart, clock_now_ms());
 	if (sup.pending_first) {
 		sup.pending_first = 0;
+		if (sup.compress && !sup.stops)
+			start_compressing();
+		if (!sup.in_child)
+			release_tree();
+		return;
+	}
+	if (sup.compressing) {
+		compressed(old);
 		return;
 	}
 	if (!old) {
@@ -407,6 +504,8 @@ static void give_up(int status)
 static void generation_exited(int pid, int wstatus)
 {
 	if (pid == sup.pending) {
+		int compressing = sup.compressing;
+		sup.compressing = 0;
 		sup.pending = 0;
 		if (sup.pending_ready >= 0)
 			sys_close(sup.pending_ready);
@@ -423,6 +522,12 @@ static void generation_exited(int pid, int wstatus)
 				say_ended("giving up: the new process ", wstatus,
 					  " before it was ready; no generation can start\n");
 			give_up(exit_code_of(wstatus)); /* the first wrote its own line */
+			return;
+		}
+		if (compressing) {
+			say_ended("compressing failed: the new process ", wstatus,
+				  "; serving on as stored\n");
+			act_on_kept();
 			return;
 		}
 		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
@@ -494,11 +599,20 @@ void supervisor_check_reloads(int (*may_reload)(void))
 	sup.may_reload = may_reload;
 }
 
+void supervisor_compress_later(int (*compress)(void))
+{
+	sup.compress = compress;
+}
+
 /* One signal read from the signalfd. */
 static void act(long sig)
 {
 	if (sig == K_SIGTERM || sig == K_SIGINT)
 		stop(sig);
+	else if (sup.compressing && (sig == K_SIGHUP || sig == K_SIGUSR1 || sig == K_SIGUSR2)) {
+		if (sup.kept_signal != K_SIGUSR2) /* an upgrade is a reload and more */
+			sup.kept_signal = sig; /* done once the compressing one serves or failed */
+	}
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
 	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start()) {
@@ -544,6 +658,8 @@ static int supervise_generations(void)
 				   backoff_timeout(&sup.restart, clock_now_ms(), &t));
 		if (r > 0 && sup.pending_ready >= 0 && p[1].revents)
 			take_ready();
+		if (sup.in_child)
+			return SUPERVISOR_IN_GENERATION; /* the compressing generation */
 		if (r > 0 && p[0].revents) {
 			long sig = signals_next(sup.signal_fd);
 			if (sig > 0)
@@ -619,10 +735,9 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 		console_fail("fork", 0, 0, pid);
 		return EXIT_WORKERS;
 	}
-	reload_release_hand_over(); /* loaded here, the first generation hands them back */
-	watch_close();          /* the generations watch, and ask for reloads */
-	if (release)
-		release();
+	sup.release = release;
+	if (!sup.compress) /* else the compressing generation forks from them first */
+		release_tree();
 	sup.pending = (int)pid;
 	sup.pending_ready = pair[0];
 	sup.pending_first = 1;
