@@ -162,9 +162,13 @@ public:
 			return "the daemon did not accept on port " + std::to_string(port_) +
 			       "; stderr: " + Err();
 		close(fd);
+		if (settle_ && !WaitForSettledStart(pid_))
+			return "the daemon did not settle (gzip forms); stderr: " + Err();
 		return "";
 	}
 
+	// Start returns once the port accepts, without waiting for a settled start.
+	void DoNotSettle() { settle_ = false; }
 	// Starts the daemon from binary (a copy of it, say) rather than DaemonCommand().
 	void UseBinary(const std::string &binary) { binary_ = binary; }
 	// Gives --listen and --root in a --config file, config(), after lines (BEHAVIOUR 2.1).
@@ -266,6 +270,7 @@ private:
 
 	std::string dir_;
 	std::string binary_; // "" for DaemonCommand()
+	bool settle_ = true; // Start waits for a settled start (WaitForSettledStart)
 	bool use_config_ = false;  // UseConfig
 	std::string config_lines_; // what config() holds before --listen and --root
 	int port_ = 0;
