@@ -368,20 +368,41 @@ static void act_on_kept(void)
 		act(sig);
 }
 
+/* Generation old, replaced, drains: the retire signal (unless stopping: then it has its
+ * stop signal already), and it is noted until it exits. */
+static void retire(int old)
+{
+	if (!sup.stops)
+		sys_kill(old, RELOAD_RETIRE_SIGNAL);
+	sup.retired[sup.retired_count++] = old;
+}
+
+/* The first generation is ready: the compressing one is forked from the supervisor's
+ * copy of the snapshot (when there is gzip to make), then that copy is released (not in
+ * the child, which goes on with it). */
+static void first_ready(void)
+{
+	sup.pending_first = 0;
+	if (sup.compress && !sup.stops)
+		start_compressing();
+	if (!sup.in_child)
+		release_tree();
+}
+
 /* The compressing generation is ready: it serves, the first (old, if still alive)
  * drains, as after a reload but not counted as one (BEHAVIOUR 10.10). */
 static void compressed(int old)
 {
 	sup.compressing = 0;
 	if (old) {
-		if (!sup.stops)
-			sys_kill(old, RELOAD_RETIRE_SIGNAL);
-		sup.retired[sup.retired_count++] = old;
+		retire(old);
 		say("compressed: process ", (uint64_t)sup.serving,
 		    " serves the gzip forms; process ", (uint64_t)old, " drains\n");
 	}
 	act_on_kept();
 }
+
+static void reloaded(int old);
 
 /* The pending generation answered on its readiness socket: if ready it serves now (and
  * the one it replaces drains), its descriptors kept for the next; the end of input
@@ -410,11 +431,7 @@ static void take_ready(void)
 	sup.pending = 0;
 	backoff_started(&sup.restart, clock_now_ms());
 	if (sup.pending_first) {
-		sup.pending_first = 0;
-		if (sup.compress && !sup.stops)
-			start_compressing();
-		if (!sup.in_child)
-			release_tree();
+		first_ready();
 		return;
 	}
 	if (sup.compressing) {
@@ -425,9 +442,13 @@ static void take_ready(void)
 		say("restarted: process ", (uint64_t)sup.serving, " serves\n", 0, 0);
 		return;
 	}
-	if (!sup.stops) /* else it has its stop signal already */
-		sys_kill(old, RELOAD_RETIRE_SIGNAL);
-	sup.retired[sup.retired_count++] = old;
+	retire(old);
+	reloaded(old);
+}
+
+/* A reload's (or an upgrade's) new generation serves, old drains: counted, said. */
+static void reloaded(int old)
+{
 	counter_add(C_reloads, 1);
 	if (sup.upgrade_fd >= 0) { /* from now on reloads run the new image */
 		sys_close(sup.exe_fd);
@@ -498,6 +519,24 @@ static void give_up(int status)
 		stop(K_SIGTERM);
 }
 
+/* The pending generation (the compressing one when compressing) ended with wstatus
+ * before it was ready, while another serves on: one line, and what waited for it goes
+ * on (a kept signal, a SIGUSR1's reload, an upgrade forgotten). */
+static void failed_beside(int compressing, int wstatus)
+{
+	if (compressing) {
+		say_ended("compressing failed: the new process ", wstatus,
+			  "; serving on as stored\n");
+		act_on_kept();
+		return;
+	}
+	say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
+				       : "reload failed: the new process ",
+		  wstatus, "; serving on\n");
+	upgrade_dropped();
+	reload_again();
+}
+
 /* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
  * died unless stopping; a pending one that failed is reported (the first ends the
  * supervisor with its status, as the start-up failure it is). */
@@ -524,17 +563,7 @@ static void generation_exited(int pid, int wstatus)
 			give_up(exit_code_of(wstatus)); /* the first wrote its own line */
 			return;
 		}
-		if (compressing) {
-			say_ended("compressing failed: the new process ", wstatus,
-				  "; serving on as stored\n");
-			act_on_kept();
-			return;
-		}
-		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
-					       : "reload failed: the new process ",
-			  wstatus, "; serving on\n");
-		upgrade_dropped();
-		reload_again();
+		failed_beside(compressing, wstatus);
 		return;
 	}
 	if (pid == sup.serving) {
