@@ -138,7 +138,8 @@ public:
 		WriteFile(root() + "/a.txt", "a\n");
 		for (const auto &f : files)
 			WriteFile(root() + "/" + f.first, f.second);
-		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		/* qemu-user refuses it; there orphans go to init, which reaps them */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 && DaemonLauncher().empty())
 			return "PR_SET_CHILD_SUBREAPER failed";
 		port_ = port ? port : RecentlyFreePort();
 		std::vector<std::string> argv =
