@@ -73,7 +73,7 @@ deflate.allowed-encodings = ("br", "gzip", "deflate")
 # tree has the .gz files beside, and why it cannot run here (None when it can).
 def setups():
     return [
-        ("apollod full (gzip made at load, level 6)", None, None, False, None),
+        ("apollod full (gzip made at load, level 7)", None, None, False, None),
         ("nginx gzip on (level 1, its default)", "nginx",
          _nginx("gzip on;\n    gzip_types %s;" % NGINX_TYPES), False, None),
         ("nginx gzip on, gzip_comp_level 6", "nginx",

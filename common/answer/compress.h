@@ -16,7 +16,8 @@ APOLLOD_EXTERN_C_BEGIN
 #define COMPRESS_SAVE_DIVISOR 20u  /* the result must save at least 1/20th: 5% */
 #define COMPRESS_LEVEL_MIN 1
 #define COMPRESS_LEVEL_MAX 12      /* libdeflate's levels */
-#define COMPRESS_LEVEL_DEFAULT 6   /* benchmarks/reports/2026-12-03-compression.md */
+#define COMPRESS_LEVEL_DEFAULT 7   /* the lowest that sends fewer bytes than nginx level 6:
+				    * benchmarks/reports/2026-12-06-compress-handover.md */
 STATIC_ASSERT(COMPRESS_LEVEL_MIN <= COMPRESS_LEVEL_DEFAULT &&
 		      COMPRESS_LEVEL_DEFAULT <= COMPRESS_LEVEL_MAX,
 	      "the default is a level");

@@ -76,6 +76,32 @@ int64_t file_body_offset(const struct cached_file *f, uint64_t at, int *fd)
 	return (int64_t)(f->body - a->base) + (int64_t)at;
 }
 
+/* Unmaps bytes at *at (nothing when NULL) and forgets it. */
+static void unreserve(void *at_pointer, uint64_t bytes)
+{
+	void **at = at_pointer;
+	if (*at && bytes)
+		sys_munmap(*at, bytes);
+	*at = 0;
+}
+
+/* The table and what it points into (file_cache_allocate's reservations). */
+static void release_table(void)
+{
+	uint64_t files = cache.entries_max;
+	unreserve(&cache.files, cache.files_reserved);
+	unreserve(&cache.index_slot, (uint64_t)cache.index_size * sizeof(uint32_t));
+	unreserve(&cache.name_arena, cache.names_max);
+	unreserve(&cache.stamps, files * sizeof(struct file_stamp));
+	unreserve(&cache.head_arena, cache.heads_reserved);
+	unreserve(&cache.gzip_none, cache.compress_level ? files : 0);
+	unreserve(&cache.listing_arena, cache.listing_arena_max);
+	cache.entry_count = 0; /* file_cache_find: nothing */
+	if (cache.root_fd > 0)
+		sys_close(cache.root_fd);
+	cache.root_fd = -1;
+}
+
 void file_cache_release(void)
 {
 	for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
@@ -87,6 +113,7 @@ void file_cache_release(void)
 			sys_close(a->fd); /* the generation holds its own */
 		*a = (struct file_arena){0, 0, -1, 0};
 	}
+	release_table();
 }
 
 /* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
@@ -313,11 +340,12 @@ static int in_manifest(const struct cached_file *f)
 }
 
 /* Whether files[i], in the manifest, has a gzip record too: a representation made at
- * load (link_variants has not run yet, so any gzip variant is one), or a result that was
- * not worth keeping. */
+ * load (`made`: after file_cache_compress_late, link_variants has linked the X.gz beside
+ * files too), or a result that was not worth keeping. */
 static int has_gzip_record(uint32_t i)
 {
-	return cache.files[i].variant[FILE_ENCODING_GZIP - 1] ||
+	const struct cached_file *g = cache.files[i].variant[FILE_ENCODING_GZIP - 1];
+	return (g && g->made) ||
 	       (cache.gzip_none && cache.gzip_none[i]);
 }
 
@@ -329,7 +357,7 @@ static struct file_manifest_record gzip_record(uint32_t i, const struct file_sta
 {
 	const struct cached_file *f = &cache.files[i], *g = f->variant[FILE_ENCODING_GZIP - 1];
 	struct file_manifest_record r = {*t, 0, 0, name_at, f->name_len, 0, FILE_MANIFEST_GZIP};
-	if (g) {
+	if (g && g->made) {
 		r.size = g->size;
 		r.offset = (uint64_t)(g->body - cache.arenas[g->arena].base);
 		r.arena = handed[g->arena];
@@ -504,4 +532,29 @@ enum exit_code file_cache_seal_arenas(void)
 	if (r == EXIT_OK)
 		write_manifest();
 	return r;
+}
+
+enum exit_code file_cache_open_late_arena(void)
+{
+	uint32_t k = 0;
+	while (k < ARENAS_KEPT && cache.arenas[k].base)
+		k++;
+	if (k == ARENAS_KEPT) /* a first load keeps one arena: never, but bounded */
+		return file_cache_fail(EXIT_ROOT_READ, "no arena left for gzip", 0);
+	cache.new_arena = (uint8_t)k;
+	cache.body_fill = 0;
+	cache.body_padding = 0;
+	return file_cache_open_body_arena();
+}
+
+enum exit_code file_cache_seal_late(void)
+{
+	enum exit_code r = seal_body_arena();
+	if (r != EXIT_OK)
+		return r;
+	if (cache.manifest_fd >= 0) /* the supervisor's copy of the deferred load's */
+		sys_close(cache.manifest_fd);
+	cache.manifest_fd = -1;
+	write_manifest();
+	return EXIT_OK;
 }

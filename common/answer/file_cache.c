@@ -280,6 +280,10 @@ enum exit_code file_cache_allocate(void)
 	/* The representations come after the entries, the listings after them. */
 	uint64_t files_max = (uint64_t)cache.entries_max + cache.variants_max + cache.listings_max;
 	uint64_t heads = (files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max());
+	if (cache.gzip_deferred && cache.compress_level) /* file_cache_compress_late renders */
+		heads *= 2;                               /* them again (untouched: free) */
+	cache.heads_reserved = heads;
+	cache.files_reserved = files_max * sizeof(struct cached_file);
 	enum exit_code r = file_cache_reserve(files_max * sizeof(struct cached_file),
 					      (void **)&cache.files);
 	if (r == EXIT_OK)

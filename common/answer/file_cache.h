@@ -152,7 +152,9 @@ struct cached_file {
 			       * before its Connection line (path_fields.h) */
 	uint8_t arena;        /* the arena (file_arenas.c) that holds body; FILE_ARENA_NONE: no arena */
 	uint8_t place;        /* enum file_place */
-	uint8_t reserved[2];
+	uint8_t made;         /* 1: a gzip representation made at load (file_gzip.c), not a
+			       * file beside its own */
+	uint8_t reserved;
 };
 
 /* Where f's bytes from `at` on lie for sendfile: sets *fd to its arena's memfd and
@@ -272,6 +274,23 @@ uint32_t file_cache_gzip_count(void);
 uint32_t file_cache_gzip_reused(void);
 uint32_t file_cache_gzip_runs(void);
 
+/* BEHAVIOUR 10.10: the first start serves files as stored at once. Before file_cache_load
+ * in the process the user started (compression on): the load makes no gzip
+ * representation, only counts the files that would get one (file_cache_gzip_pending),
+ * and reserves head room to render every head once more; file_cache_compress_late makes
+ * them later, in the compressing generation the resident supervisor forks. */
+void file_cache_defer_gzip(void);
+uint32_t file_cache_gzip_pending(void);
+
+/* In the compressing generation (forked from the supervisor, which holds the deferred
+ * load's table and arenas): compresses every pending candidate into a new sealed arena
+ * beside the identity ones (shared, not copied), links each kept result as its file's
+ * gzip variant, renders the heads of those files again (now with Vary) and of their
+ * representations, and writes the manifest anew for both arenas (file_cache_hand_over
+ * then hands them on). Sets what file_cache_gzip_count and _runs read. Returns EXIT_OK,
+ * or EXIT_ROOT_READ (reported) when the arena cannot be made or sealed. */
+enum exit_code file_cache_compress_late(void);
+
 /* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
  * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */
 int file_cache_root_fd(void);
@@ -330,10 +349,11 @@ uint32_t file_cache_reuse(const int *fds, uint32_t n);
 uint32_t file_cache_hand_over(int *fds);
 
 /* In the resident supervisor, which loaded the first snapshot and then forked the first
- * serving generation (supervisor.h): unmaps the snapshot's arenas, whose pages it would
- * otherwise keep after that generation is replaced, and closes their memfds unless they
- * were handed over (file_cache_hand_over: reload_release_hand_over closes those). Nothing
- * may read the cache afterwards. */
+ * serving generation (and the compressing one, supervisor.h): unmaps the snapshot's
+ * arenas and closes their memfds unless they were handed over (file_cache_hand_over:
+ * reload_release_hand_over closes those), unmaps the table, its index, names, stamps,
+ * heads and listings, and closes DIR: the supervisor holds no tree (BEHAVIOUR 17).
+ * Nothing may read the cache afterwards (file_cache_find finds nothing). */
 void file_cache_release(void);
 
 /* Number of regular files held in memory (directories and files on disk not included)

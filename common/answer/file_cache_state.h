@@ -111,6 +111,10 @@ struct file_cache_state {
 	uint32_t generated;        /* gzip_count + gzip_reused: the first representations,
 				    * files[entries_max ...], until link_variants adds those
 				    * beside their files */
+	int gzip_deferred;         /* file_cache_defer_gzip: count the candidates, make none */
+	uint32_t gzip_pending;     /* the candidates a deferred load counted */
+	uint64_t heads_reserved;   /* the head arena's bytes (twice the need when deferred) */
+	uint64_t files_reserved;   /* the table's bytes (files[]) */
 	uint8_t *gzip_none;        /* entries_max bytes (with compression on): 1 when files[i]
 				    * was compressed at compress_level (now or by the previous
 				    * image) and the result was not worth keeping */
@@ -226,6 +230,19 @@ int file_cache_may_compress(const char *name, size_t len);
  * generated and gzip_none. Nothing when compression is off or there is no body arena;
  * no file is compressed when no compressor can be made. */
 void file_cache_add_gzip(void);
+
+/* Runs the compressor over every candidate not given a representation yet (each kept
+ * result made into the body arena, counted against the budget and linked), with the
+ * previous image's carried first when there is a manifest (file_cache_add_gzip). Sets
+ * gzip_count, gzip_reused and gzip_runs. */
+void file_cache_gzip_all(void);
+
+/* file_cache_compress_late's arena steps (file_arenas.c): the first free arena slot
+ * becomes new_arena and a fresh body arena is opened for it (EXIT_OK or EXIT_ROOT_READ,
+ * reported); then file_cache_seal_late seals it and writes the manifest anew (the one
+ * inherited closed). */
+enum exit_code file_cache_open_late_arena(void);
+enum exit_code file_cache_seal_late(void);
 
 /* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
 

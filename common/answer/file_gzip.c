@@ -80,6 +80,7 @@ static void link_gzip(struct cached_file *f, const char *body, uint64_t size, ui
 	rep->size = size;
 	rep->arena = arena;
 	rep->encoding = FILE_ENCODING_GZIP;
+	rep->made = 1;
 	for (int i = 0; i < FILE_VARIANTS; i++)
 		rep->variant[i] = 0;
 	f->variant[FILE_ENCODING_GZIP - 1] = rep;
@@ -137,11 +138,9 @@ static int wants_gzip(const struct cached_file *f)
 	       file_cache_may_compress(f->name, f->name_len) && !has_gzip_beside(f);
 }
 
-void file_cache_add_gzip(void)
+void file_cache_gzip_all(void)
 {
-	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = cache.generated = 0;
-	if (!cache.compress_level || !cache.body_arena)
-		return;
+	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = 0;
 	struct libdeflate_compressor *c = 0;
 	int no_compressor = 0;
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
@@ -156,5 +155,57 @@ void file_cache_add_gzip(void)
 			make_gzip(c, f, i);
 	}
 	compress_end(c); /* the heap goes before anything is served */
+}
+
+/* Counts the candidates a deferred load leaves to file_cache_compress_late. */
+static uint32_t count_candidates(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		n += (uint32_t)wants_gzip(&cache.files[i]);
+	return n;
+}
+
+void file_cache_add_gzip(void)
+{
+	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = cache.generated = 0;
+	if (!cache.compress_level || !cache.body_arena)
+		return;
+	if (cache.gzip_deferred) {
+		cache.gzip_pending = count_candidates();
+		return;
+	}
+	file_cache_gzip_all();
 	cache.generated = cache.variant_count; /* link_variants adds the others later */
+}
+
+void file_cache_defer_gzip(void)
+{
+	cache.gzip_deferred = 1;
+}
+
+uint32_t file_cache_gzip_pending(void)
+{
+	return cache.gzip_pending;
+}
+
+enum exit_code file_cache_compress_late(void)
+{
+	uint32_t before = cache.variant_count;
+	enum exit_code r = file_cache_open_late_arena();
+	if (r != EXIT_OK)
+		return r;
+	file_cache_gzip_all(); /* every file's arena is an old one: all compressed anew */
+	r = file_cache_seal_late();
+	if (r != EXIT_OK)
+		return r;
+	for (uint32_t k = before; k < cache.variant_count; k++) {
+		struct cached_file *rep = &cache.files[cache.entries_max + k];
+		/* its file, whose head now says Vary (the head arena has room: deferred) */
+		file_cache_render_heads((struct cached_file *)file_cache_find(rep->name,
+									      rep->name_len));
+		file_cache_render_heads(rep);
+	}
+	cache.gzip_pending = 0;
+	return EXIT_OK;
 }

@@ -140,6 +140,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_disk_opens_refused_total", "counter",                                      \
 	  "Opens of files beyond --cache-bytes refused by a full descriptor table: 503.")     \
 	S("apollod_disk_opens_refused_total", C_disk_opens_refused)                           \
+	F("apollod_gzip_pending", "gauge",                                                    \
+	  "Files the first start left to compress; 0 once their gzip forms are served.")      \
+	S("apollod_gzip_pending", C_gzip_pending)                                             \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
 

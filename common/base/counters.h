@@ -66,7 +66,9 @@ APOLLOD_EXTERN_C_BEGIN
  * codes (BEHAVIOUR 10.20).
  * disk_opens_refused: opens of a file served from disk that failed with EMFILE or ENFILE
  * (the descriptor table, the process's or the system's, is full), answered 503 with
- * Retry-After (BEHAVIOUR 10.18); each such 503 also counts in responses_503. */
+ * Retry-After (BEHAVIOUR 10.18); each such 503 also counts in responses_503.
+ * gzip_pending: the files the first start left to the compressing generation (BEHAVIOUR
+ * 10.10), set at load; 0 once that generation serves or failed (or with none to make). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -119,7 +121,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_307)          \
 	X(responses_308)          \
 	X(responses_410)          \
-	X(disk_opens_refused)
+	X(disk_opens_refused)     \
+	X(gzip_pending)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

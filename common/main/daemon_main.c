@@ -520,6 +520,8 @@ static enum exit_code load_root(struct serve_plan *plan)
 		return r;
 	file_cache_set_budget(opts->cache_bytes);
 	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
+	if (opts->compress && !reload_is_generation())
+		file_cache_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
 	if (opts->watch) /* BEHAVIOUR 10.16: only settled files */
 		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS);
 	const int *handed;
@@ -542,6 +544,7 @@ static enum exit_code load_root(struct serve_plan *plan)
 	counter_set(C_entries_skipped, file_cache_skipped());
 	counter_add(C_compressions_at_load, file_cache_gzip_runs()); /* BEHAVIOUR 10.10 */
 	counter_set(C_gzip_representations, file_cache_gzip_count() + file_cache_gzip_reused());
+	counter_set(C_gzip_pending, file_cache_gzip_pending());
 	if (file_cache_unsettled())
 		watch_recheck(); /* read them again once they are quiet */
 	return EXIT_OK;
@@ -641,6 +644,22 @@ static int reload_allowed(void)
 	return 0;
 }
 
+/* supervisor_compress_later's step, in the compressing generation (BEHAVIOUR 10.10): the
+ * deferred gzip forms made (file_cache_compress_late), the snapshot handed on as a load's
+ * is, the counters a load sets set again. Returns 0, or the exit code (reported). */
+static int compress_late(void)
+{
+	enum exit_code r = file_cache_compress_late();
+	if (r != EXIT_OK)
+		return r;
+	int hand[FILE_CACHE_HANDOVER_MAX];
+	reload_hand_over(hand, file_cache_hand_over(hand));
+	counter_set(C_bytes_cached, file_cache_bytes());
+	counter_add(C_compressions_at_load, file_cache_gzip_runs());
+	counter_set(C_gzip_representations, file_cache_gzip_count());
+	return EXIT_OK;
+}
+
 /* Start-up step 3: the worker count resolved, the listeners opened and announced; the
  * process started then becomes the resident supervisor (supervisor.h), which returns
  * here only in the generation it forks. Returns SUPERVISOR_IN_GENERATION to go on and
@@ -663,6 +682,8 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 		return SUPERVISOR_IN_GENERATION;
 	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
 	supervisor_check_reloads(reload_allowed);
+	if (file_cache_gzip_pending())
+		supervisor_compress_later(compress_late);
 	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
 			      file_cache_release);
 }

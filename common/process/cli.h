@@ -31,11 +31,11 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_DEFAULT_CACHE_BYTES (256ull << 20)
 #define CLI_CACHE_BYTES_MAX (1ull << 40)
 /* --compress gzip|off and --compress-level (compress.h's COMPRESS_LEVEL_DEFAULT and
- * _MAX, checked equal in daemon_main.c; benchmarks/reports/2026-12-03-compression.md). */
+ * _MAX, checked equal in daemon_main.c; benchmarks/reports/2026-12-06-compress-handover.md). */
 #define CLI_LOG_FORMATS 3 /* --access-log-format's words: common, combined, json */
 #define CLI_COMPRESS_GZIP_WORD "gzip"
 #define CLI_COMPRESS_OFF_WORD "off"
-#define CLI_DEFAULT_COMPRESS_LEVEL 6
+#define CLI_DEFAULT_COMPRESS_LEVEL 7
 #define CLI_COMPRESS_LEVEL_MAX 12
 #define CLI_HEADERS_MAX EXTRA_FIELDS_MAX /* --header given at most this often */
 #define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */

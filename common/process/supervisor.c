@@ -64,6 +64,12 @@ struct supervisor_state {
 	int reopen_again; /* a SIGUSR1 came during a reload: one more once it has ended */
 	char exe_path[SUPERVISOR_PATH_MAX]; /* where this binary was started from */
 	int (*may_reload)(void); /* supervisor_check_reloads's, or NULL: every reload may */
+	/* BEHAVIOUR 10.10: supervisor_compress_later's */
+	int (*compress)(void);  /* run in the compressing generation; NULL: none to start */
+	void (*release)(void);  /* supervisor_run's, run once no generation is still to fork */
+	int compressing;        /* the pending generation is the compressing one */
+	long kept_signal;       /* a reload, reopen or upgrade asked for meanwhile, or 0 */
+	int in_child;           /* this is the compressing generation: return to start up */
 	/* Built for a child (static: kept off the stack): */
 	int passed[PASSED_MAX]; /* what it gets from descriptor 3 */
 	int moved[PASSED_MAX];  /* the same, copied above the targets (child_exec) */
@@ -294,6 +300,110 @@ static void reload_again(void)
 		start_generation();
 }
 
+static int become_first_generation(long parent, const int pair[2]);
+
+/* In the compressing generation, just forked: the supervisor's descriptors closed (as
+ * become_first_generation does, and what the first generation handed back: this one
+ * hands on its own), then the compressing step. Exits with its code when it fails. */
+static void become_compressing(long parent, const int pair[2])
+{
+	for (uint32_t i = 0; i < sup.handed_count; i++)
+		sys_close(sup.handed[i]);
+	sup.handed_count = 0;
+	become_first_generation(parent, pair);
+	int r = sup.compress();
+	if (r)
+		sys_exit_group(r);
+	sup.in_child = 1;
+}
+
+/* BEHAVIOUR 10.10: forks the compressing generation from the supervisor's own table and
+ * arenas (no exec: it works under qemu-user too), as pending. On failure one line, and
+ * the first generation serves on as stored. */
+static void start_compressing(void)
+{
+	int pair[2];
+	long r = ready_pair(pair);
+	long parent = sys_getpid();
+	long pid = sys_is_error(r) ? r : sys_fork();
+	if (pid == 0) {
+		become_compressing(parent, pair);
+		return;
+	}
+	if (!sys_is_error(r))
+		sys_close(pair[1]);
+	if (sys_is_error(pid)) {
+		if (!sys_is_error(r))
+			sys_close(pair[0]);
+		console_fail("compressing: fork", 0, 0, pid);
+		counter_set(C_gzip_pending, 0);
+		return;
+	}
+	sup.pending = (int)pid;
+	sup.pending_ready = pair[0];
+	sup.compressing = 1;
+}
+
+/* Frees what only a generation needs, once no generation is still to be forked from the
+ * supervisor's copy (the first, and the compressing one): the hand-over it registered
+ * and the snapshot (release: the table and the arenas), and --watch's descriptor. */
+static void release_tree(void)
+{
+	reload_release_hand_over(); /* loaded here, the generations hand them back */
+	watch_close();              /* the generations watch, and ask for reloads */
+	if (sup.release)
+		sup.release();
+	sup.release = 0;
+}
+
+/* A signal kept while the compressing generation started (act), acted on now that it
+ * serves or has failed. */
+static void act(long sig);
+static void act_on_kept(void)
+{
+	long sig = sup.kept_signal;
+	sup.kept_signal = 0;
+	counter_set(C_gzip_pending, 0);
+	if (sig && !sup.stops)
+		act(sig);
+}
+
+/* Generation old, replaced, drains: the retire signal (unless stopping: then it has its
+ * stop signal already), and it is noted until it exits. */
+static void retire(int old)
+{
+	if (!sup.stops)
+		sys_kill(old, RELOAD_RETIRE_SIGNAL);
+	sup.retired[sup.retired_count++] = old;
+}
+
+/* The first generation is ready: the compressing one is forked from the supervisor's
+ * copy of the snapshot (when there is gzip to make), then that copy is released (not in
+ * the child, which goes on with it). */
+static void first_ready(void)
+{
+	sup.pending_first = 0;
+	if (sup.compress && !sup.stops)
+		start_compressing();
+	if (!sup.in_child)
+		release_tree();
+}
+
+/* The compressing generation is ready: it serves, the first (old, if still alive)
+ * drains, as after a reload but not counted as one (BEHAVIOUR 10.10). */
+static void compressed(int old)
+{
+	sup.compressing = 0;
+	if (old) {
+		retire(old);
+		say("compressed: process ", (uint64_t)sup.serving,
+		    " serves the gzip forms; process ", (uint64_t)old, " drains\n");
+	}
+	act_on_kept();
+}
+
+static void reloaded(int old);
+
 /* The pending generation answered on its readiness socket: if ready it serves now (and
  * the one it replaces drains), its descriptors kept for the next; the end of input
  * means it failed, which its reaping reports. */
@@ -321,16 +431,24 @@ static void take_ready(void)
 	sup.pending = 0;
 	backoff_started(&sup.restart, clock_now_ms());
 	if (sup.pending_first) {
-		sup.pending_first = 0;
+		first_ready();
+		return;
+	}
+	if (sup.compressing) {
+		compressed(old);
 		return;
 	}
 	if (!old) {
 		say("restarted: process ", (uint64_t)sup.serving, " serves\n", 0, 0);
 		return;
 	}
-	if (!sup.stops) /* else it has its stop signal already */
-		sys_kill(old, RELOAD_RETIRE_SIGNAL);
-	sup.retired[sup.retired_count++] = old;
+	retire(old);
+	reloaded(old);
+}
+
+/* A reload's (or an upgrade's) new generation serves, old drains: counted, said. */
+static void reloaded(int old)
+{
 	counter_add(C_reloads, 1);
 	if (sup.upgrade_fd >= 0) { /* from now on reloads run the new image */
 		sys_close(sup.exe_fd);
@@ -401,6 +519,24 @@ static void give_up(int status)
 		stop(K_SIGTERM);
 }
 
+/* The pending generation (the compressing one when compressing) ended with wstatus
+ * before it was ready, while another serves on: one line, and what waited for it goes
+ * on (a kept signal, a SIGUSR1's reload, an upgrade forgotten). */
+static void failed_beside(int compressing, int wstatus)
+{
+	if (compressing) {
+		say_ended("compressing failed: the new process ", wstatus,
+			  "; serving on as stored\n");
+		act_on_kept();
+		return;
+	}
+	say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
+				       : "reload failed: the new process ",
+		  wstatus, "; serving on\n");
+	upgrade_dropped();
+	reload_again();
+}
+
 /* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
  * died unless stopping, and a pending one killed by a signal before it was ready (the
  * first one too); a pending one that exited by itself is reported (the first ends the
@@ -408,6 +544,8 @@ static void give_up(int status)
 static void generation_exited(int pid, int wstatus)
 {
 	if (pid == sup.pending) {
+		int compressing = sup.compressing;
+		sup.compressing = 0;
 		sup.pending = 0;
 		if (sup.pending_ready >= 0)
 			sys_close(sup.pending_ready);
@@ -426,11 +564,7 @@ static void generation_exited(int pid, int wstatus)
 			give_up(exit_code_of(wstatus)); /* the first wrote its own line */
 			return;
 		}
-		say_ended(sup.upgrade_fd >= 0 ? "upgrade failed: the new binary's process "
-					       : "reload failed: the new process ",
-			  wstatus, "; serving on\n");
-		upgrade_dropped();
-		reload_again();
+		failed_beside(compressing, wstatus);
 		return;
 	}
 	if (pid == sup.serving) {
@@ -495,11 +629,20 @@ void supervisor_check_reloads(int (*may_reload)(void))
 	sup.may_reload = may_reload;
 }
 
+void supervisor_compress_later(int (*compress)(void))
+{
+	sup.compress = compress;
+}
+
 /* One signal read from the signalfd. */
 static void act(long sig)
 {
 	if (sig == K_SIGTERM || sig == K_SIGINT)
 		stop(sig);
+	else if (sup.compressing && (sig == K_SIGHUP || sig == K_SIGUSR1 || sig == K_SIGUSR2)) {
+		if (sup.kept_signal != K_SIGUSR2) /* an upgrade is a reload and more */
+			sup.kept_signal = sig; /* done once the compressing one serves or failed */
+	}
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */
 	else if ((sig == K_SIGHUP || sig == K_SIGUSR1) && reload_may_start()) {
@@ -545,6 +688,8 @@ static int supervise_generations(void)
 				   backoff_timeout(&sup.restart, clock_now_ms(), &t));
 		if (r > 0 && sup.pending_ready >= 0 && p[1].revents)
 			take_ready();
+		if (sup.in_child)
+			return SUPERVISOR_IN_GENERATION; /* the compressing generation */
 		if (r > 0 && p[0].revents) {
 			long sig = signals_next(sup.signal_fd);
 			if (sig > 0)
@@ -620,10 +765,9 @@ int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv,
 		console_fail("fork", 0, 0, pid);
 		return EXIT_WORKERS;
 	}
-	reload_release_hand_over(); /* loaded here, the first generation hands them back */
-	watch_close();          /* the generations watch, and ask for reloads */
-	if (release)
-		release();
+	sup.release = release;
+	if (!sup.compress) /* else the compressing generation forks from them first */
+		release_tree();
 	sup.pending = (int)pid;
 	sup.pending_ready = pair[0];
 	sup.pending_first = 1;

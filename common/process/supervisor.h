@@ -66,6 +66,16 @@ void supervisor_hold_signals(void);
  * why) and the serving generation goes on. */
 void supervisor_check_reloads(int (*may_reload)(void));
 
+/* Before supervisor_run (BEHAVIOUR 10.10): once the first generation is ready, the
+ * supervisor forks a compressing generation from its own memory (no exec), in which
+ * compress runs (0: go on starting up as a generation; else the exit code it fails
+ * with, after its line); when that one is ready it serves and the first drains, with the
+ * line "apollod: compressed: process N serves the gzip forms; process M drains". A
+ * reload, reopen or upgrade asked for meanwhile is kept and done after it (or after it
+ * failed: "apollod: compressing failed: ...; serving on as stored"). The snapshot is
+ * released (supervisor_run's release) only once it is forked. */
+void supervisor_compress_later(int (*compress)(void));
+
 int supervisor_run(const int *fds, uint32_t count, uint32_t groups, char **argv, char **envp,
 		   void (*release)(void));
 

@@ -100,11 +100,11 @@ protected:
 				      "Connection: close\r\n\r\n";
 		return ParseResponse(Roundtrip(daemon_.port(), request, false, kTimeoutMs).bytes);
 	}
-	// The ETag of rel's own bytes with "-gz6" inside the quotes.
+	// The ETag of rel's own bytes with "-gz7" inside the quotes.
 	std::string GzipEtag(const std::string &rel) const
 	{
 		std::string e = ValidatorsOf(root_->dir() + "/" + rel).etag;
-		return e.substr(0, e.size() - 1) + "-gz6\"";
+		return e.substr(0, e.size() - 1) + "-gz7\"";
 	}
 	// Checks r is rel's generated gzip, inflating to body; returns its bytes.
 	std::string ExpectGzip(const HttpResponse &r, const std::string &rel, const std::string &body)

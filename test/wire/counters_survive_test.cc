@@ -29,7 +29,7 @@ constexpr int kRequestsBetween = 3; // /a.txt requests before each reload
 bool IsGauge(const std::string &name)
 {
 	return name == "files_cached" || name == "bytes_cached" || name == "start_time_seconds" ||
-	       name == "gzip_representations";
+	       name == "gzip_representations" || name == "gzip_pending";
 }
 
 // Expects every count in now to be at least what it was in before, and requests_total

@@ -138,7 +138,8 @@ public:
 		WriteFile(root() + "/a.txt", "a\n");
 		for (const auto &f : files)
 			WriteFile(root() + "/" + f.first, f.second);
-		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		/* qemu-user refuses it; there orphans go to init, which reaps them */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 && DaemonLauncher().empty())
 			return "PR_SET_CHILD_SUBREAPER failed";
 		port_ = port ? port : RecentlyFreePort();
 		std::vector<std::string> argv =
@@ -169,11 +170,15 @@ public:
 		if (!WaitUntil([&] { return ParseResponse(Roundtrip(port_, GetClose("/health")).bytes)
 						    .status > 0; }))
 			return "no answer on port " + std::to_string(port_) + "; stderr: " + Err();
+		if (settle_ && !WaitForSettledStart(pid_))
+			return "the daemon did not settle (gzip forms); stderr: " + Err();
 		return "";
 	}
 
 	// Start returns once the daemon is spawned, without waiting for it to accept.
 	void NoWait() { no_wait_ = true; }
+	// Start returns once the daemon answers, without waiting for a settled start.
+	void DoNotSettle() { settle_ = false; }
 	// Starts the daemon from binary (a copy of it, say) rather than DaemonCommand().
 	void UseBinary(const std::string &binary) { binary_ = binary; }
 	// Gives --listen and --root in a --config file, config(), after lines (BEHAVIOUR 2.1).
@@ -275,6 +280,7 @@ private:
 
 	std::string dir_;
 	std::string binary_; // "" for DaemonCommand()
+	bool settle_ = true; // Start waits for a settled start (WaitForSettledStart)
 	bool use_config_ = false;  // UseConfig
 	bool no_wait_ = false;     // NoWait
 	std::string config_lines_; // what config() holds before --listen and --root

@@ -465,6 +465,11 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 		Stop();
 		return false;
 	}
+	if (options.settle && !WaitForSettledStart(pid_)) {
+		*error = "daemon " + g_daemon_path + " did not settle: its gzip forms were not served";
+		Stop();
+		return false;
+	}
 	return true;
 }
 
@@ -1228,6 +1233,9 @@ const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_
 // A disk open refused by a full descriptor table (BEHAVIOUR 10.18); every routed tier.
 const std::vector<std::string> kDiskRefusedCounterNames = {"disk_opens_refused"};
 
+// The first start's gzip forms still to make (BEHAVIOUR 10.10); every routed tier.
+const std::vector<std::string> kGzipPendingCounterNames = {"gzip_pending"};
+
 std::vector<std::string> ExpectedCounterNames()
 {
 	std::vector<std::string> names = kSpecCounterNames;
@@ -1266,7 +1274,7 @@ std::vector<std::string> ExpectedCounterNames()
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
-					 &kDiskRefusedCounterNames})
+					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
@@ -1759,6 +1767,56 @@ std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms)
 		kids = Children(parent);
 	}
 	return kids;
+}
+
+int64_t SupervisorCounter(pid_t supervisor, size_t index)
+{
+	std::string dir = "/proc/" + std::to_string(supervisor) + "/fd";
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return -1;
+	int64_t value = -1;
+	for (struct dirent *e; value < 0 && (e = readdir(d)) != nullptr;) {
+		char link[256];
+		std::string path = dir + "/" + e->d_name;
+		ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+		if (n <= 0 || std::string(link, (size_t)n).find("/memfd:apollod-counters") != 0)
+			continue;
+		int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		uint64_t v = 0;
+		if (fd >= 0 && pread(fd, &v, sizeof(v), (off_t)(index * sizeof(v))) == sizeof(v))
+			value = (int64_t)v;
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	return value;
+}
+
+bool WaitForSettledStart(pid_t supervisor)
+{
+	if (HasFeature("min"))
+		return true;
+	static const bool index_right = [] {
+		std::vector<std::string> names = ExpectedCounterNames();
+		return names.size() > kGzipPendingCounter && names[kGzipPendingCounter] == "gzip_pending";
+	}();
+	if (!index_right) {
+		ADD_FAILURE() << "kGzipPendingCounter is not gzip_pending's index (wire_harness.h)";
+		return false;
+	}
+	int64_t pending = -1;
+	bool alive = true;
+	bool got = WaitUntil([&] {
+		pending = SupervisorCounter(supervisor, kGzipPendingCounter);
+		alive = kill(supervisor, 0) == 0;
+		return pending >= 0 || !alive;
+	});
+	if (!got || pending <= 0)
+		return got;
+	if (!WaitUntil([&] { return SupervisorCounter(supervisor, kGzipPendingCounter) == 0; }))
+		return false;
+	return WaitForChildren(supervisor, 1, kStateWaitMs).size() == 1;
 }
 
 pid_t ServingGeneration(pid_t supervisor)

@@ -102,6 +102,10 @@ struct DaemonOptions {
 	// The `listen` lines of a --config file in extra_args (BEHAVIOUR 2.1): when not 0 and
 	// extra_args hold no --listen, none is added, and this many announcements come.
 	size_t config_listens = 0;
+	// Start waits for a settled start (WaitForSettledStart): when the first start left
+	// gzip forms to make (BEHAVIOUR 10.10), until the compressing generation serves and
+	// the first has drained. false: returns once the port is known.
+	bool settle = true;
 };
 
 // One daemon child process listening on 127.0.0.1:<ephemeral port>.
@@ -624,6 +628,21 @@ std::vector<pid_t> Children(pid_t parent);
 
 // Waits until parent has exactly n children; returns them (or what there was at the end).
 std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000);
+
+// The index of gzip_pending in the counter page (BEHAVIOUR 7: the 53rd counter);
+// WaitForSettledStart checks it against ExpectedCounterNames, /metrics's order.
+constexpr size_t kGzipPendingCounter = 52;
+
+// Counter `index` of the counter page the resident supervisor pid holds (its
+// memfd:apollod-counters, read through /proc/PID/fd), or -1 when it holds none (yet).
+int64_t SupervisorCounter(pid_t supervisor, size_t index);
+
+// A settled start (BEHAVIOUR 10.10): waits until the resident supervisor pid has its
+// counter page, and, when gzip_pending says the first start left gzip forms to make,
+// until it reads 0 (the compressing generation serves) and the first generation has
+// drained (pid has one child). Nothing for a process that holds no page and ends, or
+// the min tier. Returns whether it settled within kStateWaitMs.
+bool WaitForSettledStart(pid_t supervisor);
 
 // The serving generation of a routed daemon whose resident supervisor is pid (its one
 // child, BEHAVIOUR 17), waited for up to 5 s; -1 when there is not exactly one.
