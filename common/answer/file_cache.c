@@ -20,7 +20,12 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 STATIC_ASSERT(FILE_CACHE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
-struct file_cache_state cache;
+struct file_cache_sites cache_sites;
+
+void file_cache_enter(uint32_t site)
+{
+	cache_sites.current = site;
+}
 
 #define NS_PER_MS 1000000ull
 

@@ -63,7 +63,10 @@ APOLLOD_EXTERN_C_BEGIN
  * (BEHAVIOUR 11); a status counter.
 
  * responses_302 / _303 / _307 / _308 / _410: the answers of --redirects rules with those
- * codes (BEHAVIOUR 10.20). */
+ * codes (BEHAVIOUR 10.20).
+
+ * responses_421: requests for a host no --site names when there is no --root to serve
+ * it (BEHAVIOUR 10.19); a status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -115,7 +118,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_303)          \
 	X(responses_307)          \
 	X(responses_308)          \
-	X(responses_410)
+	X(responses_410)          \
+	X(responses_421)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -138,7 +142,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_303)           \
 	X(responses_307)           \
 	X(responses_308)           \
-	X(responses_410)
+	X(responses_410)           \
+	X(responses_421)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -4,7 +4,8 @@
  * address; bytes is the body's length ("-" when 0, as in CLF); µs is the service time:
  * from the return of the read(2) that brought the request head's last byte to the moment
  * its response was queued for the write; coding the response's Content-Encoding ("-"
- * when it has none) (BEHAVIOUR 14). */
+ * when it has none); with --site, then ` vhost`: the request's Host (or absolute-form
+ * authority) as sent, "-" without one (BEHAVIOUR 14). */
 #include "common/serve/access_log.h"
 
 #include <linux/fcntl.h> /* O_*, F_GETFL, F_SETFL, AT_FDCWD, AT_EMPTY_PATH */
@@ -150,6 +151,7 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_307: return "307";
 	case C_responses_308: return "308";
 	case C_responses_410: return "410";
+	case C_responses_421: return "421";
 	default: return "200";
 	}
 }
@@ -183,6 +185,18 @@ static char *put_request_line(char *p, struct text_span s)
 	return copy_span(p, s.text + version_at, ACCESS_LOG_VERSION_LEN); /* nothing to escape */
 }
 
+/* Writes " HOST" at p: the request's host as sent (a valid Host has no byte that needs
+ * escaping: http_host.h), cut to ACCESS_LOG_VHOST_MAX bytes, or " -" when it had none.
+ * Returns the byte after it. */
+static char *put_vhost(char *p, struct text_span host)
+{
+	*p++ = ' ';
+	if (!host.len)
+		return copy_span(p, LITERAL("-"));
+	return copy_span(p, host.text,
+			 host.len < ACCESS_LOG_VHOST_MAX ? host.len : ACCESS_LOG_VHOST_MAX);
+}
+
 void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
 			 uint64_t body_bytes, struct text_span coding)
 {
@@ -211,6 +225,8 @@ void access_log_add_line(int fd, struct text_span request_line, uint8_t status_c
 		p = copy_span(p, coding.text, coding.len);
 	else
 		*p++ = '-';
+	if (access_log.vhost_on)
+		p = put_vhost(p, access_log.vhost);
 	*p++ = '\n';
 	access_log.len = (uint32_t)(p - access_log.buf);
 }

@@ -39,10 +39,12 @@ STATIC_ASSERT(ACCESS_LOG_TARGET_MAX <= HTTP_TARGET_MAX, "the cut keeps a prefix"
 #define ACCESS_LOG_REQUEST_MAX                                                           \
 	(2 * (HTTP_METHOD_MAX + 1 + ACCESS_LOG_TARGET_MAX + ACCESS_LOG_VERSION_LEN) +     \
 	 sizeof(ACCESS_LOG_CUT_MARK) - 1)
+/* With --site, one more field: the request's host (BEHAVIOUR 14), cut to this many bytes. */
+#define ACCESS_LOG_VHOST_MAX 255
 #define ACCESS_LOG_LINE_MAX                                                          \
 	(ACCESS_LOG_HOST_MAX + sizeof(" - - ") - 1 + WALLCLOCK_CLF_LEN + sizeof(" \"") - 1 + \
 	 ACCESS_LOG_REQUEST_MAX + sizeof("\" 200 ") - 1 + U64_DEC_MAX + 1 + U64_DEC_MAX + 1 + \
-	 ACCESS_LOG_CODING_MAX + 1)
+	 ACCESS_LOG_CODING_MAX + 1 + ACCESS_LOG_VHOST_MAX + 1)
 STATIC_ASSERT(ACCESS_LOG_LINE_MAX <= ACCESS_LOG_PIPE_WRITE_MAX,
 	      "the longest line still goes to a pipe in one atomic write");
 STATIC_ASSERT(ACCESS_LOG_LINE_MAX * 8 <= ACCESS_LOG_BUFFER,
@@ -54,6 +56,8 @@ struct access_log_state {
 	int fd;             /* the log's descriptor, or -1 when it is off (access_log_open) */
 	uint32_t write_max; /* bytes one write may carry (whole lines) */
 	uint32_t len;       /* bytes of whole lines in buf */
+	uint32_t vhost_on;  /* --site given: lines end with the request's host */
+	struct text_span vhost; /* that host (len 0: none, logged "-"), set per request */
 	char buf[ACCESS_LOG_BUFFER];
 };
 extern struct access_log_state access_log;
