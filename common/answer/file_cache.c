@@ -1,6 +1,7 @@
 /* The file cache's table and its lookup (see file_cache.h): entries, representations,
  * heads and the --error-page and --fallback pages. Start-up only, except file_cache_find. */
 #include "common/answer/file_cache_state.h"
+#include "common/answer/sites.h"
 
 #include "common/base/console.h"
 #include "common/base/errno_text.h"
@@ -29,11 +30,15 @@ void file_cache_enter(uint32_t site)
 
 #define NS_PER_MS 1000000ull
 
-/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail). */
+/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail),
+ * "--site DIR" for a named site's (sites.h). */
 static void root_line(const char *lead, const char *what, long err)
 {
 	char reason[ERRNO_TEXT_MAX];
-	write_stderr(LITERAL("apollod: --root "));
+	if (cache_sites.current != SITE_DEFAULT)
+		write_stderr(LITERAL("apollod: --site "));
+	else
+		write_stderr(LITERAL("apollod: --root "));
 	write_stderr(cache.root_dir, cstr_len(cache.root_dir));
 	write_stderr(LITERAL(": "));
 	write_stderr(lead, cstr_len(lead));
