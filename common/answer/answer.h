@@ -58,7 +58,7 @@ struct answer_input {
 				   * the last answer, and /health says 503 */
 	uint8_t routes;           /* enum route_set: what the connection's listener answers */
 	uint8_t misdirected;      /* no site serves the request's host (SITE_NONE: BEHAVIOUR
-				   * 10.19): what a site would answer is a 421 */
+				   * 10.21): what a site would answer is a 421 */
 };
 
 enum answer_kind {

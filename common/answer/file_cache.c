@@ -72,13 +72,14 @@ enum exit_code file_cache_skip(const char *what, long err)
 
 const struct cached_file *file_cache_find(const char *name, size_t len)
 {
-	if (cache.entry_count == 0)
+	const struct file_cache_state *c = &cache; /* the current site's, read once */
+	if (c->entry_count == 0)
 		return 0;
 	for (uint32_t i = file_cache_name_hash(name, len);; i++) {
-		uint32_t slot = cache.index_slot[i & (cache.index_size - 1)];
+		uint32_t slot = c->index_slot[i & (c->index_size - 1)];
 		if (slot == 0)
 			return 0;
-		const struct cached_file *f = &cache.files[slot - 1];
+		const struct cached_file *f = &c->files[slot - 1];
 		if (f->name_len == len && span_eq(f->name, name, len))
 			return f;
 	}

@@ -32,7 +32,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define ALLOW_METHODS "GET, HEAD, OPTIONS"
 #define HEAD_ALLOW_LINE "Allow: " ALLOW_METHODS "\r\n"
 
-/* A request for a host no site serves (BEHAVIOUR 10.19): RFC 9110 15.5.20. */
+/* A request for a host no site serves (BEHAVIOUR 10.21): RFC 9110 15.5.20. */
 #define STATUS_421 "421 Misdirected Request"
 
 /* A full table's 503 (BEHAVIOUR 4): come back in a second, when a slot may be free. */

@@ -1,4 +1,4 @@
-/* Virtual hosts (--site HOST=DIR, BEHAVIOUR 10.19): which site a request's authority
+/* Virtual hosts (--site HOST=DIR, BEHAVIOUR 10.21): which site a request's authority
  * names, by two hash tables built at start-up (exact names, and the suffixes of
  * "*.suffix" names), so a request costs one pass over its host, never a scan of the
  * sites. Each site's state (file table and arenas, --redirects rules, --header-for

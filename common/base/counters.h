@@ -66,7 +66,7 @@ APOLLOD_EXTERN_C_BEGIN
  * codes (BEHAVIOUR 10.20).
 
  * responses_421: requests for a host no --site names when there is no --root to serve
- * it (BEHAVIOUR 10.19); a status counter. */
+ * it (BEHAVIOUR 10.21); a status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \

@@ -481,7 +481,7 @@ static enum exit_code setup_site_flags(const struct serve_plan *plan)
 
 STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
 
-/* BEHAVIOUR 10.19: the sites, plan->site[0] --root's settings (copied from the options)
+/* BEHAVIOUR 10.21: the sites, plan->site[0] --root's settings (copied from the options)
  * and plan->site[s] the s-th --site's, and the host tables (sites_setup). Returns
  * EXIT_OK, or EXIT_USAGE (EXIT_CONFIG for a name of the --config file) after one line
  * naming a host given twice. */
@@ -559,7 +559,7 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	return STARTUP_CONTINUE;
 }
 
-/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.19): its share
+/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its share
  * of --cache-bytes (shares of `sites` loaded), the arenas a reload handed over reused
  * (the default site's only: it alone hands on a manifest), its tree read, its
  * --error-page and --fallback found in it, its --redirects read. Returns EXIT_OK or the
@@ -604,7 +604,7 @@ static void count_site(uint64_t sum[4])
 		watch_recheck(); /* read them again once they are quiet */
 }
 
-/* Loads every site that has a DIR (BEHAVIOUR 10.17, 10.19): --watch's descriptor first,
+/* Loads every site that has a DIR (BEHAVIOUR 10.17, 10.21): --watch's descriptor first,
  * then each site (load_site), the default's arenas handed on to the next reload, the
  * files of all counted; under --watch, files still being written are read again once
  * quiet. Leaves the default site current. Returns EXIT_OK or the failing step's code

@@ -210,7 +210,7 @@ enum flag_kind {
 	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
 	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
 	FLAG_ADMIN_ADDRESS, /* ADDR:PORT: admin_listen, and admin set to 1 (BEHAVIOUR 6.5) */
-	FLAG_SITE,          /* HOST=DIR: appended to site[] (BEHAVIOUR 10.19) */
+	FLAG_SITE,          /* HOST=DIR: appended to site[] (BEHAVIOUR 10.21) */
 };
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new

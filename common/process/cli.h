@@ -44,7 +44,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_SITE_WORD "site" /* a --config file's section line: "site HOST DIR" */
 #define CLI_SITE_HOST_MAX 253 /* a --site name's bytes: a DNS name's most (RFC 1035 2.3.4) */
 
-/* A --site HOST=DIR (BEHAVIOUR 10.19), and what its section of a --config file says: the
+/* A --site HOST=DIR (BEHAVIOUR 10.21), and what its section of a --config file says: the
  * settings a site has of its own. */
 struct cli_site {
 	const char *host;           /* "name" or "*.suffix", host_len bytes (no NUL after) */

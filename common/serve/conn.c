@@ -217,6 +217,17 @@ static uint32_t conn_enter_site(const struct http_request *req, enum parse_outco
 	return s;
 }
 
+/* Fills in what site s (SITE_NONE: none, a 421) answers with: its lookup, pages and
+ * rules. */
+static inline void conn_site_input(struct answer_input *in, uint32_t s)
+{
+	const struct conn_site *site = &pool.site[s != SITE_NONE ? s : SITE_DEFAULT];
+	in->find_file = s != SITE_NONE ? site->find_file : 0;
+	in->pages = s != SITE_NONE ? &site->pages : 0;
+	in->match_rule = s != SITE_NONE ? site->match_rule : 0;
+	in->misdirected = s == SITE_NONE;
+}
+
 void conn_admin_listener(int fd)
 {
 	uint32_t len = sizeof(pool.admin);
@@ -649,17 +660,10 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 				break;
 			r = PARSE_BAD;
 		}
-		uint32_t s = pool.sites_on ? conn_enter_site(&req, r, buf + c->in_start)
-					   : SITE_DEFAULT;
-		const struct conn_site *site = &pool.site[s != SITE_NONE ? s : SITE_DEFAULT];
 		struct answer_input in = {
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
 			.input = buf + c->in_start,
-			.find_file = s != SITE_NONE ? site->find_file : 0,
-			.pages = s != SITE_NONE ? &site->pages : 0,
-			.match_rule = s != SITE_NONE ? site->match_rule : 0,
-			.misdirected = s == SITE_NONE,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,
@@ -670,6 +674,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.routes = !pool.admin_on ? ROUTES_ALL
 				  : (c->flags & CONN_F_ADMIN) ? ROUTES_ADMIN : ROUTES_SITE,
 		};
+		conn_site_input(&in, pool.sites_on ? conn_enter_site(&req, r, buf + c->in_start)
+						   : SITE_DEFAULT);
 		struct answer a;
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)

@@ -1,4 +1,4 @@
-// Virtual hosts (--site HOST=DIR, BEHAVIOUR 10.19), feature `files`: the request's
+// Virtual hosts (--site HOST=DIR, BEHAVIOUR 10.21), feature `files`: the request's
 // authority (Host, or an absolute-form target's) picks the site, exact names before
 // "*.suffix" ones, --root for any other host, 421 without it (counted in responses_421);
 // each site serves its own tree, error pages, --redirects rules, --header-for fields and
