@@ -1,6 +1,7 @@
 /* The file cache's table and its lookup (see file_cache.h): entries, representations,
  * heads and the --error-page and --fallback pages. Start-up only, except file_cache_find. */
 #include "common/answer/file_cache_state.h"
+#include "common/answer/redirects.h"
 #include "common/answer/sites.h"
 
 #include "common/base/console.h"
@@ -26,6 +27,15 @@ struct file_cache_sites cache_sites;
 void file_cache_enter(uint32_t site)
 {
 	cache_sites.current = site;
+}
+
+/* sites.h's: here beside the cache, so that sites.c stays the pure tables (and links into
+ * the unit tests without the file cache). */
+void sites_enter(uint32_t s)
+{
+	file_cache_enter(s);
+	redirects_enter(s);
+	path_fields_enter(s);
 }
 
 #define NS_PER_MS 1000000ull

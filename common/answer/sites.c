@@ -1,9 +1,6 @@
 /* Virtual hosts: the two tables and the match (see sites.h). */
 #include "common/answer/sites.h"
 
-#include "common/answer/file_cache.h"
-#include "common/answer/path_fields.h"
-#include "common/answer/redirects.h"
 #include "common/answer/site_files.h"
 #include "common/base/span.h"
 
@@ -116,11 +113,4 @@ uint32_t sites_match(const char *authority, size_t len)
 	if (exact)
 		return exact;
 	return wild ? wild : sites.unnamed;
-}
-
-void sites_enter(uint32_t s)
-{
-	file_cache_enter(s);
-	redirects_enter(s);
-	path_fields_enter(s);
 }

@@ -11,7 +11,7 @@
 namespace {
 
 // Sets up the sites named, site i + 1 each.
-enum sites_problem Setup(const std::vector<std::string> &names, bool has_default,
+enum sites_problem MakeSites(const std::vector<std::string> &names, bool has_default,
 			 uint32_t *bad = nullptr)
 {
 	static std::vector<std::string> kept; // the tables point into the names
@@ -34,7 +34,7 @@ uint32_t Match(const std::string &authority)
 
 TEST(SitesTest, ExactBeforeTheLongestWildcardThenTheDefault)
 {
-	ASSERT_EQ(Setup({"a.example", "*.example", "*.b.example", "b.example"}, true), SITES_OK);
+	ASSERT_EQ(MakeSites({"a.example", "*.example", "*.b.example", "b.example"}, true), SITES_OK);
 	EXPECT_EQ(sites_named(), 4u);
 	const struct {
 		const char *label, *authority;
@@ -62,7 +62,7 @@ TEST(SitesTest, ExactBeforeTheLongestWildcardThenTheDefault)
 
 TEST(SitesTest, WithoutADefaultAnUnknownHostIsNone)
 {
-	ASSERT_EQ(Setup({"a.example"}, false), SITES_OK);
+	ASSERT_EQ(MakeSites({"a.example"}, false), SITES_OK);
 	EXPECT_EQ(Match("a.example"), 1u);
 	EXPECT_EQ(Match("b.example"), SITE_NONE);
 	EXPECT_EQ(Match(""), SITE_NONE);
@@ -71,11 +71,11 @@ TEST(SitesTest, WithoutADefaultAnUnknownHostIsNone)
 TEST(SitesTest, ANameTwiceIsRefused)
 {
 	uint32_t bad = 0;
-	EXPECT_EQ(Setup({"a.example", "b.example", "A.Example"}, true, &bad), SITES_TWICE);
+	EXPECT_EQ(MakeSites({"a.example", "b.example", "A.Example"}, true, &bad), SITES_TWICE);
 	EXPECT_EQ(bad, 2u);
-	EXPECT_EQ(Setup({"*.example", "*.EXAMPLE"}, true, &bad), SITES_TWICE);
+	EXPECT_EQ(MakeSites({"*.example", "*.EXAMPLE"}, true, &bad), SITES_TWICE);
 	EXPECT_EQ(bad, 1u);
-	EXPECT_EQ(Setup({"example", "*.example"}, true), SITES_OK) << "a name and a wildcard";
+	EXPECT_EQ(MakeSites({"example", "*.example"}, true), SITES_OK) << "a name and a wildcard";
 }
 
 TEST(SitesTest, FifteenSitesFitTheTables)
@@ -83,13 +83,13 @@ TEST(SitesTest, FifteenSitesFitTheTables)
 	std::vector<std::string> names;
 	for (int i = 0; i < SITES_NAMED_MAX; i++)
 		names.push_back((i % 2 ? "*.s" : "s") + std::to_string(i) + ".example");
-	ASSERT_EQ(Setup(names, false), SITES_OK);
+	ASSERT_EQ(MakeSites(names, false), SITES_OK);
 	for (int i = 0; i < SITES_NAMED_MAX; i++)
 		EXPECT_EQ(Match((i % 2 ? "w.s" : "s") + std::to_string(i) + ".example"),
 			  (uint32_t)i + 1)
 			<< names[i];
 	EXPECT_EQ(Match("s99.example"), SITE_NONE);
-	Setup({}, true); // leave no sites for the next suite
+	MakeSites({}, true); // leave no sites for the next suite
 }
 
 } // namespace
