@@ -17,6 +17,8 @@ reader: stat and schedstat of the process tree). Medians over the rounds, with t
   python3 -m bench.vhost_cost BASE SITES [--rounds 5] [--duration 3] [--connections 8]
       [--callgrind N]
 
+--rounds 0: no wrk runs (only --callgrind).
+
 --callgrind N: also user-space instructions per request (bench/counts.py --file, N
 requests of its 1 KiB file, Host s5.example): BASE with the rules, SITES with the rules
 and the 10 sites. Every load is bounded: wrk's duration, the rounds, loopback only.
@@ -124,7 +126,7 @@ def main():
         print("loadavg before: %s" % ci.loadavg(), flush=True)
         print("| path | server | schedstat µs (min-max) | stat µs |")
         print("| --- | --- | ---: | ---: |")
-        for path in ("/", "/%dk.bin" % FILE_KIB):
+        for path in ("/", "/%dk.bin" % FILE_KIB) if args.rounds else ():
             runs = {name: [] for name in servers}
             for r in range(args.rounds):
                 order = list(servers) if r % 2 == 0 else list(servers)[::-1]
