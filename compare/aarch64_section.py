@@ -51,7 +51,8 @@ ORIGINAL = {
 X86_ROW = ("x86_64_request_path", "x86_64 request path, same tier (static)")
 TRACE_ROW = ("traced_instructions_per_request",
              "user-space instructions per request (qemu -singlestep trace)")
-QEMU = ["qemu-aarch64-static", "-cpu", "max"]
+# G_SLICE: see bazel/aarch64/qemu_run.sh (GLib's slice lock across fork).
+QEMU = ["env", "G_SLICE=always-malloc", "qemu-aarch64-static", "-cpu", "max"]
 DEFAULT_REQUESTS = 100
 TABLE_REQUESTS = 200  # //compare:table; QUICK_REQUESTS under --quick
 QUICK_REQUESTS = 20

@@ -10,7 +10,12 @@
 # detect_leaks=0: LeakSanitizer stops the world with ptrace, which qemu-user does not
 # emulate, and dies at exit ("LeakSanitizer has encountered a fatal error");
 # AddressSanitizer and UBSan themselves work under qemu and stay on.
+# G_SLICE=always-malloc: qemu-user 7.2 links GLib 2.74, whose slice allocator holds a
+# mutex across fork; when another qemu thread held it as the emulated process forked, the
+# child waited on it forever, before it could exec (QEMU issue 285; docs/BUILDING.md).
+# glibc's malloc resets its own locks in the child.
 set -euo pipefail
+export G_SLICE=always-malloc
 qemu=(/usr/bin/qemu-aarch64-static -cpu max -L /usr/aarch64-linux-gnu)
 export APOLLOD_EMULATOR="${qemu[*]}"
 export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
