@@ -35,6 +35,9 @@ struct redirects_state {
 	char file[REDIRECTS_FILE_MAX + 1];   /* the file's text: the rules point into it */
 };
 
+#define SITE_KEY_MAX 256 /* a key's bytes: a --site name's most, rounded up */
+STATIC_ASSERT(SITES_HOST_MAX <= SITE_KEY_MAX, "every name fits its key");
+
 /* One table: a slot holds a site number (0: empty) and the hash of its key. */
 struct site_table {
 	uint32_t hash[SITE_SLOTS];
@@ -45,7 +48,8 @@ struct site_table {
 struct site_state {
 	struct site_table exact; /* full names */
 	struct site_table wild;  /* "*.suffix" by ".suffix" */
-	const char *key[SITES_MAX]; /* site s's key: its name, or ".suffix" */
+	char key[SITES_MAX][SITE_KEY_MAX]; /* site s's key: its name, or ".suffix", in
+					    * lower case (the match folds only the host) */
 	uint32_t key_len[SITES_MAX];
 	uint32_t named;          /* named sites: 1..named */
 	uint32_t unnamed;        /* SITE_DEFAULT, or SITE_NONE without --root */

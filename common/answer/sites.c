@@ -34,6 +34,15 @@ static uint32_t key_hash(const char *s, size_t n)
 	return h;
 }
 
+/* Whether s[0..n) folded to lower case is key[0..n) (lower case already). */
+static inline int key_is(const char *key, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fold(s[i]) != (unsigned char)key[i])
+			return 0;
+	return 1;
+}
+
 /* The site whose key in table t is s[0..n) with hash h, or 0. */
 static uint32_t table_find(const struct site_table *t, uint32_t h, const char *s, size_t n)
 {
@@ -41,7 +50,7 @@ static uint32_t table_find(const struct site_table *t, uint32_t h, const char *s
 		uint32_t site = t->site[i];
 		if (!site)
 			return 0;
-		if (t->hash[i] == h && sites.key_len[site] == n && span_ieq(sites.key[site], s, n))
+		if (t->hash[i] == h && sites.key_len[site] == n && key_is(sites.key[site], s, n))
 			return site;
 	}
 }
@@ -68,8 +77,10 @@ enum sites_problem sites_setup(const char *const *host, const uint32_t *host_len
 	for (uint32_t i = 0; i < n; i++) {
 		int wild = host[i][0] == '*';
 		uint32_t s = i + 1;
-		sites.key[s] = host[i] + (wild ? SITE_WILD_PREFIX : 0);
+		const char *key = host[i] + (wild ? SITE_WILD_PREFIX : 0);
 		sites.key_len[s] = host_len[i] - (wild ? SITE_WILD_PREFIX : 0);
+		for (uint32_t k = 0; k < sites.key_len[s]; k++)
+			sites.key[s][k] = (char)fold(key[k]);
 		if (table_add(wild ? &sites.wild : &sites.exact, s, sites.key[s], sites.key_len[s])) {
 			*bad = i;
 			return SITES_TWICE;

@@ -29,7 +29,8 @@ enum sites_problem {
 };
 
 /* Builds the tables from the n (<= SITES_NAMED_MAX) names host[i] (host_len[i] bytes,
- * checked by cli_site_host_valid), site i + 1 each; has_default: --root was given.
+ * checked by cli_site_host_valid: at most 253), site i + 1 each, kept in lower case (the
+ * names need not outlive it); has_default: --root was given.
  * Returns SITES_OK, or the problem with *bad the refused name's index. */
 enum sites_problem sites_setup(const char *const *host, const uint32_t *host_len, uint32_t n,
 			       int has_default, uint32_t *bad);

@@ -34,6 +34,7 @@
  * bounds it: 16 sites' arenas are 128 descriptors at most. */
 #define SITES_NAMED_MAX 15
 #define SITES_MAX (SITES_NAMED_MAX + 1)
+#define SITES_HOST_MAX 253 /* a --site name's bytes: a DNS name's most (RFC 1035 2.3.4) */
 
 STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "the slot table is a power of two");
 STATIC_ASSERT(CONN_QUEUE_MAX < 1024, "a queue leaves in one writev: IOV_MAX is 1024");

@@ -42,7 +42,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_LISTEN_MAX LISTENERS_MAX /* --listen addresses */
 #define CLI_SITES_MAX SITES_NAMED_MAX /* --site given at most this often */
 #define CLI_SITE_WORD "site" /* a --config file's section line: "site HOST DIR" */
-#define CLI_SITE_HOST_MAX 253 /* a --site name's bytes: a DNS name's most (RFC 1035 2.3.4) */
+#define CLI_SITE_HOST_MAX SITES_HOST_MAX /* a --site name's bytes */
 
 /* A --site HOST=DIR (BEHAVIOUR 10.21), and what its section of a --config file says: the
  * settings a site has of its own. */
