@@ -14,6 +14,7 @@
 #define K_SOCK_STREAM 1
 #define K_SOCK_NONBLOCK 00004000 /* == O_NONBLOCK */
 #define K_SOCK_CLOEXEC 02000000  /* == O_CLOEXEC */
+#define K_MSG_PEEK 0x2 /* recvfrom: look at the queue, leave the bytes there */
 #define K_MSG_DONTWAIT 0x40
 #define K_MSG_NOSIGNAL 0x4000
 #define K_MSG_MORE 0x8000 /* more follows: hold a partial segment back (the head before a sendfile) */

@@ -93,6 +93,12 @@ static inline long sys_send(int fd, const void *buf, size_t len, int flags)
 	return syscall6(SYS_NR(sendto), fd, (long)buf, (long)len, flags, 0, 0);
 }
 
+/* ssize_t recvfrom(int fd, void *buf, size_t len, int flags, NULL, NULL) == recv(2). */
+static inline long sys_recv(int fd, void *buf, size_t len, int flags)
+{
+	return syscall6(SYS_NR(recvfrom), fd, (long)buf, (long)len, flags, 0, 0);
+}
+
 /* ssize_t sendmsg(int fd, const struct msghdr *msg, int flags); */
 static inline long sys_sendmsg(int fd, const struct k_msghdr *msg, int flags)
 {

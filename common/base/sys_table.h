@@ -63,6 +63,8 @@ struct sys_arg_rule {
 /* sendmsg while serving: a head before a body by reference; the readiness message. */
 #define SYS_MSG_SERVE K_MSG_NOSIGNAL | K_MSG_MORE, K_MSG_NOSIGNAL
 #define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC
+/* recvfrom while serving: an eviction's look at a candidate (conn_idle_victim). */
+#define SYS_PEEK_SERVE (K_MSG_PEEK | K_MSG_DONTWAIT)
 /* A disk-served file's opens (disk_open.c, which checks its flags are these): the file,
  * and with the per-component fallback each directory on the way. */
 #define SYS_OPEN_DISK_FILE (K_O_NOFOLLOW | K_O_NONBLOCK | K_O_CLOEXEC) /* O_RDONLY: 0 */
@@ -95,6 +97,7 @@ struct sys_arg_rule {
 	X(ppoll, __NR_ppoll, SYS_SERVE, SYS_ARGS_ANY)                                                   \
 	X(fcntl, __NR_fcntl, SYS_SERVE, SYS_ARG_IN(1, SYS_FCNTL_SERVE))                                 \
 	X(dup3, __NR_dup3, SYS_SERVE, SYS_ARG_IN(2, K_O_CLOEXEC))                                       \
+	X(recvfrom, __NR_recvfrom, SYS_SERVE, SYS_ARG_IN(3, SYS_PEEK_SERVE))                             \
 	/* to the supervisor: a reload or a log reopen asked for (SIGHUP, --watch, SIGUSR1),     \
 	 * accepts released (SIGIO) */                                                            \
 	X(kill, __NR_kill, SYS_SERVE, SYS_ARG_IN(1, K_SIGHUP, K_SIGUSR1, K_SIGIO))                      \

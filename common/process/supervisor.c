@@ -402,7 +402,8 @@ static void give_up(int status)
 }
 
 /* Generation pid has exited with wstatus: forgets it, and restarts a serving one that
- * died unless stopping; a pending one that failed is reported (the first ends the
+ * died unless stopping, and a pending one killed by a signal before it was ready (the
+ * first one too); a pending one that exited by itself is reported (the first ends the
  * supervisor with its status, as the start-up failure it is). */
 static void generation_exited(int pid, int wstatus)
 {
@@ -413,8 +414,8 @@ static void generation_exited(int pid, int wstatus)
 		sup.pending_ready = -1;
 		if (sup.serving && sup.stops)
 			return; /* called off by the stop: the serving one's status counts */
-		if (!sup.serving && !sup.pending_first && !sup.stops &&
-		    (wstatus & WAIT_SIGNAL_MASK)) { /* a restart killed before it was ready */
+		if (!sup.serving && !sup.stops && (wstatus & WAIT_SIGNAL_MASK)) {
+			sup.pending_first = 0; /* a kill is no verdict on the start */
 			schedule_restart("the new process ", wstatus);
 			return;
 		}

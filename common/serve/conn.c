@@ -890,10 +890,10 @@ static int conn_renumber(int fd)
 		COUNTED(sys_close((int)low));
 		low = -EMFILE;
 	}
-	int oldest = idle_oldest_waiting();
-	if (sys_is_error(low) && oldest != IDLE_NONE) {
-		conn_evict_one(); /* closes `oldest` now (io_close_now) */
-		low = COUNTED(sys_dup3(fd, oldest, K_O_CLOEXEC));
+	if (sys_is_error(low)) {
+		int victim = conn_evict_one(); /* closed now (io_close_now): its number free */
+		if (victim != IDLE_NONE)
+			low = COUNTED(sys_dup3(fd, victim, K_O_CLOEXEC));
 	}
 	if (!sys_is_error(low)) {
 		COUNTED(sys_close(fd));
@@ -1005,12 +1005,31 @@ void conn_expire(int fd)
 	conn_close(fd, c);
 }
 
+/* The connection to evict: the one that has waited longest between requests whose socket
+ * holds no byte yet (or its peer's FIN), looking at CONN_EVICT_LOOKS_MAX at most, else the
+ * one that has waited longest; IDLE_NONE when none waits. A waiting connection may hold a
+ * request the loop has not read yet (its readiness report comes after the accept being
+ * made room for): closing it would drop a client that has done nothing wrong. */
+static int conn_idle_victim(void)
+{
+	int oldest = idle_oldest_waiting();
+	int fd = oldest;
+	for (int looks = 0; fd != IDLE_NONE && looks < CONN_EVICT_LOOKS_MAX; looks++) {
+		uint8_t byte;
+		long n = COUNTED(sys_recv(fd, &byte, sizeof(byte), SYS_PEEK_SERVE));
+		if (n <= 0 && n != -EINTR)
+			return fd; /* nothing queued (EAGAIN), the peer's FIN, or an error */
+		fd = idle_next_waiting(fd);
+	}
+	return oldest;
+}
+
 int conn_evict_one(void)
 {
-	int fd = idle_oldest_waiting();
+	int fd = conn_idle_victim();
 	if (fd == IDLE_NONE)
-		return 0;
+		return IDLE_NONE;
 	counter_add(C_connections_evicted, 1);
 	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
-	return 1;
+	return fd;
 }

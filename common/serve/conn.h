@@ -43,9 +43,15 @@ int conn_table_full(void);
  * open; 0 when full). */
 uint32_t conn_room(void);
 
-/* Makes room for a new connection: closes the one that has waited longest between
- * requests (never one inside a request or a response; a lingering one may go), counting
- * connections_evicted. Returns 1 if one was closed, 0 if none qualifies. */
+/* Waiting connections an eviction looks at (a one-byte MSG_PEEK each) for one whose
+ * request has not come, before it takes the one that has waited longest. */
+#define CONN_EVICT_LOOKS_MAX 8
+
+/* Makes room for a new connection: closes one that waits between requests (never one
+ * inside a request or a response; a lingering one may go), the longest waiting whose
+ * socket holds no request yet, among the CONN_EVICT_LOOKS_MAX longest waiting, counting
+ * connections_evicted. Returns the slot (descriptor) closed, or IDLE_NONE if none
+ * qualifies. */
 int conn_evict_one(void);
 
 /* --admin-listen (BEHAVIOUR 6.5): fd is the admin listener. From now on a connection

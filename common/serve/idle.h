@@ -100,6 +100,12 @@ static inline int idle_oldest_waiting(void)
 	return idle_state.queue[IDLE_WAITING].head;
 }
 
+/* The slot that has waited longest after slot under IDLE_WAITING, or IDLE_NONE. */
+static inline int idle_next_waiting(int slot)
+{
+	return idle_state.queue[IDLE_WAITING].node[slot].next;
+}
+
 STATIC_ASSERT(DEADLINE_NONE == IDLE_NONE, "one 'no slot' value");
 STATIC_ASSERT(IDLE_KINDS < IDLE_UNQUEUED, "a kind fits kind_of's byte");
 
@@ -123,6 +129,7 @@ static inline void idle_cancel(int slot) { (void)slot; }
 static inline int idle_wait_ms(void) { return -1; }
 static inline int idle_next_expired(void) { return IDLE_NONE; }
 static inline int idle_oldest_waiting(void) { return IDLE_NONE; }
+static inline int idle_next_waiting(int slot) { (void)slot; return IDLE_NONE; }
 
 #endif /* APOLLOD_HAVE_DEADLINES */
 

@@ -214,7 +214,7 @@ static enum exit_code accept_ready(int index)
 		long fd = backend_accept(loop.listener_fd[index]);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
-			if (full && !conn_evict_one())
+			if (full && conn_evict_one() == IDLE_NONE)
 				conn_refuse((int)fd); /* every slot busy: 503, never a wait */
 			else
 				conn_open((int)fd);
@@ -225,7 +225,7 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE) {
 			if (!first && !listeners_waiting())
 				return EXIT_OK; /* nobody waits: keep every connection */
-			if (conn_evict_one())
+			if (conn_evict_one() != IDLE_NONE)
 				continue; /* a descriptor is free now */
 		}
 		/* Descriptor table or kernel memory full: leave the rest in the backlog. */

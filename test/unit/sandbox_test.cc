@@ -79,6 +79,16 @@ long CallStatxByName()
 }
 long CallSendmsgMore() { return sys_sendmsg(-1, nullptr, K_MSG_MORE | K_MSG_NOSIGNAL); }
 long CallSendmsgPlain() { return sys_sendmsg(-1, nullptr, 0); }
+long CallRecvPeek()
+{
+	char byte;
+	return sys_recv(-1, &byte, 1, K_MSG_PEEK | K_MSG_DONTWAIT);
+}
+long CallRecvPlain()
+{
+	char byte;
+	return sys_recv(-1, &byte, 1, 0);
+}
 long CallSendfile() { return sys_sendfile(-1, -1, nullptr, 0); }
 long CallGetpid() { return sys_getpid(); }
 long CallGetppid() { return sys_getppid(); }
@@ -146,6 +156,8 @@ const FilterCase kFilterCases[] = {
 	{"statx by name is not", kServe, CallStatxByName, false},
 	{"sendmsg MSG_MORE is served", kServe, CallSendmsgMore, true},
 	{"sendmsg without MSG_NOSIGNAL is not", kServe, CallSendmsgPlain, false},
+	{"recvfrom MSG_PEEK|MSG_DONTWAIT is served (an eviction's look)", kServe, CallRecvPeek, true},
+	{"recvfrom without them is not", kServe, CallRecvPlain, false},
 	{"sendfile is served", kServe, CallSendfile, true},
 	{"getpid is start-up only", kServe, CallGetpid, false},
 	{"getppid is served (a real-time signal counts only from the parent)", kServe, CallGetppid, true},

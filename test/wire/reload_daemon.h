@@ -125,7 +125,7 @@ public:
 
 	// Makes the directory with root/a.txt (and each of files: a name relative to root,
 	// its text), starts the daemon with extra_args on a fixed port (`port`, or a recently
-	// free one when 0) and waits until it accepts. Returns "" or what went wrong.
+	// free one when 0) and waits until it answers. Returns "" or what went wrong.
 	std::string Start(const std::vector<std::string> &extra_args, int port = 0,
 			  const std::map<std::string, std::string> &files = {})
 	{
@@ -154,6 +154,8 @@ public:
 		pid_ = Spawn(argv);
 		if (pid_ < 0)
 			return "fork failed";
+		if (no_wait_)
+			return "";
 		int fd = -1; // refused until the daemon listens
 		for (int64_t end = NowMs() + 10000; fd < 0 && NowMs() < end; SleepMs(20))
 			if (waitpid(pid_, nullptr, WNOHANG) == 0)
@@ -162,9 +164,16 @@ public:
 			return "the daemon did not accept on port " + std::to_string(port_) +
 			       "; stderr: " + Err();
 		close(fd);
+		// The listener is the supervisor's from the announcement on; a generation
+		// answers once it is ready, and a SIGHUP before that is no reload (BEHAVIOUR 17).
+		if (!WaitUntil([&] { return ParseResponse(Roundtrip(port_, GetClose("/health")).bytes)
+						    .status > 0; }))
+			return "no answer on port " + std::to_string(port_) + "; stderr: " + Err();
 		return "";
 	}
 
+	// Start returns once the daemon is spawned, without waiting for it to accept.
+	void NoWait() { no_wait_ = true; }
 	// Starts the daemon from binary (a copy of it, say) rather than DaemonCommand().
 	void UseBinary(const std::string &binary) { binary_ = binary; }
 	// Gives --listen and --root in a --config file, config(), after lines (BEHAVIOUR 2.1).
@@ -267,6 +276,7 @@ private:
 	std::string dir_;
 	std::string binary_; // "" for DaemonCommand()
 	bool use_config_ = false;  // UseConfig
+	bool no_wait_ = false;     // NoWait
 	std::string config_lines_; // what config() holds before --listen and --root
 	int port_ = 0;
 	pid_t pid_ = -1;

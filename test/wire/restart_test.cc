@@ -1,7 +1,8 @@
 // The supervisor never gives up (feature `stop` with `files`, BEHAVIOUR 12, 17): a
 // serving generation or worker that dies is restarted after a backoff that starts at
 // 10 ms and doubles with each death that follows; a replacement killed before it is
-// ready is restarted too, and the service answers again within the backoff. Each case
+// ready is restarted too (the first generation as well), and the service answers again
+// within the backoff. Each case
 // runs with one process and with --workers 2.
 #include <signal.h>
 #include <sys/types.h>
@@ -65,6 +66,25 @@ TEST_P(RestartTest, ReplacementKilledBeforeReadyIsRestartedAfterTheBackoff)
 	EXPECT_TRUE(ProcessRuns(d.pid()));
 	std::map<std::string, uint64_t> m = FetchMetrics(d.port());
 	EXPECT_EQ(m["restarts_backed_off"], 2u);
+	int status = d.Stop();
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << d.Err();
+}
+
+// The first generation killed as soon as it appears, before it is ready (as an OOM kill
+// during a long load would): one more death, restarted after the backoff, not the end of
+// the supervisor. Should the kill land once it is ready, the same line follows.
+TEST_P(RestartTest, FirstGenerationKilledAtOnceIsRestarted)
+{
+	ReloadDaemon d;
+	d.NoWait();
+	ASSERT_EQ(d.Start(WithWorkers({})), "");
+	pid_t first = WaitForOtherChild(d.pid(), -1);
+	ASSERT_GT(first, 0) << d.Err();
+	ASSERT_EQ(kill(first, SIGKILL), 0);
+	std::regex restarted("was killed by signal 9; starting a new one in 10 ms\n");
+	ASSERT_FALSE(d.WaitForLine(restarted).empty()) << d.Err();
+	EXPECT_GE(MsUntilAnswered(d.port()), 0) << d.Err();
+	EXPECT_TRUE(ProcessRuns(d.pid())) << d.Err();
 	int status = d.Stop();
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << d.Err();
 }

@@ -1,6 +1,7 @@
 // Start-up over the wire (BEHAVIOUR 2-3): the routed tiers' --help, usage errors (exit 64
 // with a one-line usage on stderr), a second daemon on a busy port (exit 3) and a chosen
 // port; every tier: a closed or broken stdout. The min tier's command line: min_test.cc.
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,26 @@ TEST(StartupTest, ListensOnChosenPortAndAnnouncesIt)
 	ASSERT_TRUE(chosen.Start(options, &error)) << error;
 	EXPECT_EQ(chosen.port(), port);
 	EXPECT_EQ(LivenessProblem(chosen.port()), "");
+}
+
+// The report a start that times out prints (the harness's): every process of the daemon
+// by its command line, every thread with a state letter and its syscall line.
+TEST(StartupTest, ProcessTreeReportNamesEachProcessAndThread)
+{
+	Daemon d;
+	std::string error;
+	ASSERT_TRUE(d.Start({}, &error)) << error;
+	d.ServingPid(); // a routed tier's supervisor forks its generation after announcing
+	std::vector<pid_t> kids = Descendants(d.pid());
+	std::string report = ProcessTreeReport(d.pid());
+	std::string head = "process " + std::to_string(d.pid()) + ": ";
+	EXPECT_EQ(report.rfind(head, 0), 0u) << report;
+	EXPECT_NE(report.find(DaemonCommand().back()), std::string::npos) << report;
+	std::regex thread("\n  thread [0-9]+ state [RSDTtZXIP] wchan [^\n]* syscall [^\n]+\n");
+	EXPECT_TRUE(std::regex_search(report, thread)) << report;
+	for (pid_t kid : kids)
+		EXPECT_NE(report.find("process " + std::to_string(kid) + ": "), std::string::npos)
+			<< report;
 }
 
 // BEHAVIOUR 2: "A closed stdout is not an error": the daemon still serves, whether descriptor

@@ -460,7 +460,7 @@ bool Daemon::Start(const DaemonOptions &options, std::string *error)
 		close(out[0]);
 	if (port_ <= 0) {
 		*error = "daemon " + g_daemon_path + " did not start listening; stdout was: '" +
-			 line + "'";
+			 line + "'; its processes:\n" + ProcessTreeReport(pid_);
 		Stop();
 		return false;
 	}
@@ -1773,6 +1773,43 @@ std::vector<pid_t> Descendants(pid_t pid)
 		for (pid_t kid : Children(all[i]))
 			all.push_back(kid);
 	return all;
+}
+
+// A /proc file's first line, NULs as spaces (cmdline), "" when unreadable.
+static std::string ProcLine(const std::string &path)
+{
+	std::ifstream in(path);
+	std::string line;
+	std::getline(in, line);
+	std::replace(line.begin(), line.end(), '\0', ' ');
+	return line;
+}
+
+std::string ProcessTreeReport(pid_t pid)
+{
+	std::vector<pid_t> all = Descendants(pid);
+	all.insert(all.begin(), pid);
+	std::string report;
+	for (pid_t p : all) {
+		std::string dir = "/proc/" + std::to_string(p);
+		report += "process " + std::to_string(p) + ": " + ProcLine(dir + "/cmdline") + "\n";
+		DIR *d = opendir((dir + "/task").c_str());
+		if (d == nullptr)
+			continue;
+		while (struct dirent *e = readdir(d)) {
+			if (e->d_name[0] == '.')
+				continue;
+			std::string t = dir + "/task/" + e->d_name;
+			std::string stat = ProcLine(t + "/stat");
+			size_t paren = stat.rfind(')');
+			report += "  thread " + std::string(e->d_name) + " state " +
+				  (paren == std::string::npos ? "?" : stat.substr(paren + 2, 1)) +
+				  " wchan " + ProcLine(t + "/wchan") + " syscall " +
+				  ProcLine(t + "/syscall") + "\n";
+		}
+		closedir(d);
+	}
+	return report;
 }
 
 std::vector<SnapshotMemfd> SnapshotMemfdsOf(pid_t pid)

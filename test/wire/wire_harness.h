@@ -627,6 +627,10 @@ pid_t ServingGeneration(pid_t supervisor);
 // pid's children, their children and so on, from /proc.
 std::vector<pid_t> Descendants(pid_t pid);
 
+// What pid and its descendants are doing, for a start that timed out: per process its
+// command line, then per thread its state, wchan and /proc/.../syscall, one line each.
+std::string ProcessTreeReport(pid_t pid);
+
 // Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
 bool ProcessRuns(pid_t pid);
 
