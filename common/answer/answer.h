@@ -14,6 +14,7 @@
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
 #include "common/answer/file_cache.h"
+#include "common/answer/listing.h"
 #include "common/answer/redirects.h"
 #include "common/http/http_request.h"
 #include "common/answer/responses.h"
@@ -289,6 +290,26 @@ static inline int answer_rule(const struct answer_input *in, const struct reques
 	return 1;
 }
 
+/* The listing of the directory whose page name "dir/" (or "" for the root) is
+ * name[0..len) (ANSWER_NAME_MAX bytes of room), in the order line's query asks for
+ * (listing_order_of_query; BEHAVIOUR 10.14): that order's page, named with
+ * LISTING_ORDER_MARK and its digit after it; NULL when the directory has no listing. */
+static inline const struct cached_file *answer_listing(const struct request_line *line,
+							char *name, size_t len,
+							const struct answer_input *in)
+{
+	const struct cached_file *f = in->find_file(name, len);
+	uint32_t q = line->path_len + 1; /* past the '?' */
+	unsigned k = q < line->target_len
+			     ? listing_order_of_query(line->target + q, line->target_len - q)
+			     : LISTING_ORDER_DEFAULT;
+	if (!f || k == LISTING_ORDER_DEFAULT)
+		return f;
+	name[len] = LISTING_ORDER_MARK;
+	name[len + 1] = (char)('0' + k);
+	return in->find_file(name, len + 2);
+}
+
 /* Looks line's path up in the file cache (in->find_file is set) by the name
  * answer_lookup_name makes. Sets a to serve the file, to a 301 for a directory named
  * without its '/', or to a 400 for a bad escape or a climb above the root; otherwise
@@ -313,7 +334,7 @@ static inline void answer_cached(const struct answer_input *in, const struct req
 		return;
 	}
 	if (!f && index && d == URL_PATH_OK) { /* no index page: the listing, if any (10.14) */
-		f = in->find_file(name, len - (sizeof(ANSWER_INDEX_NAME) - 1));
+		f = answer_listing(line, name, len - (sizeof(ANSWER_INDEX_NAME) - 1), in);
 		if (f) { /* only a listing is named "dir/" or "": a file */
 			answer_file(in, a, f);
 			return;
@@ -500,6 +521,20 @@ static inline void answer_disk_missing(const struct answer_input *in, struct ans
 			a->page = ERROR_PAGE_404;
 		}
 	}
+	a->status_counter = answer_status_counter(a);
+}
+
+/* The open of a's file (ANSWER_DISK or ANSWER_DISK_PAGE) failed with EMFILE or ENFILE:
+ * every descriptor the process (or the system) may hold is in use, and one may be free
+ * in a moment. The request gets the static 503 with Retry-After (BEHAVIOUR 10.18; never a
+ * page: a page's stored head carries no Retry-After), a status counter of its own kind
+ * (responses_503), the connection kept or closed as the request's form says. */
+static inline void answer_disk_refused(struct answer *a)
+{
+	a->kind = ANSWER_STATIC;
+	a->file = 0;
+	a->page = ERROR_PAGE_NONE;
+	a->response = RESP_DISK_BUSY;
 	a->status_counter = answer_status_counter(a);
 }
 

@@ -233,10 +233,14 @@ static void link_variants(void)
 	}
 }
 
-/* Returns 1 when f is a directory's listing: its name is "dir/", or "" for the root's. */
+/* Returns 1 when f is a directory's listing: its name is "dir/", or "" for the root's,
+ * with LISTING_ORDER_MARK and a digit after it in an order other than the default. */
 static int is_listing(const struct cached_file *f)
 {
-	return f->name_len == 0 || f->name[f->name_len - 1] == '/';
+	size_t n = f->name_len;
+	if (n >= 2 && f->name[n - 2] == LISTING_ORDER_MARK)
+		n -= 2;
+	return n == 0 || f->name[n - 1] == '/';
 }
 
 void file_cache_render_heads(struct cached_file *f)

@@ -77,7 +77,8 @@ struct file_cache_state {
 	uint32_t directories;      /* directories among the entries, the root not included */
 	uint64_t names_max;        /* name bytes */
 	/* --listing (BEHAVIOUR 10.14): the pages, made after the loading walk */
-	uint32_t listings_max;     /* directories + 1 (the root) with --listing, else 0 */
+	uint32_t listings_max;     /* LISTING_ORDERS pages for each directory and the root
+				    * with --listing, else 0 */
 	uint32_t listing_count;    /* pages at files[entries_max + variants_max ...] */
 	char *listing_arena;       /* each page's name ("dir/", "" for the root), then its
 				    * bytes; listing_arena_max reserved */

@@ -8,23 +8,45 @@
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"                        \
 	"<meta name=\"viewport\" content=\"width=device-width\"><title>Index of "
 #define PAGE_TITLE_END "</title></head>\n<body><h1>Index of "
-#define PAGE_TABLE                                                                     \
-	"</h1>\n<table>\n<tr><th>Name</th><th>Size</th><th>Last modified (UTC)</th></tr>\n"
+#define PAGE_TABLE "</h1>\n<table>\n<tr>"
+#define HEADING_START "<th><a href=\"?sort="
+#define HEADING_ORDER "&amp;order="
+#define HEADING_LINK_END "\">"
+#define HEADING_END "</a></th>"
+#define PAGE_TABLE_END "</tr>\n"
+#define HEADINGS_MAX                                                                   \
+	(LISTING_SORTS * (sizeof(HEADING_START HEADING_ORDER HEADING_LINK_END HEADING_END) - 1 + \
+			  sizeof("desc") - 1) +                                              \
+	 sizeof("name" "size" "date" "Name" "Size" "Last modified (UTC)") - 1)
 #define PAGE_PARENT "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"
 #define PAGE_END "</table>\n</body></html>\n"
 #define ROW_START "<tr><td><a href=\""
 #define ROW_LINK_END "\">"
-#define ROW_NAME_END "</a></td><td>"
+#define ROW_NAME_END "</a></td><td"
+#define ROW_TITLE " title=\""
+#define ROW_TITLE_END "\">"
 #define ROW_SIZE_END "</td><td>"
 #define ROW_END "</td></tr>\n"
-#define DIRECTORY_SIZE "-"
-STATIC_ASSERT(sizeof(PAGE_HEAD PAGE_TITLE_END PAGE_TABLE PAGE_PARENT PAGE_END) - 1 + 4 <=
+#define DIRECTORY_SIZE ">-"
+STATIC_ASSERT(sizeof(PAGE_HEAD PAGE_TITLE_END PAGE_TABLE PAGE_TABLE_END PAGE_PARENT PAGE_END) -
+			      1 + HEADINGS_MAX + 4 <=
 		      LISTING_PAGE_FIXED,
 	      "a page's fixed bytes, and the two pairs of '/' around its path");
-STATIC_ASSERT(sizeof(ROW_START ROW_LINK_END ROW_NAME_END ROW_SIZE_END ROW_END) - 1 + 2 +
-			      U64_DEC_MAX + LISTING_TIME_LEN <=
+STATIC_ASSERT(sizeof(ROW_START ROW_LINK_END ROW_NAME_END ROW_TITLE ROW_TITLE_END ROW_SIZE_END
+			     ROW_END) - 1 + 2 + U64_DEC_MAX + LISTING_SIZE_TEXT_MAX +
+			      LISTING_TIME_LEN <=
 		      LISTING_ROW_FIXED,
-	      "a row's fixed bytes, the two '/' of a directory, the size and the time");
+	      "a row's fixed bytes, the two '/' of a directory, the size twice and the time");
+
+/* The sorts by enum listing_sort: the word a query names it by, its column's heading. */
+static const struct {
+	const char *word;
+	const char *heading;
+} listing_sorts[LISTING_SORTS] = {
+	[LISTING_BY_NAME] = {"name", "Name"},
+	[LISTING_BY_SIZE] = {"size", "Size"},
+	[LISTING_BY_DATE] = {"date", "Last modified (UTC)"},
+};
 
 size_t listing_escape(char *out, const char *name, size_t len)
 {
@@ -72,13 +94,30 @@ static size_t escaped_path(char *out, const char *dir, size_t dir_len)
 	return (size_t)(p - out);
 }
 
-size_t listing_start(char *out, const char *dir, size_t dir_len)
+/* Writes the header row's cells for a page in order: each column's heading links to its
+ * sort, ascending, or descending when this page is that sort ascending. */
+static char *put_headings(char *p, unsigned order)
+{
+	for (unsigned s = 0; s < LISTING_SORTS; s++) {
+		p = copy_span(p, LITERAL(HEADING_START));
+		p = copy_span(p, listing_sorts[s].word, cstr_len(listing_sorts[s].word));
+		p = copy_span(p, LITERAL(HEADING_ORDER));
+		p = order == 2 * s ? copy_span(p, LITERAL("desc")) : copy_span(p, LITERAL("asc"));
+		p = copy_span(p, LITERAL(HEADING_LINK_END));
+		p = copy_span(p, listing_sorts[s].heading, cstr_len(listing_sorts[s].heading));
+		p = copy_span(p, LITERAL(HEADING_END));
+	}
+	return copy_span(p, LITERAL(PAGE_TABLE_END));
+}
+
+size_t listing_start(char *out, const char *dir, size_t dir_len, unsigned order)
 {
 	char *p = copy_span(out, LITERAL(PAGE_HEAD));
 	p += escaped_path(p, dir, dir_len);
 	p = copy_span(p, LITERAL(PAGE_TITLE_END));
 	p += escaped_path(p, dir, dir_len);
 	p = copy_span(p, LITERAL(PAGE_TABLE));
+	p = put_headings(p, order);
 	if (dir_len)
 		p = copy_span(p, LITERAL(PAGE_PARENT));
 	return (size_t)(p - out);
@@ -112,10 +151,14 @@ size_t listing_row(char *out, const struct listing_entry *r)
 	if (r->directory)
 		*p++ = '/';
 	p = copy_span(p, LITERAL(ROW_NAME_END));
-	if (r->directory)
+	if (r->directory) {
 		p = copy_span(p, LITERAL(DIRECTORY_SIZE));
-	else
+	} else {
+		p = copy_span(p, LITERAL(ROW_TITLE));
 		p += u64_to_dec(r->size, p);
+		p = copy_span(p, LITERAL(ROW_TITLE_END));
+		p += listing_size_text(p, r->size);
+	}
 	p = copy_span(p, LITERAL(ROW_SIZE_END));
 	p = put_time(p, r->mtime);
 	p = copy_span(p, LITERAL(ROW_END));
@@ -125,4 +168,69 @@ size_t listing_row(char *out, const struct listing_entry *r)
 size_t listing_end(char *out)
 {
 	return (size_t)(copy_span(out, LITERAL(PAGE_END)) - out);
+}
+
+size_t listing_size_text(char *out, uint64_t size)
+{
+	static const char units[] = "KMGTPE";
+	char *p = out;
+	if (size < 1024) {
+		p += u64_to_dec(size, p);
+		return (size_t)(copy_span(p, LITERAL(" B")) - out);
+	}
+	unsigned u = 0;
+	uint64_t unit = 1024;
+	while (u + 1 < sizeof(units) - 1 && size / unit >= 1024) {
+		unit <<= 10;
+		u++;
+	}
+	/* tenths of the unit, rounded half up; size % unit < 2^60, so * 10 cannot wrap */
+	uint64_t tenths = size / unit * 10 + ((size % unit) * 10 + unit / 2) / unit;
+	if (tenths >= 10240 && u + 1 < sizeof(units) - 1) { /* 1023.95 KiB and up: 1.0 MiB */
+		unit <<= 10;
+		u++;
+		tenths = size / unit * 10 + ((size % unit) * 10 + unit / 2) / unit;
+	}
+	p += u64_to_dec(tenths / 10, p);
+	*p++ = '.';
+	*p++ = (char)('0' + tenths % 10);
+	*p++ = ' ';
+	*p++ = units[u];
+	return (size_t)(copy_span(p, LITERAL("iB")) - out);
+}
+
+/* Whether the parameter p[0..len) is key=value. */
+static int parameter_is(const char *p, size_t len, const char *key, const char *value)
+{
+	size_t k = cstr_len(key), v = cstr_len(value);
+	return len == k + 1 + v && span_eq(p, key, k) && p[k] == '=' && span_eq(p + k + 1, value, v);
+}
+
+/* The sort parameter p[0..len) names (enum listing_sort), or LISTING_SORTS for none. */
+static unsigned sort_named(const char *p, size_t len)
+{
+	unsigned s = 0;
+	while (s < LISTING_SORTS && !parameter_is(p, len, "sort", listing_sorts[s].word))
+		s++;
+	return s;
+}
+
+unsigned listing_order_of_query(const char *query, size_t len)
+{
+	unsigned sort = LISTING_SORTS, desc = 2; /* 2: no order met yet */
+	for (size_t at = 0; at < len;) {
+		size_t end = at;
+		while (end < len && query[end] != '&')
+			end++;
+		if (sort == LISTING_SORTS)
+			sort = sort_named(query + at, end - at);
+		if (desc == 2 && parameter_is(query + at, end - at, "order", "desc"))
+			desc = 1;
+		else if (desc == 2 && parameter_is(query + at, end - at, "order", "asc"))
+			desc = 0;
+		at = end + 1;
+	}
+	if (sort == LISTING_SORTS)
+		return LISTING_ORDER_DEFAULT;
+	return 2 * sort + (desc == 1);
 }

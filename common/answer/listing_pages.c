@@ -6,6 +6,8 @@
 #include "common/base/span.h"
 #include "common/base/sys.h"
 
+#define LISTING_NAME_EXTRA 3 /* the '/' after dir, LISTING_ORDER_MARK and the digit */
+
 /* file_validators_start at the end of the head arena. */
 static char *start_validators(struct cached_file *f)
 {
@@ -60,9 +62,10 @@ static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
 }
 
 /* The order of the listings: by directory, then directories before files, then by own
- * name, bytewise. Returns <0, 0 or >0 for entries x and y of files[]. */
-static int listing_order(uint32_t x, uint32_t y)
+ * name, bytewise. Returns <0, 0 or >0 for entries x and y of files[] (order unused). */
+static int listing_order(uint32_t x, uint32_t y, unsigned order)
 {
+	(void)order;
 	const struct cached_file *a = &cache.files[x], *b = &cache.files[y];
 	size_t pa = parent_len(a), pb = parent_len(b);
 	int c = bytes_cmp(a->name, pa, b->name, pb);
@@ -72,13 +75,49 @@ static int listing_order(uint32_t x, uint32_t y)
 	return bytes_cmp(a->name + sa, a->name_len - sa, b->name + sb, b->name_len - sb);
 }
 
-/* Moves order[i] down the max-heap order[0..n) to its place. */
-static void sift_down(uint32_t *order, size_t i, size_t n)
+/* The own name of entry f, past its directory's name and '/'. */
+static struct text_span own_name(const struct cached_file *f)
+{
+	size_t at = parent_len(f);
+	at += at != 0;
+	return (struct text_span){f->name + at, (uint32_t)(f->name_len - at)};
+}
+
+static int u64_cmp(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* The order of one directory's rows in listing order k (listing.h, BEHAVIOUR 10.14):
+ * directories before files in every order; then by the sort's key (own name bytewise; a
+ * file's size, directories having none; the Last-Modified second), reversed for
+ * descending; ties by own name, ascending. Returns <0, 0 or >0 for siblings x and y. */
+static int sibling_order(uint32_t x, uint32_t y, unsigned order)
+{
+	const struct cached_file *a = &cache.files[x], *b = &cache.files[y];
+	if (a->kind != b->kind)
+		return a->kind == CACHED_DIRECTORY ? -1 : 1;
+	struct text_span na = own_name(a), nb = own_name(b);
+	int by_name = bytes_cmp(na.text, na.len, nb.text, nb.len);
+	unsigned sort = order / 2;
+	int c = sort == LISTING_BY_NAME			      ? by_name
+		: sort == LISTING_BY_DATE		      ? u64_cmp(a->mtime, b->mtime)
+		: a->kind == CACHED_FILE		      ? u64_cmp(a->size, b->size)
+							      : 0;
+	if (order & 1)
+		c = -c;
+	return c ? c : by_name;
+}
+
+typedef int (*entry_order_fn)(uint32_t x, uint32_t y, unsigned order);
+
+/* Moves order[i] down the max-heap order[0..n) (by cmp in listing order k) to its place. */
+static void sift_down(uint32_t *order, size_t i, size_t n, entry_order_fn cmp, unsigned k)
 {
 	for (size_t child; (child = 2 * i + 1) < n; i = child) {
-		if (child + 1 < n && listing_order(order[child], order[child + 1]) < 0)
+		if (child + 1 < n && cmp(order[child], order[child + 1], k) < 0)
 			child++;
-		if (listing_order(order[i], order[child]) >= 0)
+		if (cmp(order[i], order[child], k) >= 0)
 			return;
 		uint32_t t = order[i];
 		order[i] = order[child];
@@ -86,16 +125,17 @@ static void sift_down(uint32_t *order, size_t i, size_t n)
 	}
 }
 
-/* Sorts order[0..n) by listing_order: heapsort, in place, no recursion, n log n. */
-static void sort_for_listings(uint32_t *order, size_t n)
+/* Sorts order[0..n) by cmp in listing order k: heapsort, in place, no recursion,
+ * n log n. */
+static void heap_sort(uint32_t *order, size_t n, entry_order_fn cmp, unsigned k)
 {
 	for (size_t i = n / 2; i-- > 0;)
-		sift_down(order, i, n);
+		sift_down(order, i, n, cmp, k);
 	for (size_t end = n; end-- > 1;) {
 		uint32_t t = order[0];
 		order[0] = order[end];
 		order[end] = t;
-		sift_down(order, 0, end);
+		sift_down(order, 0, end, cmp, k);
 	}
 }
 
@@ -136,33 +176,58 @@ static uint64_t page_hash(const char *s, size_t n)
 	return h;
 }
 
-/* Makes the listing of directory dir[0..len) (mtime its own Last-Modified) from the
- * sorted order[0..n): a file named "dir/" ("" for the root) in the listing arena, its
- * validators (Last-Modified the newest of the directory and its rows, ETag
- * "l-<size>-<hash>") and its heads. */
-static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t len,
-			uint64_t mtime)
+/* The listed children of directory dir[0..len) in the sorted order[0..n) (hidden ones
+ * left out) into rows[], in listing order 0. Raises *mtime to the newest of theirs.
+ * Returns how many. */
+static size_t listed_children(const uint32_t *order, size_t n, const char *dir, size_t len,
+			      uint32_t *rows, uint64_t *mtime)
+{
+	size_t m = 0;
+	for (size_t i = first_child(order, n, dir, len); i < n; i++) {
+		const struct cached_file *e = &cache.files[order[i]];
+		if (parent_len(e) != len || !span_eq(e->name, dir, len))
+			break;
+		struct text_span own = own_name(e);
+		if (hidden_component(own.text, own.len))
+			continue;
+		rows[m++] = order[i];
+		*mtime = e->mtime > *mtime ? e->mtime : *mtime;
+	}
+	return m;
+}
+
+/* Writes the page name of directory dir[0..len) in listing order k at name: "dir/" ("" for
+ * the root), then for an order other than the default LISTING_ORDER_MARK and its digit
+ * (a NUL no loaded name holds, so no file can be asked for by it). Returns the end. */
+static char *page_name(char *name, const char *dir, size_t len, unsigned k)
+{
+	char *p = copy_span(name, dir, len);
+	if (len)
+		*p++ = '/';
+	if (k != LISTING_ORDER_DEFAULT) {
+		*p++ = LISTING_ORDER_MARK;
+		*p++ = (char)('0' + k);
+	}
+	return p;
+}
+
+/* Stores the page of directory dir[0..len) in listing order k, rows[0..m) in that order,
+ * as a file (page_name) in the listing arena with its validators (Last-Modified mtime,
+ * ETag "l-<size>-<hash>") and its heads. */
+static void add_listing(const uint32_t *rows, size_t m, const char *dir, size_t len,
+			uint64_t mtime, unsigned k)
 {
 	struct cached_file *f =
 		&cache.files[cache.entries_max + cache.variants_max + cache.listing_count];
 	char *name = cache.listing_arena + cache.listing_used;
-	char *p = copy_span(name, dir, len);
-	if (len)
-		*p++ = '/';
-	char *body = p;
-	p += listing_start(p, dir, len);
-	for (size_t i = first_child(order, n, dir, len); i < n; i++) {
-		const struct cached_file *e = &cache.files[order[i]];
-		size_t at = parent_len(e);
-		if (at != len || !span_eq(e->name, dir, len))
-			break;
-		at += at != 0;
-		struct listing_entry row = {e->name + at, e->name_len - at, e->size, e->mtime,
+	char *body = page_name(name, dir, len, k);
+	char *p = body + listing_start(body, dir, len, k);
+	for (size_t i = 0; i < m; i++) {
+		const struct cached_file *e = &cache.files[rows[i]];
+		struct text_span own = own_name(e);
+		struct listing_entry row = {own.text, own.len, e->size, e->mtime,
 					  e->kind == CACHED_DIRECTORY};
-		if (hidden_component(row.name, row.name_len))
-			continue;
 		p += listing_row(p, &row);
-		mtime = e->mtime > mtime ? e->mtime : mtime;
 	}
 	p += listing_end(p);
 	*f = (struct cached_file){0};
@@ -185,39 +250,57 @@ static void add_listing(const uint32_t *order, size_t n, const char *dir, size_t
 	file_cache_index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
 }
 
+/* Stores the LISTING_ORDERS pages of directory dir[0..len) (mtime its own Last-Modified),
+ * its children found in the sorted order[0..n), sorted per page in rows (room for n). */
+static void add_listings(const uint32_t *order, size_t n, const char *dir, size_t len,
+			 uint64_t mtime, uint32_t *rows)
+{
+	size_t m = listed_children(order, n, dir, len, rows, &mtime);
+	for (unsigned k = 0; k < LISTING_ORDERS; k++) {
+		if (k != LISTING_ORDER_DEFAULT) /* order's run is already order 0 */
+			heap_sort(rows, m, sibling_order, k);
+		add_listing(rows, m, dir, len, mtime, k);
+	}
+}
+
 enum exit_code file_cache_add_listings(void)
 {
 	uint32_t *order;
-	uint64_t bytes = (uint64_t)cache.entry_count * sizeof(uint32_t);
+	/* order, then rows: one index per entry each */
+	uint64_t bytes = 2 * (uint64_t)cache.entry_count * sizeof(uint32_t);
 	enum exit_code r = file_cache_reserve(bytes, (void **)&order);
 	if (r != EXIT_OK)
 		return r;
+	uint32_t *rows = order + cache.entry_count;
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		order[i] = i;
-	sort_for_listings(order, cache.entry_count);
+	heap_sort(order, cache.entry_count, listing_order, LISTING_ORDER_DEFAULT);
 	if (!has_index("", 0))
-		add_listing(order, cache.entry_count, "", 0, cache.root_mtime);
+		add_listings(order, cache.entry_count, "", 0, cache.root_mtime, rows);
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
 		const struct cached_file *d = &cache.files[i];
 		if (d->kind == CACHED_DIRECTORY && !hidden_path(d->name, d->name_len) &&
 		    !has_index(d->name, d->name_len))
-			add_listing(order, cache.entry_count, d->name, d->name_len, d->mtime);
+			add_listings(order, cache.entry_count, d->name, d->name_len, d->mtime, rows);
 	}
 	if (order)
 		sys_munmap(order, bytes);
 	return EXIT_OK;
 }
 
-
 void file_cache_size_listings(void)
 {
-	cache.listings_max = cache.load_flags & FILE_CACHE_LISTING ? cache.directories + 1 : 0;
-	/* Every page's name and its start, and every row, at their largest. */
+	cache.listings_max = cache.load_flags & FILE_CACHE_LISTING
+				     ? LISTING_ORDERS * (cache.directories + 1)
+				     : 0;
+	/* Every page's name and its start, and every row in each order, at their largest. */
 	cache.listing_arena_max =
 		cache.listings_max ? (uint64_t)cache.listings_max *
 					       (LISTING_PAGE_MAX(FILE_CACHE_PATH_MAX) +
-						FILE_CACHE_PATH_MAX + 1) +
-				       (uint64_t)cache.entries_max * LISTING_ROW_FIXED +
-				       (LISTING_ESCAPE_MAX + LISTING_HREF_MAX) * cache.names_max
+						FILE_CACHE_PATH_MAX + LISTING_NAME_EXTRA) +
+				       LISTING_ORDERS *
+					       ((uint64_t)cache.entries_max * LISTING_ROW_FIXED +
+						(LISTING_ESCAPE_MAX + LISTING_HREF_MAX) *
+							cache.names_max)
 				 : 0;
 }

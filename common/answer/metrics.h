@@ -138,6 +138,9 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_gzip_representations", "gauge",                                            \
 	  "gzip representations made at load that the serving snapshot holds.")               \
 	S("apollod_gzip_representations", C_gzip_representations)                             \
+	F("apollod_disk_opens_refused_total", "counter",                                      \
+	  "Opens of files beyond --cache-bytes refused by a full descriptor table: 503.")     \
+	S("apollod_disk_opens_refused_total", C_disk_opens_refused)                           \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
 

@@ -55,6 +55,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_HEALTH_DRAINING, STATUS_503, C_responses_503, 9, "draining\n", "")          \
 	X(RESP_UNAVAILABLE, STATUS_503, C_connections_refused, 20, "service unavailable\n", \
 	  HEAD_RETRY_AFTER_LINE)                                                         \
+	X(RESP_DISK_BUSY, STATUS_503, C_responses_503, 20, "service unavailable\n",       \
+	  HEAD_RETRY_AFTER_LINE)                                                         \
 	X(RESP_MISDIRECTED, STATUS_421, C_responses_421, 20, "misdirected request\n", "")
 
 enum static_response_id {

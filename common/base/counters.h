@@ -64,6 +64,9 @@ APOLLOD_EXTERN_C_BEGIN
 
  * responses_302 / _303 / _307 / _308 / _410: the answers of --redirects rules with those
  * codes (BEHAVIOUR 10.20).
+ * disk_opens_refused: opens of a file served from disk that failed with EMFILE or ENFILE
+ * (the descriptor table, the process's or the system's, is full), answered 503 with
+ * Retry-After (BEHAVIOUR 10.18); each such 503 also counts in responses_503.
 
  * responses_421: requests for a host no --site names when there is no --root to serve
  * it (BEHAVIOUR 10.21); a status counter. */
@@ -119,6 +122,7 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_307)          \
 	X(responses_308)          \
 	X(responses_410)          \
+	X(disk_opens_refused)     \
 	X(responses_421)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers

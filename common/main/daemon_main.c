@@ -60,6 +60,9 @@ static const struct program routed = {
 #define MS_PER_S 1000u
 STATIC_ASSERT(CLI_MAX_CONNECTIONS == CONN_SLOTS, "--max-connections bounds the table");
 STATIC_ASSERT(CLI_LISTEN_MAX == LISTENERS_MAX, "the loop serves every --listen address");
+STATIC_ASSERT(CLI_LOG_FORMATS == ACCESS_LOG_JSON + 1 && ACCESS_LOG_COMMON == 0 &&
+		      ACCESS_LOG_COMBINED == 1,
+	      "--access-log-format's words are enum access_log_format in order");
 STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
 STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
 		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
@@ -153,11 +156,13 @@ struct serve_plan {
 	uint32_t site_count; /* 1 + the --site count */
 	struct cli_site site[SITES_MAX];
 	struct site_pages pages[SITES_MAX];
-	/* worker i serves listen_fd[i][0..opts.listen_count): its own socket per address,
-	 * or with socket activation the passed ones, the same in every row */
+	/* worker i serves listen_fd[i][0..opts.listen_count): one socket per address, the
+	 * same in every row (bound here, or passed by a service manager or a reload), or
+	 * its own group's when a reload passed one group per worker (groups > 1) */
 	int listen_fd[CLI_WORKERS_MAX][CLI_LISTEN_MAX];
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
-	int groups; /* passed by a reload of --workers N: N groups, one per worker, else 1 */
+	int groups; /* passed by a reload from a daemon that gave each worker a socket of its
+		     * own (APOLLOD_LISTEN_GROUPS): one group per worker; else 1 */
 	/* Each site's --headers FILE: its text, which its --header-for pairs point into, and
 	 * the line of each pair (0: the command line's or the --config file's) */
 	char headers_text[SITES_MAX][HEADERS_FILE_MAX + 1];
@@ -183,11 +188,11 @@ struct main_state {
 };
 static struct main_state main_state;
 
-/* Whether every worker serves the same sockets (passed by a service manager), rather than
- * its own SO_REUSEPORT socket per address. */
+/* Whether every worker serves the same sockets (BEHAVIOUR 12: one accept queue per
+ * address), rather than a group of its own that a reload passed. */
 static int plan_shared(const struct serve_plan *plan)
 {
-	return plan->passed && plan->groups == 1;
+	return plan->groups == 1;
 }
 
 /* BEHAVIOUR 19: the serving process's sandbox, unless --no-sandbox: Landlock (read-only
@@ -243,6 +248,8 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	enum exit_code opened = backend_open();
 	if (opened != EXIT_OK)
 		return opened;
+	if (workers > 1)
+		backend_share_listeners(); /* the others accept on them too */
 	uint64_t deadline_ms[IDLE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
@@ -267,10 +274,10 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	return r;
 }
 
-/* BEHAVIOUR 13.5, 14: serves the passed sockets, in plan->groups equal groups (a reload
- * of --workers N passes worker i's sockets as group i; a service manager passes one group
- * for all); their addresses replace opts.listen. Returns EXIT_OK or EXIT_LISTEN
- * (reported). */
+/* BEHAVIOUR 13.5, 17: serves the passed sockets, in plan->groups equal groups (one group
+ * for all, from a service manager or a reload; a reload from a daemon whose workers had
+ * sockets of their own passes worker i's as group i); their addresses replace
+ * opts.listen. Returns EXIT_OK or EXIT_LISTEN (reported). */
 static enum exit_code take_passed(struct serve_plan *plan)
 {
 	const union k_sockaddr *addrs = main_state.passed_addr;
@@ -287,28 +294,25 @@ static enum exit_code take_passed(struct serve_plan *plan)
 	return r;
 }
 
-/* Opens every --listen address: one socket each, or with --workers N one SO_REUSEPORT
- * socket per worker and address; with socket activation takes the passed sockets instead
- * (their addresses replace opts.listen). Unused entries of listen_fd are -1. Returns
- * EXIT_OK or the failing step's code (reported). */
+/* Opens every --listen address: one socket each, which every worker of --workers N
+ * shares (BEHAVIOUR 12); with socket activation or a reload takes the passed sockets
+ * instead (their addresses replace opts.listen). Unused entries of listen_fd are -1.
+ * Returns EXIT_OK or the failing step's code (reported). */
 static enum exit_code open_listeners(struct serve_plan *plan)
 {
 	uint32_t workers = plan->opts.workers;
-	int group[CLI_WORKERS_MAX];
 	for (uint32_t i = 0; i < CLI_WORKERS_MAX; i++)
 		for (uint32_t a = 0; a < CLI_LISTEN_MAX; a++)
 			plan->listen_fd[i][a] = -1;
 	if (plan->passed)
 		return take_passed(plan);
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++) {
-		union k_sockaddr *addr = &plan->opts.listen[a];
-		enum exit_code r =
-			workers > 1 ? listener_open_group(addr, BACKEND_LISTENER_FLAGS, workers, group)
-				    : listener_open(addr, BACKEND_LISTENER_FLAGS, group);
+		int fd;
+		enum exit_code r = listener_open(&plan->opts.listen[a], BACKEND_LISTENER_FLAGS, &fd);
 		if (r != EXIT_OK)
 			return r;
 		for (uint32_t i = 0; i < workers; i++)
-			plan->listen_fd[i][a] = group[i];
+			plan->listen_fd[i][a] = fd;
 	}
 	return EXIT_OK;
 }
@@ -339,8 +343,9 @@ static enum exit_code supervise(uint32_t n, struct serve_plan *plan)
 		return EXIT_WORKERS;
 	}
 	reload_ready(); /* the workers start at once: the old generation may stop accepting */
-	/* Sockets a service manager passed are one set for all: the supervisor holds them
-	 * once. Otherwise row i is worker i's, and a reload passes row after row. */
+	/* One set of sockets for all workers: the supervisor holds them once. A reload that
+	 * passed a group per worker: row i is worker i's, and the next reload passes row
+	 * after row. */
 	uint32_t rows = plan_shared(plan) ? 1 : n;
 	return workers_run(n, (int)signal_fd, &plan->listen_fd[0][0], rows * CLI_LISTEN_MAX,
 			   serve, plan);
@@ -643,7 +648,8 @@ static enum exit_code load_sites(struct serve_plan *plan)
 static enum exit_code prepare_content(struct serve_plan *plan)
 {
 	ignore_sigpipe(); /* cannot fail for SIGPIPE with a valid struct */
-	enum exit_code r = access_log_open(plan->opts.access_log, plan->auxv);
+	enum exit_code r = access_log_open(plan->opts.access_log,
+					   (enum access_log_format)plan->opts.access_log_format, plan->auxv);
 	if (r != EXIT_OK)
 		return r;
 	set_descriptor_limit();
@@ -696,7 +702,8 @@ static enum exit_code check_settings(struct serve_plan *plan)
 	const struct cli_options *opts = &plan->opts;
 	enum exit_code r = opts->user ? sandbox_user_check(opts->user) : EXIT_OK;
 	if (r == EXIT_OK)
-		r = access_log_open(opts->access_log, plan->auxv);
+		r = access_log_open(opts->access_log,
+				   (enum access_log_format)opts->access_log_format, plan->auxv);
 	if (r == EXIT_OK && opts->mime_types)
 		r = mime_types_load(opts->mime_types);
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++)

@@ -211,7 +211,12 @@ enum flag_kind {
 	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
 	FLAG_ADMIN_ADDRESS, /* ADDR:PORT: admin_listen, and admin set to 1 (BEHAVIOUR 6.5) */
 	FLAG_SITE,          /* HOST=DIR: appended to site[] (BEHAVIOUR 10.21) */
+	FLAG_LOG_FORMAT,    /* a word of cli_log_format_words: its index, a uint8_t */
 };
+
+/* --access-log-format's words, by enum access_log_format's value (access_log_line.h;
+ * the first is the default). */
+static const char *const cli_log_format_words[CLI_LOG_FORMATS] = {"common", "combined", "json"};
 
 /* One flag: the one list parsing, the usage line and --help are all made from. A new
  * flag is one row here (and its field in struct cli_options). */
@@ -220,7 +225,7 @@ struct flag_row {
 	const char *value;  /* the value's name in usage and --help; NULL for a switch */
 	const char *help;   /* what it does, for --help */
 	const char *shown_default; /* FLAG_PATH: what --help says its absence means;
-				    * FLAG_COMPRESS: its default word */
+				    * FLAG_COMPRESS, FLAG_LOG_FORMAT: its default word */
 	unsigned accept;    /* the CLI_ACCEPT_* bit that turns it on; 0: every tier */
 	uint8_t kind;       /* enum flag_kind */
 	uint8_t automatic;  /* FLAG_NUMBER: the word "auto" stands for CLI_WORKERS_AUTO */
@@ -266,6 +271,9 @@ static const struct flag_row flag_rows[] = {
 	 "built-in table only", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(mime_types)},
 	{"--access-log", "PATH|-", "one Common Log Format line per request (- for stdout)",
 	 "off", CLI_ACCEPT_ACCESS_LOG, FLAG_PATH, 0, 0, FIELD(access_log)},
+	{"--access-log-format", "FORMAT",
+	 "the log's lines: common, combined (adds Referer, User-Agent) or json", "common",
+	 CLI_ACCEPT_ACCESS_LOG, FLAG_LOG_FORMAT, 0, 0, FIELD(access_log_format)},
 	{"--header", "'NAME: VALUE'", "add this field to every response; repeatable (up to 32)",
 	 "none", CLI_ACCEPT_HEADER, FLAG_HEADER, 0, 0, FIELD(headers)},
 	{"--error-page", "NNN=/PATH",
@@ -390,6 +398,18 @@ void cli_site_swap(struct cli_options *opts, struct cli_site *site)
 	swap_bytes(opts->header_for_field, site->header_for_field, sizeof(site->header_for_field));
 }
 
+/* Sets *out to the index of v among cli_log_format_words. Returns 1, or 0 for no word. */
+static int parse_log_format(const char *v, uint8_t *out)
+{
+	for (uint8_t n = 0; n < CLI_LOG_FORMATS; n++)
+		if (cstr_len(v) == cstr_len(cli_log_format_words[n]) &&
+		    span_eq(v, cli_log_format_words[n], cstr_len(v))) {
+			*out = n;
+			return 1;
+		}
+	return 0;
+}
+
 /* Stores value v (NULL: missing) of flag row r in opts. Returns 1, or 0 when v is
  * missing or not a valid value for r. */
 static int store_value(const struct flag_row *r, const char *v, struct cli_options *opts)
@@ -413,6 +433,8 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 				    span_eq(v, LITERAL(CLI_COMPRESS_GZIP_WORD));
 		return *(uint8_t *)field || (cstr_len(v) == sizeof(CLI_COMPRESS_OFF_WORD) - 1 &&
 					     span_eq(v, LITERAL(CLI_COMPRESS_OFF_WORD)));
+	case FLAG_LOG_FORMAT:
+		return parse_log_format(v, (uint8_t *)field);
 	case FLAG_ADDRESS: /* the first --listen replaces the default, later ones add */
 		return cli_parse_addr_port(v, &opts->listen[opts->listen_count++]);
 	case FLAG_ADMIN_ADDRESS: /* the last listener once parsed (cli_parse) */
@@ -574,6 +596,7 @@ void cli_defaults(struct cli_options *opts)
 	opts->listing = 0;
 	opts->mime_types = 0;
 	opts->access_log = 0;
+	opts->access_log_format = 0; /* common */
 	opts->header_count = 0;
 	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
 		opts->error_page[i] = 0;

@@ -32,6 +32,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_CACHE_BYTES_MAX (1ull << 40)
 /* --compress gzip|off and --compress-level (compress.h's COMPRESS_LEVEL_DEFAULT and
  * _MAX, checked equal in daemon_main.c; benchmarks/reports/2026-12-03-compression.md). */
+#define CLI_LOG_FORMATS 3 /* --access-log-format's words: common, combined, json */
 #define CLI_COMPRESS_GZIP_WORD "gzip"
 #define CLI_COMPRESS_OFF_WORD "off"
 #define CLI_DEFAULT_COMPRESS_LEVEL 6
@@ -83,6 +84,8 @@ struct cli_options {
 	uint8_t listing;             /* --listing: --root lists a directory without index.html */
 	const char *mime_types;      /* --mime-types FILE, or NULL */
 	const char *access_log;      /* --access-log PATH or "-", or NULL (off) */
+	uint8_t access_log_format;   /* --access-log-format: 0 common, 1 combined, 2 json (enum
+				      * access_log_format, access_log_line.h) */
 	/* After cli_parse returned 0: what was wrong (cli_format_problem says it). */
 	uint8_t problem;             /* CLI_PROBLEM_* */
 	const char *problem_word;    /* the word at fault (argv[i]) */

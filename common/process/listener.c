@@ -69,9 +69,7 @@ enum exit_code console_fail_fd(const char *step, int fd, long err, enum exit_cod
 	return code;
 }
 
-/* listener_open, with SO_REUSEPORT too when reuseport is 1. */
-static enum exit_code open_listener(union k_sockaddr *addr, int sock_flags, int reuseport,
-				    int *fd)
+enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd)
 {
 	long s = sys_socket(addr->family, K_SOCK_STREAM | K_SOCK_CLOEXEC | sock_flags, 0);
 	if (sys_is_error(s))
@@ -85,9 +83,6 @@ static enum exit_code open_listener(union k_sockaddr *addr, int sock_flags, int 
 	    sys_is_error(r = sys_setsockopt((int)s, K_IPPROTO_IPV6, K_IPV6_V6ONLY, &one,
 					    sizeof(one))))
 		return listener_failed("setsockopt IPV6_V6ONLY", addr, r, EXIT_SETSOCKOPT);
-	if (reuseport &&
-	    sys_is_error(r = sys_setsockopt((int)s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))))
-		return listener_failed("setsockopt SO_REUSEPORT", addr, r, EXIT_SETSOCKOPT);
 	if (sys_is_error(r = sys_bind((int)s, addr)))
 		return listener_failed("bind", addr, r, EXIT_BIND);
 	if (sys_is_error(r = sys_listen((int)s, LISTEN_BACKLOG)))
@@ -96,24 +91,6 @@ static enum exit_code open_listener(union k_sockaddr *addr, int sock_flags, int 
 	if (sys_is_error(r = sys_getsockname((int)s, addr, &len)))
 		return listener_failed("getsockname", addr, r, EXIT_LISTEN);
 	*fd = (int)s;
-	return EXIT_OK;
-}
-
-enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd)
-{
-	return open_listener(addr, sock_flags, 0, fd);
-}
-
-enum exit_code listener_open_group(union k_sockaddr *addr, int sock_flags, uint32_t n,
-				   int *fds)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		/* The first bind picks the port (port 0: the kernel's choice, written back to
-		 * *addr); the others join it. */
-		enum exit_code r = open_listener(addr, sock_flags, 1, &fds[i]);
-		if (r != EXIT_OK)
-			return r;
-	}
 	return EXIT_OK;
 }
 

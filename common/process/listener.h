@@ -54,15 +54,6 @@ enum exit_code listener_open(union k_sockaddr *addr, int sock_flags, int *fd);
  * syscalls. */
 enum exit_code console_fail_fd(const char *step, int fd, long err, enum exit_code code);
 
-/* n listeners (sock_flags as for listener_open) on one address and port with
- * SO_REUSEPORT, one per worker:
- * the kernel spreads incoming connections over them by a hash of the connection's
- * addresses (socket(7)). Only sockets that all set SO_REUSEPORT can share a port, so a
- * daemon without --workers still cannot start on a busy one. Returns EXIT_OK with fds[0..n)
- * stored, or the failing step's exit code as listener_open does. */
-enum exit_code listener_open_group(union k_sockaddr *addr, int sock_flags, uint32_t n,
-				   int *fds);
-
 /* Writes "<name> listening on <address>\n" (cli_format_announce) to stdout. A closed or failing stdout is
  * not an error (BEHAVIOUR 2), so the result is ignored. */
 void listener_announce(const char *name, size_t name_len, const union k_sockaddr *addr);

@@ -1,11 +1,15 @@
-/* The access log (see access_log.h).
+/* The access log (see access_log.h): the descriptor, the per-slot peers and held
+ * records, and the buffer of finished lines.
  *
- * A line: `host - - [date] "request line" status bytes µs coding` LF. host is the peer's
- * address; bytes is the body's length ("-" when 0, as in CLF); µs is the service time:
- * from the return of the read(2) that brought the request head's last byte to the moment
- * its response was queued for the write; coding the response's Content-Encoding ("-"
- * when it has none); with --site, then ` vhost`: the request's Host (or absolute-form
- * authority) as sent, "-" without one (BEHAVIOUR 14). */
+ * A response's line is made into a record (access_log_line.h) when it is queued: the
+ * request's bytes are gone by the time it has been sent. The record waits in its
+ * connection's held area, in queue order, with the count of its response's bytes not yet
+ * sent; each send takes its bytes off the records in order, and a record whose count
+ * reaches 0 becomes a line in the buffer then: its service time runs from the return of
+ * the read(2) that brought the request head's last byte to the send that took the
+ * response's last byte (BEHAVIOUR 14). A connection that ends with records held writes
+ * them then, as cut. With --site, each line also names the request's host (Host, or an
+ * absolute-form target's authority, as sent; access_log_line.h). */
 #include "common/serve/access_log.h"
 
 #include <linux/fcntl.h> /* O_*, F_GETFL, F_SETFL, AT_FDCWD, AT_EMPTY_PATH */
@@ -26,16 +30,21 @@
 struct access_log_state access_log;
 
 /* What the log keeps of one connection, by descriptor (a per-slot array): what a line
- * needs besides the request, in one 48-byte record, so a line reads one place per slot. */
+ * needs besides the request, in one 64-byte record, so a line reads one place per slot. */
 struct log_peer {
 	uint64_t arrived_us;             /* the last read that brought bytes (clock_now_us) */
+	uint16_t held_len;               /* bytes of records in log_held[fd] */
 	uint8_t host_len;                /* bytes of host */
 	char host[ACCESS_LOG_HOST_MAX];  /* the peer's address as text */
+	uint8_t reserved[14];
 };
-#define LOG_PEER_SIZE 48
+#define LOG_PEER_SIZE 64
 STATIC_ASSERT(sizeof(struct log_peer) == LOG_PEER_SIZE, "no padding beyond the record");
 STATIC_ASSERT(ACCESS_LOG_HOST_MAX <= UINT8_MAX, "host_len fits its byte");
 static struct log_peer log_peer[CONN_SLOTS];
+/* Each slot's held records (access_log_line.h), in the order of its queue; only the
+ * pages of slots whose responses wait with the log on are ever touched. */
+static char log_held[CONN_SLOTS][ACCESS_LOG_HELD_SIZE] __attribute__((aligned(ACCESS_LOG_ALIGN)));
 
 /* "apollod: --access-log PATH: what (errno N)" on stderr. Returns EXIT_ACCESS_LOG. */
 static enum exit_code open_failed(const char *path, const char *what, long err)
@@ -51,9 +60,11 @@ static enum exit_code open_failed(const char *path, const char *what, long err)
 	return EXIT_ACCESS_LOG;
 }
 
-enum exit_code access_log_open(const char *path, const uint64_t *auxv)
+enum exit_code access_log_open(const char *path, enum access_log_format format,
+			       const uint64_t *auxv)
 {
 	access_log.fd = -1;
+	access_log.format = (uint8_t)format;
 	if (!path)
 		return EXIT_OK;
 	long fd = K_STDOUT;
@@ -124,6 +135,7 @@ void access_log_note_peer(int fd)
 	if (sys_is_error(sys_getpeername(fd, sa, &len)))
 		sa[0] = sa[1] = 0; /* gone already: "-" */
 	log_peer[fd].host_len = (uint8_t)render_peer(sa, log_peer[fd].host);
+	log_peer[fd].held_len = 0;
 }
 
 void access_log_note_arrival(int fd)
@@ -131,104 +143,86 @@ void access_log_note_arrival(int fd)
 	log_peer[fd].arrived_us = clock_now_us();
 }
 
-/* The three digits of a status counter's code. */
-static const char *status_digits(uint8_t status_counter)
+/* Room for one more record of the longest kind in fd's held lines. */
+int access_log_held_room(int fd)
 {
-	switch (status_counter) {
-	case C_responses_206: return "206";
-	case C_responses_301: return "301";
-	case C_responses_304: return "304";
-	case C_responses_400: return "400";
-	case C_responses_404: return "404";
-	case C_responses_405: return "405";
-	case C_responses_408: return "408";
-	case C_responses_414: return "414";
-	case C_responses_204: return "204";
-	case C_responses_416: return "416";
-	case C_responses_503: return "503";
-	case C_responses_302: return "302";
-	case C_responses_303: return "303";
-	case C_responses_307: return "307";
-	case C_responses_308: return "308";
-	case C_responses_410: return "410";
-	case C_responses_421: return "421";
-	default: return "200";
+	return ACCESS_LOG_HELD_SIZE - log_peer[fd].held_len >= ACCESS_LOG_RECORD_MAX;
+}
+
+void access_log_hold(int fd, const struct access_log_request *req, uint64_t response_bytes)
+{
+	struct log_peer *peer = &log_peer[fd];
+	if (!access_log_held_room(fd)) { /* conn.c checks first: never expected */
+		counter_add(C_log_lines_dropped, 1);
+		return;
 	}
+	peer->held_len = (uint16_t)(peer->held_len +
+				    access_log_record_make(log_held[fd] + peer->held_len, req,
+							   peer->arrived_us, response_bytes,
+							   (enum access_log_format)access_log.format));
 }
 
-/* Copies the request line with '"' and '\' escaped as \" and \\ (the line's other
- * bytes are 0x21-0x7e and spaces: parse_request_line allows nothing else). */
-static char *put_escaped(char *p, struct text_span s)
-{
-	for (uint32_t i = 0; i < s.len; i++) {
-		if (s.text[i] == '"' || s.text[i] == '\\')
-			*p++ = '\\';
-		*p++ = s.text[i];
-	}
-	return p;
-}
-
-/* Copies the request line s ("METHOD SP target SP HTTP/1.x", as parse_request_line
- * accepted it) escaped, its target cut to ACCESS_LOG_TARGET_MAX bytes and marked when
- * longer (access_log.h). Writes at most ACCESS_LOG_REQUEST_MAX bytes. */
-static char *put_request_line(char *p, struct text_span s)
-{
-	uint32_t target_at = 0;
-	while (s.text[target_at] != ' ') /* the method is A-Z only */
-		target_at++;
-	target_at++;
-	uint32_t version_at = s.len - (uint32_t)ACCESS_LOG_VERSION_LEN;
-	if (version_at - target_at <= ACCESS_LOG_TARGET_MAX)
-		return put_escaped(p, s);
-	p = put_escaped(p, (struct text_span){s.text, target_at + ACCESS_LOG_TARGET_MAX});
-	p = copy_span(p, LITERAL(ACCESS_LOG_CUT_MARK));
-	return copy_span(p, s.text + version_at, ACCESS_LOG_VERSION_LEN); /* nothing to escape */
-}
-
-/* Writes " HOST" at p: the request's host as sent (a valid Host has no byte that needs
- * escaping: http_host.h), cut to ACCESS_LOG_VHOST_MAX bytes, or " -" when it had none.
- * Returns the byte after it. */
-static char *put_vhost(char *p, struct text_span host)
-{
-	*p++ = ' ';
-	if (!host.len)
-		return copy_span(p, LITERAL("-"));
-	return copy_span(p, host.text,
-			 host.len < ACCESS_LOG_VHOST_MAX ? host.len : ACCESS_LOG_VHOST_MAX);
-}
-
-void access_log_add_line(int fd, struct text_span request_line, uint8_t status_counter,
-			 uint64_t body_bytes, struct text_span coding)
+/* Appends the line of record r, finished now, to the buffer, or drops it (counted) when
+ * the buffer has no room for a line of the longest kind. */
+static void finish_line(const struct log_peer *peer, const struct access_log_record *r)
 {
 	if (ACCESS_LOG_BUFFER - access_log.len < ACCESS_LOG_LINE_MAX) {
 		counter_add(C_log_lines_dropped, 1);
 		return;
 	}
-	uint64_t now_us = clock_now_us();
-	const struct log_peer *peer = &log_peer[fd];
-	char *p = copy_span(access_log.buf + access_log.len, peer->host, peer->host_len);
-	p = copy_span(p, LITERAL(" - - "));
-	p = copy_span(p, wallclock_clf_now(), WALLCLOCK_CLF_LEN);
-	p = copy_span(p, LITERAL(" \""));
-	p = request_line.len ? put_request_line(p, request_line) : copy_span(p, LITERAL("-"));
-	p = copy_span(p, LITERAL("\" "));
-	p = copy_span(p, status_digits(status_counter), 3);
-	*p++ = ' ';
-	if (body_bytes)
-		p += u64_to_dec(body_bytes, p);
-	else
-		*p++ = '-';
-	*p++ = ' ';
-	p += u64_to_dec(now_us > peer->arrived_us ? now_us - peer->arrived_us : 0, p);
-	*p++ = ' ';
-	if (coding.len && coding.len <= ACCESS_LOG_CODING_MAX)
-		p = copy_span(p, coding.text, coding.len);
-	else
-		*p++ = '-';
-	if (access_log.vhost_on)
-		p = put_vhost(p, access_log.vhost);
-	*p++ = '\n';
-	access_log.len = (uint32_t)(p - access_log.buf);
+	struct access_log_moment m = {peer->host, peer->host_len, wallclock_clf_now(),
+				      clock_now_us()};
+	access_log.len += (uint32_t)access_log_line_render(access_log.buf + access_log.len, r, &m,
+							    (enum access_log_format)access_log.format);
+}
+
+/* Drops the first `done` bytes of fd's held records (whole records, finished). */
+static void drop_held(int fd, uint32_t done)
+{
+	struct log_peer *peer = &log_peer[fd];
+	if (!done)
+		return;
+	peer->held_len = (uint16_t)(peer->held_len - done);
+	__builtin_memmove(log_held[fd], log_held[fd] + done, peer->held_len);
+}
+
+void access_log_note_sent(int fd, uint64_t n)
+{
+	struct log_peer *peer = &log_peer[fd];
+	uint32_t at = 0;
+	while (n && at < peer->held_len) {
+		struct access_log_record *r = (struct access_log_record *)(void *)(log_held[fd] + at);
+		uint64_t take = n < r->left ? n : r->left;
+		r->left -= take;
+		n -= take;
+		if (r->left)
+			break; /* this response is still under way */
+		finish_line(peer, r);
+		at += r->size;
+	}
+	drop_held(fd, at);
+}
+
+void access_log_note_end(int fd)
+{
+	struct log_peer *peer = &log_peer[fd];
+	uint32_t at = 0;
+	while (at < peer->held_len) {
+		const struct access_log_record *r =
+			(const struct access_log_record *)(const void *)(log_held[fd] + at);
+		finish_line(peer, r); /* cut: its bytes are those that left */
+		at += r->size;
+	}
+	peer->held_len = 0;
+}
+
+void access_log_end_all(void)
+{
+	if (access_log.fd < 0)
+		return;
+	for (int fd = 0; fd < CONN_SLOTS; fd++)
+		if (log_peer[fd].held_len)
+			access_log_note_end(fd);
 }
 
 /* Line ends in [from, to) of the buffer: the lines a drop of that range loses. */

@@ -40,8 +40,15 @@ struct conn_io {
  * /metrics alone. Evaluates to the call's result. */
 #define COUNTED(call) (counter_add(C_syscalls_total, 1), (call))
 
-/* The epoll instance (backend_open). */
-extern int backend_epoll_fd;
+/* The epoll backend's state. */
+struct backend_epoll {
+	int fd;                   /* the epoll instance (backend_open) */
+	uint32_t listener_events; /* EPOLLIN, with EPOLLEXCLUSIVE once shared
+				   * (backend_share_listeners); EPOLLEXCLUSIVE is allowed
+				   * with EPOLL_CTL_ADD only: a listener is added and
+				   * deleted, never modified */
+};
+extern struct backend_epoll backend_epoll;
 
 /* An operation must wait for an edge: registers io's descriptor the first time, for both
  * directions, so interest never has to change. Returns IO_PENDING, or the -errno of a

@@ -395,9 +395,12 @@ static long uring_arm_accept(uint32_t i)
 }
 
 /* Arms accepts on the watched listeners, evenly, up to URING_ACCEPTS_PER_LISTENER each,
- * while those in flight and the descriptors queued stay within the table's room. */
+ * while those in flight and the descriptors queued stay within the table's room; none on
+ * shared listeners (backend_share_listeners). */
 static void uring_arm_accepts(void)
 {
+	if (uring.listeners_shared)
+		return;
 	uint32_t room = conn_room();
 	uint32_t held = uring.accepts_live + (uring.accept_tail - uring.accept_head);
 	for (uint32_t round = 0; round < URING_ACCEPTS_PER_LISTENER; round++)
@@ -417,6 +420,18 @@ static long uring_cancel_token(uint64_t token)
 	sqe->addr = token;
 	sqe->cancel_flags = IORING_ASYNC_CANCEL_ALL;
 	return 0;
+}
+
+void backend_share_listeners(void)
+{
+	/* An armed accept waits on the listener exclusively (io_uring/opdef.c:
+	 * poll_exclusive for IORING_OP_ACCEPT), so a new connection wakes it instead of
+	 * another worker's, and the accept itself runs as task work of the process that
+	 * armed it: a worker stopped by SIGSTOP or a debugger runs none, and the connection
+	 * waits for it. A poll without EPOLLEXCLUSIVE holds nothing: every worker's poll
+	 * reports, and whichever loop runs first accepts with accept4 (uring_poll_when_idle
+	 * keeps it armed, as for a listener with no accept). */
+	uring.listeners_shared = 1;
 }
 
 long backend_watch_listener(uint32_t index, int fd, int on)

@@ -107,6 +107,8 @@ struct uring_state {
 	uint8_t listener_armed;      /* bit i: a multishot poll on listener i is in flight */
 	uint8_t signals_armed;       /* a multishot poll on the signal descriptor is */
 	uint8_t signals_watched;     /* backend_watch_signals was called */
+	uint8_t listeners_shared;    /* backend_share_listeners was called: no accept is
+				      * armed, each watched listener keeps its poll */
 	uint16_t accept_live[LISTENERS_MAX]; /* listener i's accepts without their CQE */
 	uint32_t accepts_live;       /* their sum */
 	uint32_t accept_head;        /* accept queue: taken */

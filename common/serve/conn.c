@@ -95,10 +95,13 @@ struct conn {
 			     * + SPLICE_IOV with a closing file response last */
 	uint64_t lingered;  /* bytes discarded while lingering */
 	uint8_t ref_head;   /* the first of them in conn_out.refs (a ring of CONN_REFS_MAX) */
-	uint8_t reserved[7];
+	uint8_t first_entry; /* the queue entry the response being queued starts at (its
+			      * bytes, for the access log: conn_log) */
+	uint8_t reserved[6];
 };
 #define CONN_SLOT_SIZE 64
 STATIC_ASSERT(sizeof(struct conn) == CONN_SLOT_SIZE, "one slot per cache line");
+STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= UINT8_MAX, "first_entry fits its byte");
 
 /* A token: the descriptor in the low half, the slot's generation in the high half. A
  * report for a descriptor that was closed and reused within one batch carries the old
@@ -302,6 +305,7 @@ static void conn_pop_reference(int fd, struct conn *c)
  * before this returns (io_close_now). */
 static void conn_end(int fd, struct conn *c, int at_once)
 {
+	access_log_end(fd); /* responses it did not finish: logged as cut */
 	while (c->ref_count)
 		conn_pop_reference(fd, c);
 	idle_cancel(fd);
@@ -408,6 +412,24 @@ static inline void count_if(uint8_t id)
 
 STATIC_ASSERT(FILE_CODING_MAX <= ACCESS_LOG_CODING_MAX, "every coding fits a log line");
 
+/* The response just queued on c (from c->first_entry on) answered the request log
+ * describes (its line and fields): hands the access log its status counter, body bytes
+ * and coding (len 0: none) and its bytes in the queue, so that its line is written once
+ * they have left (access_log.h). */
+static void conn_log(int fd, const struct conn *c, struct access_log_request *log,
+		     uint8_t status_counter, uint64_t body_bytes, struct text_span coding)
+{
+	if (access_log.fd < 0)
+		return;
+	log->status_counter = status_counter;
+	log->body_bytes = body_bytes;
+	log->coding = coding;
+	log->vhost = access_log.vhost; /* conn_enter_site's, with --site */
+	log->vhost_on = (uint8_t)access_log.vhost_on;
+	const struct k_iovec *q = &conn_out[fd].queue[c->first_entry];
+	access_log_request(fd, log, iov_bytes(q, c->out_head + c->out_count - c->first_entry));
+}
+
 /* For a's response from the file (or representation) f: counts a GET's 200 whose body is
  * a coded representation (BEHAVIOUR 7: responses_compressed, and compressed_bytes_saved,
  * what the identity would have sent less what this sends) and returns the response's
@@ -434,7 +456,7 @@ static struct text_span conn_count_coding(const struct answer *a, const struct c
  * served from disk is its view (answer_disk, its head in the scratch too) and disk_fd
  * its open, whose body goes by reference and is closed once sent (-1: none). */
 static void conn_take_file(int fd, struct conn *c, const struct answer *a,
-			   struct text_span request_line, int disk_fd)
+			   struct access_log_request *log, int disk_fd)
 {
 	const struct cached_file *f = a->file;
 	const char *head = f->head;
@@ -472,14 +494,14 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 		conn_push_response(fd, c, head, head_len, f->body + body_at, body_len);
 	}
 	struct text_span coding = conn_count_coding(a, f); /* counted whether logged or not */
-	access_log_request(fd, request_line, a->status_counter, body_len, coding);
+	conn_log(fd, c, log, a->status_counter, body_len, coding);
 }
 
 /* Queues the 416 of a->file answered with the 416 page (a->page, in memory: BEHAVIOUR
  * 10.12): the page's stored head with Content-Range naming the file's size, rendered into
  * the scratch (free: answer_file made it wait otherwise), then the page's body. */
 static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
-			       struct text_span request_line)
+			       struct access_log_request *log)
 {
 	const struct cached_file *page = pool.site[pool.site_now].pages.error[a->page];
 	struct text_span head = {page->head, file_head_cut(page)};
@@ -488,7 +510,7 @@ static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
 	uint64_t body = a->head_only ? 0 : page->size;
 	conn_push_response(fd, c, conn_scratch[fd], n, page->body, body);
 	struct text_span identity = {0, 0}; /* a page is sent as stored */
-	access_log_request(fd, request_line, a->status_counter, body, identity);
+	conn_log(fd, c, log, a->status_counter, body, identity);
 }
 STATIC_ASSERT(FILE_HEAD_STORED_MAX + CONTENT_RANGE_MAX <= CONN_SCRATCH_SIZE,
 	      "a 416 page's head fits the scratch");
@@ -496,7 +518,9 @@ STATIC_ASSERT(FILE_HEAD_STORED_MAX + CONTENT_RANGE_MAX <= CONN_SCRATCH_SIZE,
 /* Opens the disk-served file of a (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and makes
  * a the answer its fstat decides (answer_disk: its view, rendered into the scratch, in
  * *view), counting responses_from_disk; or, when it cannot be opened as a regular file
- * without following a link, the 404 (answer_disk_missing). Returns the open descriptor
+ * without following a link, the 404 (answer_disk_missing); or, for a file (not a page,
+ * which falls back to its built-in answer) when the descriptor table is full (EMFILE,
+ * ENFILE), the 503 with Retry-After (answer_disk_refused, counted in disk_opens_refused). Returns the open descriptor
  * when the answer sends the file's bytes (a GET's 200, 206 or --error-page 404 of a
  * non-empty file: the queue will own it), else -1 (closed, or never open). */
 static int conn_open_disk(int fd, const struct answer_input *in, struct answer *a,
@@ -504,6 +528,11 @@ static int conn_open_disk(int fd, const struct answer_input *in, struct answer *
 {
 	struct disk_stat st;
 	long file = disk_open(file_cache_root_fd(), a->file, &st, &pool.no_openat2);
+	if ((file == -EMFILE || file == -ENFILE) && a->kind == ANSWER_DISK) { /* try soon */
+		counter_add(C_disk_opens_refused, 1);
+		answer_disk_refused(a);
+		return -1;
+	}
 	if (sys_is_error(file)) {
 		answer_disk_missing(in, a);
 		return -1;
@@ -557,10 +586,11 @@ STATIC_ASSERT(REDIRECT_RULE_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
 /* Acts on the answer a to the request at the front of c's input: counts it, consumes its
  * input, sets the connection's fate and queues the response. Everything is counted before
  * a /metrics body is rendered, so /metrics includes the current request (BEHAVIOUR 7);
- * format is the /metrics form the request asked for; request_line the request line
- * without CRLF (len 0 when it could not be parsed), for the access log. */
+ * format is the /metrics form the request asked for; log the request line without CRLF
+ * (len 0 when it could not be parsed) and its header block, for the access log (conn_log
+ * fills in the rest). */
 static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
-			     enum metrics_format format, struct text_span request_line, int disk_fd)
+			     enum metrics_format format, struct access_log_request *log, int disk_fd)
 {
 	count_if(a->method_counter); /* requests_total is the sum of the status counters */
 	count_if(a->cache_counter);
@@ -569,14 +599,15 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	c->skip = a->skip;
 	c->phase = CONN_P_ANSWERED; /* the next head or body gets a deadline of its own */
 	c->flags |= CONN_F_ANSWERED;
+	c->first_entry = (uint8_t)(c->out_head + c->out_count);
 	if (a->form == CONN_FORM_CLOSE)
 		c->flags |= CONN_F_CLOSE_AFTER | (a->linger ? CONN_F_LINGER : 0);
 	if (a->kind == ANSWER_FILE || a->kind == ANSWER_NOT_MODIFIED || a->kind == ANSWER_PARTIAL ||
 	    a->kind == ANSWER_ERROR_PAGE || a->page == ERROR_PAGE_416) {
 		if (a->page == ERROR_PAGE_416)
-			conn_take_page_416(fd, c, a, request_line);
+			conn_take_page_416(fd, c, a, log);
 		else
-			conn_take_file(fd, c, a, request_line, disk_fd);
+			conn_take_file(fd, c, a, log, disk_fd);
 		return;
 	}
 	const char *bytes;
@@ -609,7 +640,7 @@ static void conn_take_answer(int fd, struct conn *c, const struct answer *a,
 	uint32_t body = a->head_only ? 0 : total_len - head_len;
 	conn_push_response(fd, c, bytes, head_len, bytes + head_len, body);
 	struct text_span no_coding = {0, 0};
-	access_log_request(fd, request_line, a->status_counter, body, no_coding);
+	conn_log(fd, c, log, a->status_counter, body, no_coding);
 }
 
 /* Discards the previous request's body bytes that are in the buffer. Returns the bytes
@@ -648,7 +679,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 {
 	char *buf = conn_buffer[fd];
 	while (!(c->flags & CONN_F_CLOSE_AFTER) && conn_reference_room(c) &&
-	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX) {
+	       c->out_head + c->out_count + RESPONSE_IOV_MAX <= CONN_QUEUE_MAX &&
+	       access_log_room(fd)) {
 		uint32_t avail = c->skip ? conn_skip_body(c) : c->in_end - c->in_start;
 		if (c->skip || avail == 0)
 			break;
@@ -687,10 +719,11 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
 		if (a.kind == ANSWER_METRICS)
 			format = metrics_format_wanted(&req.line, &req.headers, in.fields);
-		struct text_span line = {buf + c->in_start, 0};
-		if (r == PARSE_COMPLETE)
-			line.len = req.line.line_len - 2; /* without CRLF */
-		conn_take_answer(fd, c, &a, format, line, disk_fd);
+		struct access_log_request log = {.line = {buf + c->in_start, 0}};
+		if (r == PARSE_COMPLETE) /* the line without CRLF, and the fields after it */
+			log = (struct access_log_request){.line = {log.line.text, req.line.line_len - 2},
+							  .fields = {in.fields, req.headers.block_len}};
+		conn_take_answer(fd, c, &a, format, &log, disk_fd);
 	}
 	conn_compact_input(c, buf);
 }
@@ -747,6 +780,7 @@ static int conn_flush(int fd, struct conn *c, int *progressed)
 			       : conn_send_reference(fd, c, iov);
 		if (n > 0) {
 			counter_add(C_bytes_written, (uint64_t)n);
+			access_log_sent(fd, (uint64_t)n); /* lines whose last byte left: written */
 			*progressed = 1;
 			uint64_t left = (uint64_t)n;
 			while (c->out_count && left >= iov->iov_len) { /* whole responses */
@@ -967,19 +1001,20 @@ static void conn_answer_timeout(int fd, struct conn *c)
 		access_log.vhost.len = 0;
 	}
 	const struct cached_file *page = pool.site[SITE_DEFAULT].pages.error[ERROR_PAGE_408];
-	struct text_span no_request = {0, 0};
+	struct access_log_request no_request = {.line = {0, 0}};
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
 	c->flags |= CONN_F_CLOSE_AFTER | CONN_F_LINGER;
+	c->first_entry = (uint8_t)(c->out_head + c->out_count);
 	if (page && page->place == FILE_IN_MEMORY) {
 		struct answer a = {.file = page, .kind = ANSWER_ERROR_PAGE, .form = CONN_FORM_CLOSE,
 				   .status_counter = (uint8_t)r->counter, .page = ERROR_PAGE_408};
-		conn_take_file(fd, c, &a, no_request, -1);
+		conn_take_file(fd, c, &a, &no_request, -1);
 	} else {
 		conn_push_response(fd, c, r->bytes, r->head_len, r->bytes + r->head_len,
 				   r->total_len - r->head_len);
-		access_log_request(fd, no_request, r->counter, r->total_len - r->head_len,
-				   no_request);
+		conn_log(fd, c, &no_request, (uint8_t)r->counter, r->total_len - r->head_len,
+			 no_request.line);
 	}
 	c->phase = CONN_P_ANSWERED;
 	conn_service(fd, c);

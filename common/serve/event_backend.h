@@ -81,6 +81,16 @@ static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
  * on stderr where the backend has a line for it. */
 enum exit_code backend_open(void);
 
+/* The listeners are shared with other processes that accept on them (--workers, one
+ * socket per address for every worker: BEHAVIOUR 12): a connection must go to a process
+ * that is waiting for one, never to one that is stopped or busy. epoll: every listener is
+ * watched with EPOLLEXCLUSIVE, which wakes one of the processes waiting in epoll_wait (a
+ * stopped one is not waiting: epoll(7)). io_uring: no accept is armed in the ring, which
+ * would hold a connection for a process that may not run again soon; each listener has
+ * its multishot poll, which wakes every worker's ring, and the loop accepts with accept4.
+ * Call once, after backend_open and before the first backend_watch_listener. */
+void backend_share_listeners(void);
+
 /* Starts (on = 1) or stops (on = 0) watching listener `index` (< LISTENERS_MAX), on
  * descriptor fd, for incoming connections, reported with LISTENER_TOKEN_OF(index).
  * Level-triggered: the loop may leave connections in the backlog. Returns 0 or -errno. */

@@ -326,7 +326,9 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (r == EXIT_OK && loop.listener_parked && (conn_slots_freed() || n == 0))
 			r = listener_set_parked(0);
 	}
-	if (r == EXIT_DRAIN_TIMEOUT || r == EXIT_STOP_AGAIN)
+	if (r == EXIT_DRAIN_TIMEOUT || r == EXIT_STOP_AGAIN) {
 		backend_cancel_all(); /* the stop ends with work in flight: BEHAVIOUR 11 */
+		access_log_end_all(); /* their lines, as cut, for the last flush (BEHAVIOUR 14) */
+	}
 	return r;
 }

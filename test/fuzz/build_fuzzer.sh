@@ -8,11 +8,13 @@ set -euo pipefail
 root=$1 target=$2 out=$3
 
 # The pure core: the parser's layers, answer's routes and file decisions (fields, dates,
-# ranges, encodings), --redirects' matching, responses and counters.
+# ranges, encodings), --redirects' matching, a listing's order (listing.c), responses
+# and counters.
 core=(common/base/char_class.c common/base/counters.c common/answer/file_answer.c common/http/http_date.c
 	common/http/http_host.c common/http/http_parse.c common/http/http_request.c
 	common/answer/responses.c common/answer/routes.c common/base/span.c common/http/url_path.c
-	common/answer/redirects.c common/base/errno_text.c common/base/console.c)
+	common/answer/redirects.c common/base/errno_text.c common/base/console.c
+	common/answer/listing.c)
 extra=()
 if [ "$target" = differential ]; then
 	# The assembly with every symbol prefixed asm_, next to the C reference.

@@ -1,5 +1,7 @@
 // The pieces of a directory listing (common/answer/listing.h): HTML escaping, percent-
 // encoded links, and one row, each against a table of named cases.
+#include <string.h>
+
 #include <string>
 
 #include <gtest/gtest.h>
@@ -47,7 +49,7 @@ TEST(ListingRowTest, FileAndDirectoryRows)
 	char out[LISTING_ROW_MAX(32)];
 	struct listing_entry file = {"a&b.txt", 7, 1234, 1700000000, 0};
 	EXPECT_EQ(std::string(out, listing_row(out, &file)),
-		  "<tr><td><a href=\"a%26b.txt\">a&amp;b.txt</a></td><td>1234</td>"
+		  "<tr><td><a href=\"a%26b.txt\">a&amp;b.txt</a></td><td title=\"1234\">1.2 KiB</td>"
 		  "<td>2023-11-14 22:13:20</td></tr>\n");
 	struct listing_entry dir = {"d", 1, 0, 0, 1};
 	EXPECT_EQ(std::string(out, listing_row(out, &dir)),
@@ -62,9 +64,57 @@ TEST(ListingRowTest, WorstCaseFitsTheBounds)
 	struct listing_entry r = {name.data(), name.size(), UINT64_MAX, 253402300799ull, 1};
 	EXPECT_LE(listing_row(&out[0], &r), LISTING_ROW_MAX(255));
 	std::string page(LISTING_PAGE_MAX(255), '\0');
-	size_t n = listing_start(&page[0], name.data(), name.size());
-	n += listing_end(&page[n]);
-	EXPECT_LE(n, LISTING_PAGE_MAX(255));
+	for (unsigned order = 0; order < LISTING_ORDERS; order++) {
+		size_t n = listing_start(&page[0], name.data(), name.size(), order);
+		n += listing_end(&page[n]);
+		EXPECT_LE(n, LISTING_PAGE_MAX(255)) << "order " << order;
+	}
+}
+
+// Readable sizes (BEHAVIOUR 10.14): bytes under 1 KiB, else one decimal of the largest
+// binary unit reached, rounded half up, a rounding to 1024.0 moving to the next unit.
+TEST(ListingSizeTest, ReadableSizes)
+{
+	const struct {
+		uint64_t size;
+		const char *text;
+	} cases[] = {
+		{0, "0 B"},           {1023, "1023 B"},         {1024, "1.0 KiB"},
+		{1229, "1.2 KiB"},    {1280, "1.3 KiB"},        {1075, "1.0 KiB"},
+		{1076, "1.1 KiB"},    {1048524, "1023.9 KiB"},  {1048525, "1.0 MiB"},
+		{1048575, "1.0 MiB"}, {1300000, "1.2 MiB"},     {1ull << 40, "1.0 TiB"},
+		{UINT64_MAX, "16.0 EiB"},
+	};
+	char out[LISTING_SIZE_TEXT_MAX];
+	for (const auto &c : cases)
+		EXPECT_EQ(std::string(out, listing_size_text(out, c.size)), c.text) << c.size;
+}
+
+// The query's order (BEHAVIOUR 10.14): sort * 2 + desc; an unknown or missing sort the
+// default whatever order says; an unknown order ascending; the first of each counts.
+TEST(ListingSizeTest, OrderOfTheQuery)
+{
+	const struct {
+		const char *query;
+		unsigned order;
+	} cases[] = {
+		{"", 0},
+		{"sort=name", 0},
+		{"sort=name&order=desc", 1},
+		{"sort=size", 2},
+		{"order=desc&sort=size", 3},
+		{"sort=date&order=asc", 4},
+		{"a=b&sort=date&&order=desc", 5},
+		{"sort=bogus&order=desc", 0},
+		{"order=desc", 0},
+		{"sort=size&order=up", 2},
+		{"sort=Size", 0},
+		{"sort=size&sort=date", 2},
+		{"sort=sizes", 0},
+		{"sort=date&order=desc&order=asc", 5},
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(listing_order_of_query(c.query, strlen(c.query)), c.order) << c.query;
 }
 
 } // namespace

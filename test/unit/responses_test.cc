@@ -82,6 +82,8 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		 C_connections_refused},
 		{"503 draining", RESP_HEALTH_DRAINING, "HTTP/1.1 503 Service Unavailable\r\n",
 		 C_responses_503},
+		{"503 disk busy", RESP_DISK_BUSY, "HTTP/1.1 503 Service Unavailable\r\n",
+		 C_responses_503},
 		{"421", RESP_MISDIRECTED, "HTTP/1.1 421 Misdirected Request\r\n", C_responses_421},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);

@@ -2,8 +2,11 @@
 // for byte as a loaded file would be, 206 past 2 GiB on a sparse file, validators from
 // the file as it is now, a file that shrinks mid-send closes the connection and counts
 // bodies_cut_short, a symbolic link swapped in after start is never followed, and a tree
-// with a 4 GiB file starts without reading it and with a small resident set.
+// with a 4 GiB file starts without reading it and with a small resident set; an open
+// refused by a full descriptor table (EMFILE) is the 503 with Retry-After (issue 30).
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -370,6 +373,75 @@ TEST(DiskTest, FourGiBTreeStartsSmallAndServes)
 	uint64_t rss_kb = ProcField(tree.pid(), "status", "VmRSS");
 	EXPECT_GT(rss_kb, 0u);
 	EXPECT_LT(rss_kb, kRssBoundKb);
+}
+
+// The lowest descriptor number pid does not hold (/proc/PID/fd): an open in pid gets it,
+// so a soft RLIMIT_NOFILE of exactly that refuses the next open with EMFILE. -1 on error.
+int LowestFreeDescriptor(pid_t pid)
+{
+	std::string dir = "/proc/" + std::to_string(pid) + "/fd/";
+	for (int fd = 0; fd < (1 << 16); fd++) {
+		struct stat st;
+		if (lstat((dir + std::to_string(fd)).c_str(), &st) != 0)
+			return errno == ENOENT ? fd : -1;
+	}
+	return -1;
+}
+
+// BEHAVIOUR 10.18, issue 30: the serving process's soft RLIMIT_NOFILE lowered (prlimit)
+// to its lowest free descriptor, so the open of a disk-served file fails with EMFILE: a
+// GET and a HEAD on a kept connection get the static 503 with Retry-After (keep-alive,
+// HEAD without the body), counted in disk_opens_refused and responses_503,
+// not in responses_from_disk; a file in memory is still served; once the limit is back,
+// the same GET is the whole file.
+TEST(DiskTest, FullDescriptorTableIs503WithRetryAfter)
+{
+	REQUIRE_FEATURE("files");
+	ServedTree tree("disk", FillMixed, {"--cache-bytes", "1K"});
+	ASSERT_EQ(tree.error(), "");
+	pid_t serving = ServingGeneration(tree.pid());
+	ASSERT_GT(serving, 0);
+	Client c(tree.port());
+	ASSERT_TRUE(c.connected());
+	ASSERT_TRUE(c.Send(Get("/small.txt")));
+	ASSERT_EQ(ParseResponse(c.TakeResponse(false, kTimeoutMs)).status, 200);
+	struct rlimit was;
+	ASSERT_EQ(prlimit(serving, RLIMIT_NOFILE, nullptr, &was), 0) << strerror(errno);
+	int lowest = LowestFreeDescriptor(serving);
+	ASSERT_GT(lowest, 2);
+	struct rlimit lowered = {static_cast<rlim_t>(lowest), was.rlim_max};
+	ASSERT_EQ(prlimit(serving, RLIMIT_NOFILE, &lowered, nullptr), 0) << strerror(errno);
+	const std::string unavailable = "HTTP/1.1 503 Service Unavailable\r\n";
+	ASSERT_TRUE(c.Send(Get("/big.bin")));
+	std::string got = c.TakeResponse(false, kTimeoutMs);
+	HttpResponse r = ParseResponse(got);
+	EXPECT_EQ(got.rfind(unavailable, 0), 0u) << got;
+	EXPECT_EQ(r.Header("Retry-After"), "1");
+	EXPECT_EQ(r.Header("Connection"), "keep-alive");
+	EXPECT_EQ(r.body, "service unavailable\n");
+	ASSERT_TRUE(c.Send(Get("/big.bin", "HEAD")));
+	got = c.TakeResponse(true, kTimeoutMs);
+	EXPECT_EQ(got.rfind(unavailable, 0), 0u) << got;
+	EXPECT_EQ(got.substr(got.size() - 4), "\r\n\r\n") << "HEAD: no body";
+	ASSERT_TRUE(c.Send(Get("/small.txt")));
+	EXPECT_EQ(ParseResponse(c.TakeResponse(false, kTimeoutMs)).body, "small\n");
+	ASSERT_TRUE(c.Send(Get("/metrics")));
+	Counters parsed;
+	std::string error;
+	ASSERT_TRUE(ParseMetricsBody(ParseResponse(c.TakeResponse(false, kTimeoutMs)).body,
+				     &parsed, &error))
+		<< error;
+	std::map<std::string, uint64_t> m(parsed.begin(), parsed.end());
+	EXPECT_EQ(m["disk_opens_refused"], 2u);
+	EXPECT_EQ(m["responses_503"], 2u);
+	EXPECT_EQ(m["responses_from_disk"], 0u);
+	ASSERT_EQ(prlimit(serving, RLIMIT_NOFILE, &was, nullptr), 0) << strerror(errno);
+	ASSERT_TRUE(c.Send(Get("/big.bin")));
+	got = c.TakeResponse(false, kTimeoutMs);
+	EXPECT_TRUE(got == FileHead(kOctets, kBodyBytes, tree.dir() + "/big.bin", true) +
+				   Random(kBodyBytes, 1))
+		<< got.substr(0, 300);
+	EXPECT_EQ(Counter(tree.port(), "disk_opens_refused"), 2u);
 }
 
 } // namespace

@@ -54,21 +54,37 @@ const std::vector<Entry> kTree = {
 const char kPageStart[] =
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 	"<meta name=\"viewport\" content=\"width=device-width\"><title>Index of ";
-const char kTableStart[] =
-	"</h1>\n<table>\n<tr><th>Name</th><th>Size</th><th>Last modified (UTC)</th></tr>\n";
 const char kPageEnd[] = "</table>\n</body></html>\n";
 
-std::string Page(const std::string &title, const std::string &rows)
+// The header row of a page listed by sort ("name", "size", "date") in order desc: each
+// heading links to its sort ascending, or descending on the page of that sort ascending.
+std::string Headings(const std::string &sort = "name", bool desc = false)
 {
-	return kPageStart + title + "</title></head>\n<body><h1>Index of " + title + kTableStart +
-	       rows + kPageEnd;
+	std::string row = "<tr>";
+	for (auto [word, heading] : {std::pair<std::string, std::string>{"name", "Name"},
+				     {"size", "Size"},
+				     {"date", "Last modified (UTC)"}})
+		row += "<th><a href=\"?sort=" + word + "&amp;order=" +
+		       (word == sort && !desc ? "desc" : "asc") + "\">" + heading + "</a></th>";
+	return row + "</tr>\n";
 }
 
+std::string Page(const std::string &title, const std::string &rows,
+		 const std::string &headings = Headings())
+{
+	return kPageStart + title + "</title></head>\n<body><h1>Index of " + title +
+	       "</h1>\n<table>\n" + headings + rows + kPageEnd;
+}
+
+// A row; size "-" (a directory's) or the decimal bytes, under 1 KiB here: shown as
+// "N B" with the bytes in the cell's title.
 std::string Row(const std::string &href, const std::string &name, const std::string &size,
 		const std::string &time)
 {
-	return "<tr><td><a href=\"" + href + "\">" + name + "</a></td><td>" + size +
-	       "</td><td>" + time + "</td></tr>\n";
+	std::string cell = size == "-" ? "<td>-</td>"
+				       : "<td title=\"" + size + "\">" + size + " B</td>";
+	return "<tr><td><a href=\"" + href + "\">" + name + "</a></td>" + cell + "<td>" +
+	       time + "</td></tr>\n";
 }
 
 const std::string kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; "
@@ -77,19 +93,22 @@ const std::string kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plai
 
 const std::string kParentRow = "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n";
 
+// The root's rows (kTree).
+const std::string kEmptyRow = Row("empty/", "empty/", "-", "2020-09-13 12:26:40");
+const std::string kSubRow = Row("sub/", "sub/", "-", "2022-04-15 05:20:00");
+const std::string kWithIndexRow = Row("withindex/", "withindex/", "-", "2020-09-13 12:28:20");
+const std::string kBetaRow = Row("Beta.txt", "Beta.txt", "5", "2020-09-13 12:28:20");
+const std::string kEscapedRow =
+	Row("a%3C%26%22%3Eb.txt", "a&lt;&amp;&quot;&gt;b.txt", "8", "2020-09-13 12:30:00");
+const std::string kCafeRow =
+	Row("caf%C3%A9%20%C3%BC.txt", "caf\xc3\xa9 \xc3\xbc.txt", "6", "2020-09-13 12:31:40");
+const std::string kZetaRow = Row("zeta.txt", "zeta.txt", "5", "2023-11-14 22:13:20");
+
 // The root's page: directories first, then files, each bytewise ('B' < 'a' < 'c' < 'z');
 // `<`, `&`, `"` escaped in the text and percent-encoded in the link, as every byte but
 // A-Z a-z 0-9 - . _ ~ is; .env and .git absent.
-const std::string kRootPage = Page(
-	"/", Row("empty/", "empty/", "-", "2020-09-13 12:26:40") +
-		     Row("sub/", "sub/", "-", "2022-04-15 05:20:00") +
-		     Row("withindex/", "withindex/", "-", "2020-09-13 12:28:20") +
-		     Row("Beta.txt", "Beta.txt", "5", "2020-09-13 12:28:20") +
-		     Row("a%3C%26%22%3Eb.txt", "a&lt;&amp;&quot;&gt;b.txt", "8",
-			 "2020-09-13 12:30:00") +
-		     Row("caf%C3%A9%20%C3%BC.txt", "caf\xc3\xa9 \xc3\xbc.txt", "6",
-			 "2020-09-13 12:31:40") +
-		     Row("zeta.txt", "zeta.txt", "5", "2023-11-14 22:13:20"));
+const std::string kRootPage = Page("/", kEmptyRow + kSubRow + kWithIndexRow + kBetaRow +
+						kEscapedRow + kCafeRow + kZetaRow);
 const char kRootModified[] = "Tue, 14 Nov 2023 22:13:20 GMT"; // zeta.txt, the newest
 // sub/: its own mtime is newer than in.json; .htaccess (newer still) is not listed.
 const std::string kSubPage =
@@ -274,6 +293,69 @@ TEST(ListingTest, RevalidationAndRanges)
 			  std::to_string(kSubPage.size()) + "\r\nLast-Modified: " + kSubModified +
 			  "\r\nETag: " + ListingEtag(kSubPage) +
 			  "\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n<!DOCTYPE html>");
+}
+
+// issue 31, BEHAVIOUR 10.14: each ?sort=&order= is a page of its own, byte for byte
+// (directories first in every order; ties by name ascending; a directory has no size),
+// with its own ETag and the directory's Last-Modified; parameters in any order, others
+// passed over; an unknown sort (or none) is the default page whatever order says, an
+// unknown order ascending; a page's 304 takes its own ETag, not another order's.
+TEST(ListingTest, SortOrdersArePagesOfTheirOwn)
+{
+	START_LISTING(server, {"--listing"});
+	const std::string dirs = kEmptyRow + kSubRow + kWithIndexRow;
+	const struct {
+		const char *query;
+		std::string page;
+	} cases[] = {
+		{"?sort=name&order=desc",
+		 Page("/", kWithIndexRow + kSubRow + kEmptyRow + kZetaRow + kCafeRow + kEscapedRow +
+				   kBetaRow,
+		      Headings("name", true))},
+		{"?sort=size", Page("/", dirs + kBetaRow + kZetaRow + kCafeRow + kEscapedRow,
+				    Headings("size"))},
+		{"?order=desc&sort=size",
+		 Page("/", dirs + kEscapedRow + kCafeRow + kBetaRow + kZetaRow, Headings("size", true))},
+		{"?x=1&sort=date&order=asc",
+		 Page("/", kEmptyRow + kWithIndexRow + kSubRow + kBetaRow + kEscapedRow + kCafeRow +
+				   kZetaRow,
+		      Headings("date"))},
+		{"?sort=date&order=desc",
+		 Page("/", kSubRow + kWithIndexRow + kEmptyRow + kZetaRow + kCafeRow + kEscapedRow +
+				   kBetaRow,
+		      Headings("date", true))},
+		{"?sort=size&order=sideways",
+		 Page("/", dirs + kBetaRow + kZetaRow + kCafeRow + kEscapedRow, Headings("size"))},
+		{"?sort=bogus&order=desc", kRootPage},
+		{"?order=desc", kRootPage},
+		{"?sort=name&order=asc", kRootPage},
+		{"?", kRootPage},
+	};
+	for (const auto &c : cases)
+		ExpectGetAndHead(server.port(), std::string("/") + c.query, [&](bool head) {
+			return ListingResponse(c.page, kRootModified, head);
+		});
+	const std::string &by_size = cases[1].page;
+	EXPECT_NE(ListingEtag(by_size), ListingEtag(kRootPage));
+	EXPECT_EQ(Roundtrip(server.port(),
+			    CloseRequest("GET", "/?sort=size", "If-None-Match: " + ListingEtag(kRootPage) +
+								   "\r\n"),
+			    false, kTimeoutMs)
+			  .bytes,
+		  ListingResponse(by_size, kRootModified, false));
+	EXPECT_EQ(Roundtrip(server.port(),
+			    CloseRequest("GET", "/?sort=size", "If-None-Match: " + ListingEtag(by_size) +
+								   "\r\n"),
+			    false, kTimeoutMs)
+			  .bytes,
+		  "HTTP/1.1 304 Not Modified\r\nLast-Modified: " + std::string(kRootModified) +
+			  "\r\nETag: " + ListingEtag(by_size) + "\r\nConnection: close\r\n\r\n");
+	ExpectGetAndHead(server.port(), "/sub/?sort=date&order=desc", [](bool head) {
+		return ListingResponse(
+			Page("/sub/", kParentRow + Row("in.json", "in.json", "3", "2020-09-13 12:33:20"),
+			     Headings("date", true)),
+			kSubModified, head);
+	});
 }
 
 // Without --listing nothing changes: `/` without index.html says hello, a directory

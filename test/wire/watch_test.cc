@@ -213,7 +213,7 @@ TEST_P(WatchTest, BurstOfChangesIsOneReload)
 	std::string last;
 	ASSERT_GE(WaitForAnswer(d.port(), "/f19.txt", "200 19", &last), 0) << last << d.Err();
 	// With --workers 2 the old image's workers may still take a connection while they
-	// drain (their listeners are in the same SO_REUSEPORT group until they close), so each
+	// drain (they share the listening socket until they close their copies), so each
 	// file is waited for rather than asked once.
 	for (int i = 0; i < 20; i++)
 		EXPECT_GE(WaitForAnswer(d.port(), "/f" + std::to_string(i) + ".txt",

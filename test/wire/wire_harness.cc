@@ -1224,6 +1224,8 @@ const std::vector<std::string> kRefusedCounterNames = {"connections_refused", "r
 const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_303",
 						    "responses_307", "responses_308",
 						    "responses_410"};
+// A disk open refused by a full descriptor table (BEHAVIOUR 10.18); every routed tier.
+const std::vector<std::string> kDiskRefusedCounterNames = {"disk_opens_refused"};
 // A host no --site names without --root (BEHAVIOUR 10.21); counted in every routed tier.
 const std::vector<std::string> kSiteCounterNames = {"responses_421"};
 
@@ -1265,7 +1267,7 @@ std::vector<std::string> ExpectedCounterNames()
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
-					 &kSiteCounterNames})
+					 &kDiskRefusedCounterNames, &kSiteCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
@@ -1847,6 +1849,12 @@ bool ProcessRuns(pid_t pid)
 {
 	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");
 	return state != 0 && state != 'Z';
+}
+
+bool ProcessStopped(pid_t pid)
+{
+	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");
+	return state == 'T' || state == 't';
 }
 
 // ---- Waiting for state (/proc, sock_diag) ----

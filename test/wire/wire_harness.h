@@ -634,6 +634,9 @@ std::string ProcessTreeReport(pid_t pid);
 // Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
 bool ProcessRuns(pid_t pid);
 
+// Whether pid is stopped (SIGSTOP, or a tracer): /proc/PID/stat state T or t.
+bool ProcessStopped(pid_t pid);
+
 // One descriptor of a process that names a memfd of the snapshot ("/memfd:apollod-snapshot",
 // BEHAVIOUR 10.17): its /proc/PID/fd path, and the memfd's inode and size.
 struct SnapshotMemfd {
