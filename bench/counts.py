@@ -70,14 +70,14 @@ class FileTree:
 
 
 def run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
-                 signal_child=False, tier_args=(), expect=EXPECTED_STATUS["wrk"]):
+                 signal_child=False, tier_args=(), expect=EXPECTED_STATUS["wrk"], host=None):
     """Starts binary (a tier, or the peer kind when kind is in servers.PEERS) under
     wrapper, sends requests `request` (bytes; None: `GET /`, "file": FILE_REQUEST_FORMAT)
     one after another, each answered with the status line expect, then stops it with
     SIGTERM (sent to the wrapper's child if signal_child). The protocol of every
     per-request instrument: callgrind and strace here, the qemu trace of
     compare/aarch64_section.py. tier_args: more flags for a tier (--access-log FILE,
-    --root DIR)."""
+    --root DIR); host: the "file" request's Host instead of 127.0.0.1:PORT."""
     if kind in servers.PEERS:
         # A fresh config directory per run: nginx creates (and chowns) its temp dirs once.
         tree = servers.ServingTree(sizes=[], prefix="apollod-%s-" % kind).__enter__()
@@ -91,7 +91,10 @@ def run_wrapped(kind, binary, wrapper, requests, workdir, request=None,
         waiter = servers.only_child(server.pid) if signal_child else server.pid
         servers.wait_idle(waiter, WRAPPED_START_BOUND_S)
         if request == "file":
-            request = FILE_REQUEST_FORMAT.format(port=server.port).encode()
+            request = FILE_REQUEST_FORMAT.format(port=server.port)
+            if host:
+                request = request.replace("127.0.0.1:%d" % server.port, host)
+            request = request.encode()
         for _ in range(requests):
             response = servers.fetch(server.port, request, timeout=30.0,
                                      defer_accept=True)
@@ -114,7 +117,7 @@ def parse_callgrind_totals(text):
 
 
 def callgrind_total(kind, binary, requests, workdir, request=None, tier_args=(),
-                    expect=EXPECTED_STATUS["wrk"]):
+                    expect=EXPECTED_STATUS["wrk"], host=None):
     """Total user-space instructions (callgrind's Ir) of one run with requests requests,
     over every process of the server (valgrind follows fork: h2o forks a helper; each
     process writes its own file, %p in the name)."""
@@ -126,7 +129,7 @@ def callgrind_total(kind, binary, requests, workdir, request=None, tier_args=(),
         # are not the daemon's (BEHAVIOUR 19): it would be killed by SIGSYS.
         tier_args = tuple(tier_args) + ("--no-sandbox",)
     run_wrapped(kind, binary, wrapper, requests, workdir, request, tier_args=tier_args,
-                expect=expect)
+                expect=expect, host=host)
     outputs = glob.glob(stem + ".*.out")
     if not outputs:
         raise RuntimeError("callgrind wrote nothing; see " + stem + ".log")
@@ -138,24 +141,25 @@ def callgrind_total(kind, binary, requests, workdir, request=None, tier_args=(),
 
 
 @contextlib.contextmanager
-def request_setup(request, tier_args):
+def request_setup(request, tier_args, per_root=None):
     """with request_setup(request, tier_args) as args: the tier flags request (a key of
-    REQUESTS) needs: tier_args, plus --root over a FileTree for "file"."""
+    REQUESTS) needs: tier_args, plus --root over a FileTree for "file", plus what
+    per_root(that root) returns (bench/vhost_cost.py: a --config of sites over it)."""
     if request != "file":
         yield list(tier_args)
         return
     with FileTree() as root:
-        yield list(tier_args) + ["--root", root]
+        yield list(tier_args) + ["--root", root] + (per_root(root) if per_root else [])
 
 
 def instructions_per_request(kind, binary, requests=DEFAULT_REQUESTS, request="wrk",
-                             tier_args=()):
+                             tier_args=(), host=None, per_root=None):
     """(Ir with requests requests - Ir with none) / requests, from callgrind. request:
-    a key of REQUESTS; tier_args: see run_wrapped."""
+    a key of REQUESTS; tier_args, host: see run_wrapped; per_root: see request_setup."""
     with tempfile.TemporaryDirectory(prefix="apollod-callgrind-") as workdir, \
-            request_setup(request, tier_args) as args:
+            request_setup(request, tier_args, per_root) as args:
         loaded = callgrind_total(kind, binary, requests, workdir, REQUESTS[request], args,
-                                 EXPECTED_STATUS[request])
+                                 EXPECTED_STATUS[request], host)
         idle = callgrind_total(kind, binary, 0, workdir, tier_args=args)
     return (loaded - idle) / requests
 

@@ -58,6 +58,8 @@ struct answer_input {
 	uint8_t stopping;         /* the daemon is stopping, or draining after a reload: this is
 				   * the last answer, and /health says 503 */
 	uint8_t routes;           /* enum route_set: what the connection's listener answers */
+	uint8_t misdirected;      /* no site serves the request's host (SITE_NONE: BEHAVIOUR
+				   * 10.21): what a site would answer is a 421 */
 };
 
 enum answer_kind {
@@ -367,13 +369,19 @@ static inline enum route answer_route_of(const struct answer_input *in,
 }
 
 /* Picks the response for a GET or HEAD of line's path: /health and /metrics first, then
- * a cached file (or directory), then "/" says hello; else 404. */
+ * (a 421 when no site serves the host) a cached file (or directory), then "/" says hello;
+ * else 404. */
 static inline void answer_route(const struct answer_input *in, const struct request_line *line,
 			  struct answer *a)
 {
 	a->head_only = line->method == HTTP_METHOD_HEAD;
 	a->method_counter = a->head_only ? C_requests_head : C_requests_get;
-	switch (answer_route_of(in, line)) {
+	enum route route = answer_route_of(in, line);
+	if (in->misdirected && (route == ROUTE_ROOT || route == ROUTE_NONE)) {
+		a->response = RESP_MISDIRECTED; /* a site's path, and no site for the host */
+		return;
+	}
+	switch (route) {
 	case ROUTE_ROOT: /* DIR's index.html when there is one */
 		a->response = RESP_HELLO;
 		if (in->find_file)
@@ -408,6 +416,8 @@ static inline void answer_options(const struct answer_input *in, const struct re
 	int index;
 	if (in->request->target_form == TARGET_ASTERISK) {
 		a->response = RESP_OPTIONS_ANY;
+	} else if (in->misdirected) {
+		a->response = RESP_MISDIRECTED;
 	} else if (in->find_file && answer_lookup_name(line->target, line->path_len, name, &len,
 						       &index) != URL_PATH_OK) {
 		a->response = RESP_BAD_REQUEST;

@@ -104,16 +104,21 @@ static void release_table(void)
 
 void file_cache_release(void)
 {
-	for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
-		struct file_arena *a = &cache.arenas[i];
-		if (!a->base)
-			continue;
-		sys_munmap((void *)a->base, a->size);
-		if (cache.manifest_fd < 0) /* else registered: reload_release_hand_over closes it */
-			sys_close(a->fd); /* the generation holds its own */
-		*a = (struct file_arena){0, 0, -1, 0};
+	for (uint32_t s = 0; s < SITES_MAX; s++) {
+		file_cache_enter(s);
+		for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
+			struct file_arena *a = &cache.arenas[i];
+			if (!a->base)
+				continue;
+			sys_munmap((void *)a->base, a->size);
+			if (cache.manifest_fd < 0) /* else registered: reload_release_hand_over
+						    * closes it */
+				sys_close(a->fd); /* the generation holds its own */
+			*a = (struct file_arena){0, 0, -1, 0};
+		}
+		release_table();
 	}
-	release_table();
+	file_cache_enter(SITE_DEFAULT);
 }
 
 /* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
@@ -529,7 +534,7 @@ enum exit_code file_cache_seal_arenas(void)
 {
 	settle_arenas();
 	enum exit_code r = seal_body_arena();
-	if (r == EXIT_OK)
+	if (r == EXIT_OK && !(cache.load_flags & FILE_CACHE_NO_MANIFEST))
 		write_manifest();
 	return r;
 }

@@ -1,6 +1,8 @@
 /* The file cache's table and its lookup (see file_cache.h): entries, representations,
  * heads and the --error-page and --fallback pages. Start-up only, except file_cache_find. */
 #include "common/answer/file_cache_state.h"
+#include "common/answer/redirects.h"
+#include "common/answer/sites.h"
 
 #include "common/base/console.h"
 #include "common/base/errno_text.h"
@@ -20,15 +22,33 @@ STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len,
 STATIC_ASSERT(FILE_CACHE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
 STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
 
-struct file_cache_state cache;
+struct file_cache_sites cache_sites;
+
+void file_cache_enter(uint32_t site)
+{
+	cache_sites.current = site;
+}
+
+/* sites.h's: here beside the cache, so that sites.c stays the pure tables (and links into
+ * the unit tests without the file cache). */
+void sites_enter(uint32_t s)
+{
+	file_cache_enter(s);
+	redirects_enter(s);
+	path_fields_enter(s);
+}
 
 #define NS_PER_MS 1000000ull
 
-/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail). */
+/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail),
+ * "--site DIR" for a named site's (sites.h). */
 static void root_line(const char *lead, const char *what, long err)
 {
 	char reason[ERRNO_TEXT_MAX];
-	write_stderr(LITERAL("apollod: --root "));
+	if (cache_sites.current != SITE_DEFAULT)
+		write_stderr(LITERAL("apollod: --site "));
+	else
+		write_stderr(LITERAL("apollod: --root "));
 	write_stderr(cache.root_dir, cstr_len(cache.root_dir));
 	write_stderr(LITERAL(": "));
 	write_stderr(lead, cstr_len(lead));
@@ -62,13 +82,14 @@ enum exit_code file_cache_skip(const char *what, long err)
 
 const struct cached_file *file_cache_find(const char *name, size_t len)
 {
-	if (cache.entry_count == 0)
+	const struct file_cache_state *c = &cache; /* the current site's, read once */
+	if (c->entry_count == 0)
 		return 0;
 	for (uint32_t i = file_cache_name_hash(name, len);; i++) {
-		uint32_t slot = cache.index_slot[i & (cache.index_size - 1)];
+		uint32_t slot = c->index_slot[i & (c->index_size - 1)];
 		if (slot == 0)
 			return 0;
-		const struct cached_file *f = &cache.files[slot - 1];
+		const struct cached_file *f = &c->files[slot - 1];
 		if (f->name_len == len && span_eq(f->name, name, len))
 			return f;
 	}

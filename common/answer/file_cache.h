@@ -250,6 +250,8 @@ size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
 /* file_cache_load flags */
 #define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
 #define FILE_CACHE_LISTING 0x2  /* --listing: list each directory without FILE_INDEX_NAME */
+#define FILE_CACHE_NO_MANIFEST 0x4 /* a named site (sites.h): no manifest for the next image,
+				    * which reads its tree afresh (only the default hands on) */
 
 /* The page a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define FILE_INDEX_NAME "index.html"
@@ -378,6 +380,10 @@ uint32_t file_cache_unsettled(void);
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the
  * root's): no loaded name ends in '/' or is empty. Pure: no syscalls. */
 const struct cached_file *file_cache_find(const char *path, size_t len);
+
+/* Makes site (< SITES_MAX) current: every file_cache_* call from now on loads, reads or
+ * releases its table and arenas (sites.h). Site 0, the default, is current at first. */
+void file_cache_enter(uint32_t site);
 
 APOLLOD_EXTERN_C_END
 

@@ -14,6 +14,7 @@
 #include "common/base/exit_codes.h"
 #include "common/answer/file_cache.h"
 #include "common/answer/file_manifest.h"
+#include "common/base/limits.h"
 #include "common/base/static_assert.h"
 
 APOLLOD_EXTERN_C_BEGIN
@@ -131,7 +132,14 @@ struct file_cache_state {
 							  * head of its status */
 	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
 };
-extern struct file_cache_state cache; /* file_cache.c */
+/* Every site's cache (sites.h), and the one current: the request's being answered, or the
+ * site being loaded. The four files read and write the current one as `cache`. */
+struct file_cache_sites {
+	uint32_t current;                          /* file_cache_enter */
+	struct file_cache_state site[SITES_MAX];
+};
+extern struct file_cache_sites cache_sites; /* file_cache.c */
+#define cache (cache_sites.site[cache_sites.current])
 
 /* What the loading walk learnt of one file (file_walk.c's copy_file). */
 struct loaded_file {

@@ -60,6 +60,7 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	S("apollod_responses_total{code=" METRICS_Q("410") "}", C_responses_410)              \
 	S("apollod_responses_total{code=" METRICS_Q("414") "}", C_responses_414)              \
 	S("apollod_responses_total{code=" METRICS_Q("416") "}", C_responses_416)              \
+	S("apollod_responses_total{code=" METRICS_Q("421") "}", C_responses_421)              \
 	S("apollod_responses_total{code=" METRICS_Q("503") "}", C_responses_503)              \
 	F("apollod_read_bytes_total", "counter", "Bytes read from clients.")                  \
 	S("apollod_read_bytes_total", C_bytes_read)                                           \

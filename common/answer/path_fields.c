@@ -17,7 +17,13 @@ struct path_fields_state {
 	uint16_t line_len[PATH_FIELDS_MAX];
 	char block[PATH_FIELDS_BLOCK_MAX];       /* the rendered lines, in order */
 };
-static struct path_fields_state path_fields;
+/* Each site's (sites.h), and the one the request being answered is for. */
+struct path_fields_sites {
+	uint32_t current;                          /* the current site: path_fields_enter */
+	struct path_fields_state site[SITES_MAX];
+};
+static struct path_fields_sites path_fields;
+#define fields_now (path_fields.site[path_fields.current])
 STATIC_ASSERT(PATH_FIELDS_BLOCK_MAX <= UINT16_MAX && PATH_PATTERN_MAX <= UINT16_MAX,
 	      "offsets and lengths fit 16 bits");
 
@@ -51,45 +57,50 @@ int path_pattern_matches(const char *pattern, size_t pattern_len, const char *na
 const char *path_fields_setup(const char *const *patterns, const char *const *fields, uint32_t n,
 			      uint32_t *bad)
 {
-	path_fields.count = 0;
-	path_fields.used = 0;
+	fields_now.count = 0;
+	fields_now.used = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t pattern_len = cstr_len(patterns[i]), w = 0;
 		*bad = i;
 		enum extra_field_problem p = extra_field_render(
-			fields[i], cstr_len(fields[i]), path_fields.block + path_fields.used,
-			PATH_FIELDS_BLOCK_MAX - path_fields.used, &w);
+			fields[i], cstr_len(fields[i]), fields_now.block + fields_now.used,
+			PATH_FIELDS_BLOCK_MAX - fields_now.used, &w);
 		if (!path_pattern_check(patterns[i], pattern_len) || p != EXTRA_OK) {
-			path_fields.used = 0;
+			fields_now.used = 0;
 			return !path_pattern_check(patterns[i], pattern_len) ? reason_bad_pattern
 			       : p == EXTRA_TOO_LONG                          ? reason_too_long
 									      : extra_field_reasons[p];
 		}
-		path_fields.pattern[i] = patterns[i];
-		path_fields.pattern_len[i] = (uint16_t)pattern_len;
-		path_fields.line_at[i] = (uint16_t)path_fields.used;
-		path_fields.line_len[i] = (uint16_t)w;
-		path_fields.used += (uint32_t)w;
+		fields_now.pattern[i] = patterns[i];
+		fields_now.pattern_len[i] = (uint16_t)pattern_len;
+		fields_now.line_at[i] = (uint16_t)fields_now.used;
+		fields_now.line_len[i] = (uint16_t)w;
+		fields_now.used += (uint32_t)w;
 	}
-	path_fields.count = n;
+	fields_now.count = n;
 	return 0;
 }
 
 uint32_t path_fields_max(void)
 {
-	return path_fields.used; /* each line moves its CRLF to the front: the same length */
+	return fields_now.used; /* each line moves its CRLF to the front: the same length */
 }
 
 size_t path_fields_render(const char *name, size_t len, char *out)
 {
 	char *p = out;
-	for (uint32_t i = 0; i < path_fields.count; i++) {
-		if (!path_pattern_matches(path_fields.pattern[i], path_fields.pattern_len[i], name,
+	for (uint32_t i = 0; i < fields_now.count; i++) {
+		if (!path_pattern_matches(fields_now.pattern[i], fields_now.pattern_len[i], name,
 					  len))
 			continue;
-		const char *line = path_fields.block + path_fields.line_at[i];
+		const char *line = fields_now.block + fields_now.line_at[i];
 		p = copy_span(p, LITERAL(LINE_END));
-		p = copy_span(p, line, path_fields.line_len[i] - (sizeof(LINE_END) - 1));
+		p = copy_span(p, line, fields_now.line_len[i] - (sizeof(LINE_END) - 1));
 	}
 	return (size_t)(p - out);
+}
+
+void path_fields_enter(uint32_t site)
+{
+	path_fields.current = site;
 }

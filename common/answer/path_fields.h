@@ -49,6 +49,11 @@ uint32_t path_fields_max(void);
  * Returns the bytes written. Start-up only. */
 size_t path_fields_render(const char *name, size_t len, char *out);
 
+/* Makes site (< SITES_MAX) current: path_fields_setup, _max and _render read and write
+ * its patterns and fields from now on (sites.h). Site 0, the default, is current at
+ * first. */
+void path_fields_enter(uint32_t site);
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_PATH_FIELDS_H */

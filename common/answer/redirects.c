@@ -15,9 +15,14 @@
 #define INDEX_NAME "index.html" /* a 200 rule's TO ending in '/' names this file */
 
 /* The state of the site's two configuration files (site_files.h); this module's is
- * site_files.redirects. */
+ * site_files.redirects, the current site's (sites.h). */
 struct site_files_state site_files;
-#define redirects site_files.redirects
+#define redirects site_files.redirects[site_files.current]
+
+void redirects_enter(uint32_t site)
+{
+	site_files.current = site;
+}
 
 static const char *const problem_words[] = {
 #define REDIRECTS_PROBLEM_WORDS(id, words) [id] = words,

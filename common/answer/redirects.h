@@ -142,6 +142,10 @@ size_t redirect_render(char *out, const struct redirect_rule *r, const struct re
 /* The status counter of rule r's answer. */
 uint8_t redirect_counter(const struct redirect_rule *r);
 
+/* Makes site (< SITES_MAX) current: redirects_load, _rules and _match read and write
+ * its rules from now on (sites.h). Site 0, the default, is current at first. */
+void redirects_enter(uint32_t site);
+
 APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_REDIRECTS_H */

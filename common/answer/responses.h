@@ -32,6 +32,9 @@ APOLLOD_EXTERN_C_BEGIN
 #define ALLOW_METHODS "GET, HEAD, OPTIONS"
 #define HEAD_ALLOW_LINE "Allow: " ALLOW_METHODS "\r\n"
 
+/* A request for a host no site serves (BEHAVIOUR 10.21): RFC 9110 15.5.20. */
+#define STATUS_421 "421 Misdirected Request"
+
 /* A full table's 503 (BEHAVIOUR 4): come back in a second, when a slot may be free. */
 #define HEAD_RETRY_AFTER_LINE "Retry-After: 1\r\n"
 
@@ -53,7 +56,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(RESP_UNAVAILABLE, STATUS_503, C_connections_refused, 20, "service unavailable\n", \
 	  HEAD_RETRY_AFTER_LINE)                                                         \
 	X(RESP_DISK_BUSY, STATUS_503, C_responses_503, 20, "service unavailable\n",       \
-	  HEAD_RETRY_AFTER_LINE)
+	  HEAD_RETRY_AFTER_LINE)                                                         \
+	X(RESP_MISDIRECTED, STATUS_421, C_responses_421, 20, "misdirected request\n", "")
 
 enum static_response_id {
 #define RESPONSE_ENUM(id, status, cnt, len, body, extra) id,

@@ -68,7 +68,9 @@ APOLLOD_EXTERN_C_BEGIN
  * (the descriptor table, the process's or the system's, is full), answered 503 with
  * Retry-After (BEHAVIOUR 10.18); each such 503 also counts in responses_503.
  * gzip_pending: the files the first start left to the compressing generation (BEHAVIOUR
- * 10.10), set at load; 0 once that generation serves or failed (or with none to make). */
+ * 10.10), set at load; 0 once that generation serves or failed (or with none to make).
+ * responses_421: requests for a host no --site names when there is no --root to serve
+ * it (BEHAVIOUR 10.21); a status counter. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -122,7 +124,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_308)          \
 	X(responses_410)          \
 	X(disk_opens_refused)     \
-	X(gzip_pending)
+	X(gzip_pending)           \
+	X(responses_421)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
@@ -145,7 +148,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_303)           \
 	X(responses_307)           \
 	X(responses_308)           \
-	X(responses_410)
+	X(responses_410)           \
+	X(responses_421)
 
 enum counter_id {
 #define COUNTER_ENUM(name) C_##name,

@@ -29,6 +29,12 @@
 #define EXTRA_FIELDS_MAX 32
 /* --header-for: per-path fields given at most this often. */
 #define PATH_FIELDS_MAX 32
+/* --site: named sites at most, and the sites a generation holds (the default, --root,
+ * is site 0). Each holds a file table and arenas of its own (file_cache_state.h), which
+ * bounds it: 16 sites' arenas are 128 descriptors at most. */
+#define SITES_NAMED_MAX 15
+#define SITES_MAX (SITES_NAMED_MAX + 1)
+#define SITES_HOST_MAX 253 /* a --site name's bytes: a DNS name's most (RFC 1035 2.3.4) */
 
 STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "the slot table is a power of two");
 STATIC_ASSERT(CONN_QUEUE_MAX < 1024, "a queue leaves in one writev: IOV_MAX is 1024");

@@ -321,6 +321,8 @@ static enum parse_outcome apply_field(const char *buf, const struct header_field
 	case NAME_HOST:
 		if (out->host_count++ || !http_host_valid(f->value, f->value_len))
 			return PARSE_BAD;
+		out->host_at = (uint16_t)(f->value - buf); /* the block fits 16 bits */
+		out->host_len = (uint16_t)f->value_len;
 		return PARSE_COMPLETE;
 	case NAME_CONTENT_LENGTH: {
 		uint64_t cl;

@@ -118,11 +118,17 @@ struct header_block {
 	uint32_t field_count;    /* lines in field[] */
 	struct field_line field[HEADER_FIELD_LINES_MAX]; /* every line of a recorded field,
 							  * in the order of the block */
+	uint16_t host_at;        /* host_count 1: the Host value's first byte (OWS trimmed),
+				  * from the block's first byte; --site picks by it */
+	uint16_t host_len;       /* host_count 1: its bytes */
 };
-/* 20 bytes, the lines, and 4 bytes of tail padding (content_length aligns it to 8). */
+/* 20 bytes, the lines, and the Host value's place in what was the tail padding. */
 #define HEADER_BLOCK_SIZE 12312
 STATIC_ASSERT(sizeof(struct header_block) == HEADER_BLOCK_SIZE, "layout");
 STATIC_ASSERT(RECORDED_FIELD_COUNT <= 8, "fields_seen has a bit for each field");
+#define HEADER_BLOCK_HOST_AT 12308
+STATIC_ASSERT(__builtin_offsetof(struct header_block, host_at) == HEADER_BLOCK_HOST_AT,
+	      "the Host place sits in the tail that was padding");
 
 /* Parses `METHOD SP target SP HTTP/1.x CRLF` at the start of buf.
  * COMPLETE: *out is filled; out->line_len bytes were consumed and out->target points

@@ -27,6 +27,7 @@
 #include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
 #include "common/answer/redirects.h"
+#include "common/answer/sites.h"
 #include "common/serve/idle.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
@@ -150,7 +151,11 @@ static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KI
 struct serve_plan {
 	struct cli_options opts;
 	const uint64_t *auxv;
-	struct site_pages pages; /* --error-page and --fallback, found in the snapshot */
+	/* Site s (sites.h): its settings (0: --root's, from the options; s: --site s's),
+	 * then its --error-page and --fallback as found in its snapshot */
+	uint32_t site_count; /* 1 + the --site count */
+	struct cli_site site[SITES_MAX];
+	struct site_pages pages[SITES_MAX];
 	/* worker i serves listen_fd[i][0..opts.listen_count): one socket per address, the
 	 * same in every row (bound here, or passed by a service manager or a reload), or
 	 * its own group's when a reload passed one group per worker (groups > 1) */
@@ -158,10 +163,10 @@ struct serve_plan {
 	int passed; /* sockets passed by socket activation (0: none, bind opts.listen) */
 	int groups; /* passed by a reload from a daemon that gave each worker a socket of its
 		     * own (APOLLOD_LISTEN_GROUPS): one group per worker; else 1 */
-	/* --headers FILE: its text, which its --header-for pairs point into, and the line of
-	 * each pair (0: the command line's) */
-	char headers_text[HEADERS_FILE_MAX + 1];
-	uint32_t header_for_line[CLI_HEADER_FOR_MAX];
+	/* Each site's --headers FILE: its text, which its --header-for pairs point into, and
+	 * the line of each pair (0: the command line's or the --config file's) */
+	char headers_text[SITES_MAX][HEADERS_FILE_MAX + 1];
+	uint32_t header_for_line[SITES_MAX][CLI_HEADER_FOR_MAX];
 };
 
 /* The start-up's state, static: the plan outlives the fork (the workers read it), and
@@ -191,14 +196,19 @@ static int plan_shared(const struct serve_plan *plan)
 }
 
 /* BEHAVIOUR 19: the serving process's sandbox, unless --no-sandbox: Landlock (read-only
- * beneath --root) and the SYS_SERVE rows' filter. A serving process never starts another
+ * beneath --root and every --site DIR) and the SYS_SERVE rows' filter. A serving process never starts another
  * image (the resident supervisor does, unfiltered: supervisor.h). Returns EXIT_OK, or
  * EXIT_SANDBOX after one line. */
 static enum exit_code enter_sandbox(const struct serve_plan *plan)
 {
 	if (plan->opts.no_sandbox)
 		return EXIT_OK;
-	long r = sandbox_landlock(plan->opts.root);
+	const char *roots[SITES_MAX];
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < plan->site_count; s++)
+		if (plan->site[s].root)
+			roots[n++] = plan->site[s].root;
+	long r = sandbox_landlock(roots, n);
 	if (sys_is_error(r)) {
 		console_fail("sandbox: landlock", 0, 0, r);
 		return EXIT_SANDBOX;
@@ -244,7 +254,12 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
-	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages,
+	for (uint32_t s = 1; s < plan->site_count; s++) { /* each reads its own rules */
+		sites_enter(s);
+		conn_setup_site(s, file_cache_find, &plan->pages[s]);
+	}
+	sites_enter(SITE_DEFAULT);
+	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages[SITE_DEFAULT],
 		   connection_capacity(plan->opts.max_connections));
 	if (plan->opts.admin) /* the last listener (cli_parse; a reload passes it last) */
 		conn_admin_listener(plan->listen_fd[index][addresses - 1]);
@@ -388,16 +403,6 @@ static enum exit_code setup_extra_fields(const struct cli_options *opts)
 	return refuse_words("--header", &opts->headers[bad], 1, extra_field_reasons[p]);
 }
 
-/* --watch (BEHAVIOUR 10.16): the inotify descriptor, and the loader's hook that watches
- * every directory before listing it. Returns EXIT_OK or the start-up error (reported). */
-static enum exit_code start_watch(void)
-{
-	enum exit_code r = watch_open();
-	if (r == EXIT_OK)
-		file_cache_on_directory(watch_directory);
-	return r;
-}
-
 /* The line console_file_problem writes for the --headers FILE at path; EXIT_USAGE. */
 static enum exit_code refuse_headers_file(const char *path, uint32_t line, const char *why,
 					  long err)
@@ -406,27 +411,27 @@ static enum exit_code refuse_headers_file(const char *path, uint32_t line, const
 	return EXIT_USAGE;
 }
 
-/* --headers FILE (BEHAVIOUR 10.13): its pairs appended to --header-for's, after the
- * command line's, each pair's line kept. Returns EXIT_OK, or EXIT_USAGE after one line
- * naming the file, the line and why. */
-static enum exit_code load_headers_file(struct serve_plan *plan)
+/* Site s's --headers FILE (BEHAVIOUR 10.13): its pairs appended to its --header-for's,
+ * after those given as flags or settings, each pair's line kept. Returns EXIT_OK, or
+ * EXIT_USAGE after one line naming the file, the line and why. */
+static enum exit_code load_headers_file(struct serve_plan *plan, uint32_t s)
 {
-	struct cli_options *o = &plan->opts;
+	struct cli_site *o = &plan->site[s];
 	uint32_t line = 0;
 	enum headers_problem p = HEADERS_CANNOT_OPEN;
 	long n = sys_openat(AT_FDCWD, o->headers_file, O_RDONLY | O_CLOEXEC);
 	if (!sys_is_error(n)) {
 		int fd = (int)n;
-		n = sys_read_full(fd, plan->headers_text, sizeof(plan->headers_text));
+		n = sys_read_full(fd, plan->headers_text[s], sizeof(plan->headers_text[s]));
 		sys_close(fd);
 		p = sys_is_error(n) ? HEADERS_CANNOT_READ
 		    : (size_t)n > HEADERS_FILE_MAX ? HEADERS_FILE_TOO_BIG : HEADERS_OK;
 	}
 	if (p == HEADERS_OK) {
 		struct headers_out out = {o->header_for_pattern, o->header_for_field,
-					  plan->header_for_line, &o->header_for_count,
+					  plan->header_for_line[s], &o->header_for_count,
 					  CLI_HEADER_FOR_MAX};
-		p = headers_file_parse(plan->headers_text, (size_t)n, &out, &line);
+		p = headers_file_parse(plan->headers_text[s], (size_t)n, &out, &line);
 	}
 	if (p == HEADERS_OK)
 		return EXIT_OK;
@@ -434,20 +439,36 @@ static enum exit_code load_headers_file(struct serve_plan *plan)
 				   sys_is_error(n) ? n : 0);
 }
 
-/* Checks the --header-for words (path_fields.h; --headers FILE's among them) and that
- * --error-page, --fallback and --redirects come with --root. Returns EXIT_OK, or
- * EXIT_USAGE after one stderr line naming the refused word(s), or file and line, and why. */
+/* Checks site s's --header-for words (path_fields.h, into its state; its --headers FILE's
+ * among them). Returns EXIT_OK, or EXIT_USAGE after one stderr line naming the refused
+ * words, or file and line, and why. */
+static enum exit_code setup_site_fields(const struct serve_plan *plan, uint32_t s)
+{
+	const struct cli_site *o = &plan->site[s];
+	uint32_t bad = 0;
+	path_fields_enter(s);
+	const char *why = path_fields_setup(o->header_for_pattern, o->header_for_field,
+					    o->header_for_count, &bad);
+	path_fields_enter(SITE_DEFAULT);
+	if (why && plan->header_for_line[s][bad])
+		return refuse_headers_file(o->headers_file, plan->header_for_line[s][bad], why, 0);
+	if (why) {
+		const char *words[] = {o->header_for_pattern[bad], o->header_for_field[bad]};
+		return refuse_words("--header-for", words, 2, why);
+	}
+	return EXIT_OK;
+}
+
+/* Checks every site's --header-for words (setup_site_fields) and that --error-page,
+ * --fallback and --redirects come with --root. Returns EXIT_OK, or EXIT_USAGE after one
+ * stderr line naming the refused word(s), or file and line, and why. */
 static enum exit_code setup_site_flags(const struct serve_plan *plan)
 {
 	const struct cli_options *opts = &plan->opts;
-	uint32_t bad = 0;
-	const char *why = path_fields_setup(opts->header_for_pattern, opts->header_for_field,
-					    opts->header_for_count, &bad);
-	if (why && plan->header_for_line[bad])
-		return refuse_headers_file(opts->headers_file, plan->header_for_line[bad], why, 0);
-	if (why) {
-		const char *words[] = {opts->header_for_pattern[bad], opts->header_for_field[bad]};
-		return refuse_words("--header-for", words, 2, why);
+	for (uint32_t s = 0; s < plan->site_count; s++) {
+		enum exit_code r = setup_site_fields(plan, s);
+		if (r != EXIT_OK)
+			return r;
 	}
 	int pages = 0;
 	for (unsigned i = 0; i < ERROR_PAGE_COUNT; i++)
@@ -464,6 +485,39 @@ static enum exit_code setup_site_flags(const struct serve_plan *plan)
 }
 
 STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
+
+/* BEHAVIOUR 10.21: the sites, plan->site[0] --root's settings (copied from the options)
+ * and plan->site[s] the s-th --site's, and the host tables (sites_setup). Returns
+ * EXIT_OK, or EXIT_USAGE (EXIT_CONFIG for a name of the --config file) after one line
+ * naming a host given twice. */
+static enum exit_code collect_sites(struct serve_plan *plan)
+{
+	struct cli_options *o = &plan->opts;
+	const char *host[SITES_NAMED_MAX];
+	uint32_t host_len[SITES_NAMED_MAX], bad = 0;
+	__builtin_memset(&plan->site[0], 0, sizeof(plan->site[0]));
+	cli_site_swap(o, &plan->site[0]); /* the default's own settings, copied: */
+	struct cli_site copy = plan->site[0];
+	cli_site_swap(o, &plan->site[0]);
+	plan->site[0] = copy;
+	plan->site[0].root = o->root;
+	plan->site_count = 1 + o->site_count;
+	for (uint32_t i = 0; i < o->site_count; i++) {
+		plan->site[i + 1] = o->site[i];
+		host[i] = o->site[i].host;
+		host_len[i] = o->site[i].host_len;
+	}
+	if (sites_setup(host, host_len, o->site_count, o->root != 0, &bad) == SITES_OK)
+		return EXIT_OK;
+	char where[CONFIG_WHERE_MAX];
+	size_t where_len = config_where(&main_state.config_started, host[bad], where);
+	write_stderr(LITERAL("apollod: "));
+	write_stderr(where, where_len);
+	write_stderr(where_len ? "site " : "--site ", where_len ? 5 : 7);
+	write_stderr(host[bad], host_len[bad]);
+	write_stderr(LITERAL(": the host is named by an earlier site\n"));
+	return where_len ? EXIT_CONFIG : EXIT_USAGE;
+}
 
 /* Every process of the daemon is named `apollod` in ps and top (comm): a generation is
  * started with execveat(2) of a descriptor, which would name it after the descriptor's
@@ -494,8 +548,11 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	main_state.argv = argv;
 	main_state.started = plan->opts;
 	enum exit_code checked = setup_extra_fields(&plan->opts);
-	if (checked == EXIT_OK && plan->opts.headers_file)
-		checked = load_headers_file(plan);
+	if (checked == EXIT_OK)
+		checked = collect_sites(plan);
+	for (uint32_t s = 0; s < plan->site_count && checked == EXIT_OK; s++)
+		if (plan->site[s].headers_file)
+			checked = load_headers_file(plan, s);
 	if (checked == EXIT_OK)
 		checked = setup_site_flags(plan);
 	if (checked != EXIT_OK)
@@ -507,46 +564,88 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	return STARTUP_CONTINUE;
 }
 
-/* Loads --root (BEHAVIOUR 10.17): --watch's descriptor first, the arenas a reload handed
- * over reused, the tree read into the snapshot, --error-page and --fallback found in it,
- * the arenas handed on to the next reload, the files counted; under --watch, files still
- * being written are read again once quiet. Returns EXIT_OK or the
+/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its share
+ * of --cache-bytes (shares of `sites` loaded), the arenas a reload handed over reused
+ * (the default site's only: it alone hands on a manifest), its tree read, its
+ * --error-page and --fallback found in it, its --redirects read. Returns EXIT_OK or the
  * failing step's code (reported). */
-static enum exit_code load_root(struct serve_plan *plan)
+static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t sites)
 {
 	const struct cli_options *opts = &plan->opts;
-	enum exit_code r = opts->watch ? start_watch() : EXIT_OK;
-	if (r != EXIT_OK)
-		return r;
-	file_cache_set_budget(opts->cache_bytes);
+	const struct cli_site *site = &plan->site[s];
+	sites_enter(s);
+	if (opts->watch) {
+		file_cache_on_directory(watch_directory);
+		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS); /* 10.16: only settled files */
+	}
+	file_cache_set_budget(opts->cache_bytes / sites);
 	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
 	if (opts->compress && !reload_is_generation())
 		file_cache_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
-	if (opts->watch) /* BEHAVIOUR 10.16: only settled files */
-		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS);
 	const int *handed;
-	uint32_t handed_count = reload_handed_over(&handed);
+	uint32_t handed_count = s == SITE_DEFAULT ? reload_handed_over(&handed) : 0;
 	file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
-	r = file_cache_load(opts->root,
-			    (opts->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
-				    (opts->listing ? FILE_CACHE_LISTING : 0u),
-			    opts->max_files);
+	enum exit_code r = file_cache_load(
+		site->root,
+		(opts->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
+			(opts->listing ? FILE_CACHE_LISTING : 0u) |
+			(s != SITE_DEFAULT ? FILE_CACHE_NO_MANIFEST : 0u),
+		opts->max_files);
 	if (r == EXIT_OK)
-		r = file_cache_pages(opts->error_page, opts->fallback, &plan->pages);
-	if (r == EXIT_OK && opts->redirects) /* after the tree: a 200 rule names its file */
-		r = redirects_load(opts->redirects, file_cache_find);
+		r = file_cache_pages(site->error_page, site->fallback, &plan->pages[s]);
+	if (r == EXIT_OK && site->redirects) /* after the tree: a 200 rule names its file */
+		r = redirects_load(site->redirects, file_cache_find);
+	return r;
+}
+
+/* The gauges load_sites sums over the sites (count_site). */
+enum site_sum { SUM_FILES, SUM_BYTES, SUM_SKIPPED, SUM_GZIP, SUM_GZIP_PENDING, SUM_COUNT };
+
+/* Adds what site s's snapshot (the current one) holds to the gauges of *sum: files,
+ * bytes, skipped entries, gzip representations, gzip forms left to the compressing
+ * generation; and counts its compressions at load. */
+static void count_site(uint64_t sum[SUM_COUNT])
+{
+	sum[SUM_FILES] += file_cache_count();
+	sum[SUM_BYTES] += file_cache_bytes();
+	sum[SUM_SKIPPED] += file_cache_skipped();
+	sum[SUM_GZIP] += file_cache_gzip_count() + file_cache_gzip_reused();
+	sum[SUM_GZIP_PENDING] += file_cache_gzip_pending();
+	counter_add(C_compressions_at_load, file_cache_gzip_runs()); /* BEHAVIOUR 10.10 */
+	if (file_cache_unsettled())
+		watch_recheck(); /* read them again once they are quiet */
+}
+
+/* Loads every site that has a DIR (BEHAVIOUR 10.17, 10.21): --watch's descriptor first,
+ * then each site (load_site), the default's arenas handed on to the next reload, the
+ * files of all counted; under --watch, files still being written are read again once
+ * quiet. Leaves the default site current. Returns EXIT_OK or the failing step's code
+ * (reported). */
+static enum exit_code load_sites(struct serve_plan *plan)
+{
+	enum exit_code r = plan->opts.watch ? watch_open() : EXIT_OK;
+	uint32_t loaded = 0;
+	uint64_t sum[SUM_COUNT] = {0};
+	for (uint32_t s = 0; s < plan->site_count; s++)
+		loaded += plan->site[s].root != 0;
+	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++)
+		if (plan->site[s].root)
+			r = load_site(plan, s, loaded);
+	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++) {
+		sites_enter(s);
+		if (plan->site[s].root)
+			count_site(sum);
+	}
+	sites_enter(SITE_DEFAULT);
 	if (r != EXIT_OK)
 		return r;
 	int hand[FILE_CACHE_HANDOVER_MAX];
-	reload_hand_over(hand, file_cache_hand_over(hand));
-	counter_set(C_files_cached, file_cache_count()); /* this snapshot's, on a page */
-	counter_set(C_bytes_cached, file_cache_bytes()); /* a reload's old one shares */
-	counter_set(C_entries_skipped, file_cache_skipped());
-	counter_add(C_compressions_at_load, file_cache_gzip_runs()); /* BEHAVIOUR 10.10 */
-	counter_set(C_gzip_representations, file_cache_gzip_count() + file_cache_gzip_reused());
-	counter_set(C_gzip_pending, file_cache_gzip_pending());
-	if (file_cache_unsettled())
-		watch_recheck(); /* read them again once they are quiet */
+	reload_hand_over(hand, plan->opts.root ? file_cache_hand_over(hand) : 0);
+	counter_set(C_files_cached, sum[SUM_FILES]); /* these snapshots', on a page */
+	counter_set(C_bytes_cached, sum[SUM_BYTES]); /* a reload's old ones share */
+	counter_set(C_entries_skipped, sum[SUM_SKIPPED]);
+	counter_set(C_gzip_representations, sum[SUM_GZIP]);
+	counter_set(C_gzip_pending, sum[SUM_GZIP_PENDING]);
 	return EXIT_OK;
 }
 
@@ -567,7 +666,7 @@ static enum exit_code prepare_content(struct serve_plan *plan)
 		if (r != EXIT_OK)
 			return r;
 	}
-	return plan->opts.root ? load_root(plan) : EXIT_OK;
+	return plan->site_count > 1 || plan->opts.root ? load_sites(plan) : EXIT_OK;
 }
 
 /* Opens the target path ("/...", or NULL: nothing to check) beneath the directory dir,
@@ -584,14 +683,15 @@ static enum exit_code check_target(long dir, const char *flag, const char *path)
 	return EXIT_OK;
 }
 
-/* BEHAVIOUR 2.2: --root opens as a directory, and every --error-page target and the
- * --fallback target as files beneath it (the tree is not walked). Returns EXIT_OK, or
- * EXIT_ROOT_READ after one line. */
-static enum exit_code check_root(const struct cli_options *opts)
+/* BEHAVIOUR 2.2: a site's DIR (--root, or a --site's) opens as a directory, and every
+ * --error-page target and the --fallback target of the site as files beneath it (the
+ * tree is not walked). Returns EXIT_OK, or EXIT_ROOT_READ after one line. */
+static enum exit_code check_root(const struct cli_site *opts)
 {
 	long dir = sys_openat(AT_FDCWD, opts->root, K_O_DIRECTORY | K_O_CLOEXEC);
 	if (sys_is_error(dir)) {
-		console_fail("--root", opts->root, cstr_len(opts->root), dir);
+		console_fail(opts->host ? "--site" : "--root", opts->root, cstr_len(opts->root),
+			     dir);
 		return EXIT_ROOT_READ;
 	}
 	enum exit_code r = check_target(dir, "--fallback", opts->fallback);
@@ -603,7 +703,7 @@ static enum exit_code check_root(const struct cli_options *opts)
 
 /* --check-config (BEHAVIOUR 2.2), after the command line and the file were read and
  * checked: --user, the access log (opened, as the start would), --mime-types and
- * check_root; nothing bound, nothing loaded. Returns EXIT_OK after the line
+ * check_root of every site; nothing bound, nothing loaded. Returns EXIT_OK after the line
  * "configuration ok", or the failing step's code (reported). */
 static enum exit_code check_settings(struct serve_plan *plan)
 {
@@ -614,8 +714,9 @@ static enum exit_code check_settings(struct serve_plan *plan)
 				   (enum access_log_format)opts->access_log_format, plan->auxv);
 	if (r == EXIT_OK && opts->mime_types)
 		r = mime_types_load(opts->mime_types);
-	if (r == EXIT_OK && opts->root)
-		r = check_root(opts);
+	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++)
+		if (plan->site[s].root)
+			r = check_root(&plan->site[s]);
 	if (r == EXIT_OK)
 		sys_write(K_STDOUT, LITERAL("configuration ok\n"));
 	return r;
@@ -649,15 +750,37 @@ static int reload_allowed(void)
  * is, the counters a load sets set again. Returns 0, or the exit code (reported). */
 static int compress_late(void)
 {
-	enum exit_code r = file_cache_compress_late();
+	const struct serve_plan *plan = &main_state.plan;
+	enum exit_code r = EXIT_OK;
+	uint64_t bytes = 0, gzip = 0;
+	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++) {
+		sites_enter(s); /* each site's table, and its --header-for fields for the heads */
+		if (plan->site[s].root && file_cache_gzip_pending())
+			r = file_cache_compress_late();
+		counter_add(C_compressions_at_load, file_cache_gzip_runs());
+		bytes += file_cache_bytes();
+		gzip += file_cache_gzip_count();
+	}
+	sites_enter(SITE_DEFAULT);
 	if (r != EXIT_OK)
 		return r;
 	int hand[FILE_CACHE_HANDOVER_MAX];
-	reload_hand_over(hand, file_cache_hand_over(hand));
-	counter_set(C_bytes_cached, file_cache_bytes());
-	counter_add(C_compressions_at_load, file_cache_gzip_runs());
-	counter_set(C_gzip_representations, file_cache_gzip_count());
+	reload_hand_over(hand, plan->opts.root ? file_cache_hand_over(hand) : 0);
+	counter_set(C_bytes_cached, bytes);
+	counter_set(C_gzip_representations, gzip);
 	return EXIT_OK;
+}
+
+/* Whether any site's first load left gzip forms to make (file_cache_defer_gzip). */
+static int sites_gzip_pending(const struct serve_plan *plan)
+{
+	uint32_t pending = 0;
+	for (uint32_t s = 0; s < plan->site_count; s++) {
+		sites_enter(s);
+		pending += file_cache_gzip_pending();
+	}
+	sites_enter(SITE_DEFAULT);
+	return pending != 0;
 }
 
 /* Start-up step 3: the worker count resolved, the listeners opened and announced; the
@@ -682,7 +805,7 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 		return SUPERVISOR_IN_GENERATION;
 	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
 	supervisor_check_reloads(reload_allowed);
-	if (file_cache_gzip_pending())
+	if (sites_gzip_pending(plan))
 		supervisor_compress_later(compress_late);
 	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
 			      file_cache_release);

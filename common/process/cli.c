@@ -210,6 +210,7 @@ enum flag_kind {
 	FLAG_HEADER_FOR, /* two words, PATTERN and 'Name: value', kept for path_fields.h */
 	FLAG_COMPRESS,   /* CLI_COMPRESS_GZIP_WORD or CLI_COMPRESS_OFF_WORD: a uint8_t 1 or 0 */
 	FLAG_ADMIN_ADDRESS, /* ADDR:PORT: admin_listen, and admin set to 1 (BEHAVIOUR 6.5) */
+	FLAG_SITE,          /* HOST=DIR: appended to site[] (BEHAVIOUR 10.21) */
 	FLAG_LOG_FORMAT,    /* a word of cli_log_format_words: its index, a uint8_t */
 };
 
@@ -289,6 +290,9 @@ static const struct flag_row flag_rows[] = {
 	 CLI_ACCEPT_ROOT, FLAG_HEADER_FOR, 0, 0, FIELD(header_for_pattern)},
 	{"--headers", "FILE", "--root adds FILE's fields (_headers format) as --header-for does",
 	 "none", CLI_ACCEPT_ROOT, FLAG_PATH, 0, 0, FIELD(headers_file)},
+	{"--site", "HOST=DIR",
+	 "serve DIR to requests for HOST (a name or *.suffix); --root serves other hosts; "
+	 "repeatable (up to 15)", "none", CLI_ACCEPT_ROOT, FLAG_SITE, 0, 0, FIELD(site)},
 	{"--workers", "N|auto", "serving processes (auto: one per CPU)", 0,
 	 CLI_ACCEPT_WORKERS, FLAG_NUMBER, 1, CLI_WORKERS_MAX, FIELD(workers)},
 	{"--drain-timeout", "SECONDS", "a graceful stop may take this long", 0,
@@ -331,6 +335,67 @@ static unsigned error_status_index(const char *v)
 	else
 		id = ERROR_PAGE_COUNT;
 	return id;
+}
+
+#define ASCII_CASE_BIT 0x20 /* 'A' | ASCII_CASE_BIT is 'a' */
+
+int cli_site_host_valid(const char *host, size_t len)
+{
+	size_t i = len >= 2 && host[0] == '*' && host[1] == '.' ? 2 : 0;
+	size_t label = 0;
+	if (i == len || len > CLI_SITE_HOST_MAX)
+		return 0;
+	for (; i < len; i++) {
+		char c = host[i];
+		if (c == '.' && label == 0)
+			return 0; /* an empty label */
+		label = c == '.' ? 0 : label + 1;
+		int letter = (c | ASCII_CASE_BIT) >= 'a' && (c | ASCII_CASE_BIT) <= 'z';
+		if (c != '.' && c != '-' && !letter && !(c >= '0' && c <= '9'))
+			return 0;
+	}
+	return label != 0;
+}
+
+/* Appends the --site word v, HOST=DIR, to opts->site (which has room), its own settings
+ * empty. Returns 1, or 0 when v is no such word. */
+static int store_site(const char *v, struct cli_options *opts)
+{
+	size_t n = 0;
+	while (v[n] && v[n] != '=')
+		n++;
+	if (v[n] != '=' || !v[n + 1] || !cli_site_host_valid(v, n))
+		return 0;
+	struct cli_site *site = &opts->site[opts->site_count++];
+	__builtin_memset(site, 0, sizeof(*site));
+	site->host = v;
+	site->host_len = (uint32_t)n;
+	site->root = v + n + 1;
+	return 1;
+}
+
+/* Exchanges *a and *b, n bytes each (they do not overlap). */
+static void swap_bytes(void *a, void *b, size_t n)
+{
+	char *x = a, *y = b;
+	for (size_t i = 0; i < n; i++) {
+		char t = x[i];
+		x[i] = y[i];
+		y[i] = t;
+	}
+}
+
+void cli_site_swap(struct cli_options *opts, struct cli_site *site)
+{
+	swap_bytes(opts->error_page, site->error_page, sizeof(site->error_page));
+	swap_bytes(&opts->fallback, &site->fallback, sizeof(site->fallback));
+	swap_bytes(&opts->redirects, &site->redirects, sizeof(site->redirects));
+	swap_bytes(&opts->headers_file, &site->headers_file, sizeof(site->headers_file));
+	swap_bytes(&opts->header_for_count, &site->header_for_count,
+		   sizeof(site->header_for_count));
+	swap_bytes(opts->header_for_pattern, site->header_for_pattern,
+		   sizeof(site->header_for_pattern));
+	swap_bytes(opts->header_for_field, site->header_for_field, sizeof(site->header_for_field));
 }
 
 /* Sets *out to the index of v among cli_log_format_words. Returns 1, or 0 for no word. */
@@ -378,6 +443,8 @@ static int store_value(const struct flag_row *r, const char *v, struct cli_optio
 	case FLAG_HEADER: /* checked whole at start-up (extra_fields.h), named if bad */
 		opts->headers[opts->header_count++] = v;
 		return 1;
+	case FLAG_SITE:
+		return store_site(v, opts);
 	case FLAG_ERROR_PAGE: /* the code's entry of the field's array */
 		n = error_status_index(v);
 		if (n == ERROR_PAGE_COUNT)
@@ -434,6 +501,9 @@ static uint32_t *repeat_count(unsigned kind, unsigned accept, struct cli_options
 	case FLAG_HEADER_FOR:
 		*limit = CLI_HEADER_FOR_MAX;
 		return &opts->header_for_count;
+	case FLAG_SITE:
+		*limit = CLI_SITES_MAX;
+		return &opts->site_count;
 	default:
 		*limit = 1;
 		return 0;
@@ -644,6 +714,27 @@ int cli_parse_setting(const char *name, size_t name_len, char *value, unsigned a
 	return parse_flag(argc, words, &i, accept, layer, opts);
 }
 
+/* Whether row r is a setting a site has of its own (struct cli_site). */
+static int site_row(const struct flag_row *r)
+{
+	return r->offset == FIELD(error_page) || r->offset == FIELD(fallback) ||
+	       r->offset == FIELD(redirects) || r->offset == FIELD(headers_file) ||
+	       r->offset == FIELD(header_for_pattern);
+}
+
+int cli_parse_site_setting(const char *name, size_t name_len, char *value, unsigned accept,
+			   struct cli_layer *layer, struct cli_options *opts,
+			   struct cli_site *site)
+{
+	const struct flag_row *r = setting_row(name, name_len, accept);
+	if (r && !site_row(r))
+		return refuse(opts, CLI_PROBLEM_NOT_SITE, 0, r->flag);
+	cli_site_swap(opts, site);
+	int ok = cli_parse_setting(name, name_len, value, accept, layer, opts);
+	cli_site_swap(opts, site);
+	return ok;
+}
+
 /* Whether row r's setting is the same in a and b (the kinds restart_rows holds). */
 static int same_setting(const struct flag_row *r, const struct cli_options *a,
 			const struct cli_options *b)
@@ -715,6 +806,9 @@ static void put_problem(struct text_out *o, const struct cli_options *opts, int 
 		put_problem_word(o, opts);
 	} else if (opts->problem == CLI_PROBLEM_NOT_SETTING) {
 		put_cstr(o, " is a command-line flag, not a setting");
+	} else if (opts->problem == CLI_PROBLEM_NOT_SITE) {
+		put_cstr(o, " is not a site's setting (a site section takes error-page, fallback,"
+			    " redirects, headers and header-for)");
 	} else if (opts->problem == CLI_PROBLEM_TOO_MANY) {
 		put_cstr(o, ": given more than ");
 		put(o, digits, n);

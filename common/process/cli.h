@@ -41,6 +41,24 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_HEADER_FOR_MAX PATH_FIELDS_MAX /* --header-for given at most this often */
 
 #define CLI_LISTEN_MAX LISTENERS_MAX /* --listen addresses */
+#define CLI_SITES_MAX SITES_NAMED_MAX /* --site given at most this often */
+#define CLI_SITE_WORD "site" /* a --config file's section line: "site HOST DIR" */
+#define CLI_SITE_HOST_MAX SITES_HOST_MAX /* a --site name's bytes */
+
+/* A --site HOST=DIR (BEHAVIOUR 10.21), and what its section of a --config file says: the
+ * settings a site has of its own. */
+struct cli_site {
+	const char *host;           /* "name" or "*.suffix", host_len bytes (no NUL after) */
+	const char *root;           /* DIR */
+	uint32_t host_len;
+	uint32_t header_for_count;  /* its header-for lines, in order: */
+	const char *error_page[ERROR_PAGE_COUNT]; /* its error-page lines, by code, or NULL */
+	const char *fallback;       /* its fallback line, or NULL */
+	const char *redirects;      /* its redirects line, or NULL */
+	const char *headers_file;   /* its headers line, or NULL */
+	const char *header_for_pattern[CLI_HEADER_FOR_MAX];
+	const char *header_for_field[CLI_HEADER_FOR_MAX];
+};
 
 /* What the command line asked for. */
 struct cli_options {
@@ -89,6 +107,8 @@ struct cli_options {
 	uint8_t check_config;        /* --check-config: validate, say so, exit */
 	uint8_t admin;               /* --admin-listen given: listen[listen_count - 1] is it */
 	union k_sockaddr admin_listen; /* --admin-listen's address as given */
+	uint32_t site_count;         /* --site given, in order: */
+	struct cli_site site[CLI_SITES_MAX];
 };
 
 /* Why cli_parse refused the command line. */
@@ -99,6 +119,7 @@ struct cli_options {
 /* Only from cli_parse_setting (a line of a --config file): */
 #define CLI_PROBLEM_NOT_SETTING 5 /* problem_flag exists on the command line only */
 #define CLI_PROBLEM_NO_VALUE 6    /* problem_flag takes no value, problem_word is one */
+#define CLI_PROBLEM_NOT_SITE 7    /* problem_flag is no site's setting (cli_parse_site_setting) */
 
 /* Which flags a tier accepts. */
 #define CLI_ACCEPT_LISTEN 0x1
@@ -112,7 +133,7 @@ struct cli_options {
 #define CLI_ACCEPT_HEADER 0x100       /* --header 'Name: value', repeatable */
 #define CLI_ACCEPT_SANDBOX 0x200      /* --user, --no-sandbox */
 #define CLI_ACCEPT_CONFIG 0x400       /* --config FILE, --check-config */
-/* --help and --version exist in every tier. */
+/* --site HOST=DIR comes with CLI_ACCEPT_ROOT. --help and --version exist in every tier. */
 
 /* Parses "a.b.c.d:port" (dotted quad, each part 0-255, port 0-65535, no spaces) into
  * addr. Returns 1 on success, 0 on any syntax error (addr is then unspecified). */
@@ -157,6 +178,22 @@ int cli_finish(struct cli_options *opts);
  * the name for CLI_PROBLEM_UNKNOWN, which must then be NUL-terminated). */
 int cli_parse_setting(const char *name, size_t name_len, char *value, unsigned accept,
 		      struct cli_layer *layer, struct cli_options *opts);
+
+/* Whether host[0..len) is a --site name: a DNS name of letters, digits, '-' and '.'
+ * (no empty label, no port), or "*." then such a name. Returns 1 or 0. Pure. */
+int cli_site_host_valid(const char *host, size_t len);
+
+/* Exchanges the per-site settings of opts (--error-page, --fallback, --redirects,
+ * --headers, --header-for) with site's: a --config file's site section parses its lines
+ * with site's settings in opts's place (config_file.c), then swaps them back. */
+void cli_site_swap(struct cli_options *opts, struct cli_site *site);
+
+/* One setting of a --config file's site section (BEHAVIOUR 2.1): as cli_parse_setting,
+ * into site's own settings; a setting that is not a site's (struct cli_site) is refused
+ * (CLI_PROBLEM_NOT_SITE). Returns 1, or 0 with opts->problem set. */
+int cli_parse_site_setting(const char *name, size_t name_len, char *value, unsigned accept,
+			   struct cli_layer *layer, struct cli_options *opts,
+			   struct cli_site *site);
 
 /* The first setting that differs between was and now and that a reload cannot apply
  * (BEHAVIOUR 17: --listen, --workers, --user), as its name without dashes ("listen"),

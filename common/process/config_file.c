@@ -21,10 +21,49 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Parses the line text[0..n) (NUL at text[n], writable) onto opts. Returns CONFIG_OK or
- * the problem. */
+/* A "site HOST DIR" line's value, HOST then blanks then DIR, made the --site word
+ * "HOST=DIR" in place (DIR moved left; NUL-terminated). A value of one word is left as
+ * it is (cli_parse_setting refuses it unless it is HOST=DIR already). */
+static void site_value_word(char *value)
+{
+	char *blank = value;
+	while (*blank && !is_blank(*blank))
+		blank++;
+	if (!*blank)
+		return;
+	char *dir = blank;
+	while (is_blank(*dir))
+		dir++;
+	*blank++ = '=';
+	while (*dir)
+		*blank++ = *dir++;
+	*blank = 0;
+}
+
+/* Parses one setting, name (name_len bytes, NUL-terminated) and value (NULL: none), onto
+ * opts: into the site section *section names (opts->site[*section - 1]; 0: none yet),
+ * and a "site" line opens the next one. Returns 1, or 0 with opts->problem set. */
+static int parse_setting(char *name, size_t name_len, char *value, unsigned accept,
+			 struct cli_layer *layer, struct cli_options *opts, uint32_t *section)
+{
+	int site = name_len == sizeof(CLI_SITE_WORD) - 1 && span_eq(name, LITERAL(CLI_SITE_WORD));
+	if (site && value)
+		site_value_word(value);
+	if (*section && !site)
+		return cli_parse_site_setting(name, name_len, value, accept, layer, opts,
+					      &opts->site[*section - 1]);
+	if (!cli_parse_setting(name, name_len, value, accept, layer, opts))
+		return 0;
+	if (site)
+		*section = opts->site_count;
+	return 1;
+}
+
+/* Parses the line text[0..n) (NUL at text[n], writable) onto opts, in the site section
+ * *section says (parse_setting). Returns CONFIG_OK or the problem. */
 static enum config_problem parse_line(char *text, size_t n, unsigned accept,
-				      struct cli_layer *layer, struct cli_options *opts)
+				      struct cli_layer *layer, struct cli_options *opts,
+				      uint32_t *section)
 {
 	if (n > CONFIG_LINE_MAX)
 		return CONFIG_LONG_LINE;
@@ -46,7 +85,7 @@ static enum config_problem parse_line(char *text, size_t n, unsigned accept,
 		while (is_blank(*value))
 			value++;
 	}
-	if (!cli_parse_setting(text, name_len, *value ? value : 0, accept, layer, opts))
+	if (!parse_setting(text, name_len, *value ? value : 0, accept, layer, opts, section))
 		return CONFIG_SETTING;
 	return CONFIG_OK;
 }
@@ -56,6 +95,7 @@ enum config_problem config_parse(char *text, size_t len, unsigned accept,
 				 uint32_t *line)
 {
 	size_t start = 0;
+	uint32_t section = 0; /* no site section yet */
 	*line = 0;
 	while (start < len) {
 		size_t end = start;
@@ -63,7 +103,8 @@ enum config_problem config_parse(char *text, size_t len, unsigned accept,
 			end++;
 		text[end] = 0; /* the line's '\n', or text[len] after the last */
 		++*line;
-		enum config_problem p = parse_line(text + start, end - start, accept, layer, opts);
+		enum config_problem p =
+			parse_line(text + start, end - start, accept, layer, opts, &section);
 		if (p != CONFIG_OK)
 			return p;
 		start = end + 1;

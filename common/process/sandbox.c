@@ -116,7 +116,20 @@ struct ll_path_beneath {
 #define LL_PATH_BENEATH_SIZE 12
 STATIC_ASSERT(sizeof(struct ll_path_beneath) == LL_PATH_BENEATH_SIZE, "the UAPI's packing");
 
-long sandbox_landlock(const char *dir)
+/* Lets ruleset read beneath dir. Returns 0 or -errno. */
+static long landlock_allow(long ruleset, const char *dir)
+{
+	long dir_fd = sys_openat(AT_FDCWD, dir, O_PATH | O_CLOEXEC);
+	long r = dir_fd;
+	if (!sys_is_error(dir_fd)) {
+		struct ll_path_beneath rule = {LL_FS_READ_FILE | LL_FS_READ_DIR, (int32_t)dir_fd};
+		r = sys_landlock_add_rule((int)ruleset, LL_RULE_PATH_BENEATH, &rule);
+		sys_close((int)dir_fd);
+	}
+	return sys_is_error(r) ? r : 0;
+}
+
+long sandbox_landlock(const char *const *dirs, uint32_t n)
 {
 	long abi = sys_landlock_create_ruleset(0, 0, LL_CREATE_RULESET_VERSION);
 	if (abi == -ENOSYS || abi == -EOPNOTSUPP)
@@ -130,15 +143,8 @@ long sandbox_landlock(const char *dir)
 	if (sys_is_error(ruleset))
 		return ruleset;
 	long r = 0;
-	if (dir) {
-		long dir_fd = sys_openat(AT_FDCWD, dir, O_PATH | O_CLOEXEC);
-		r = dir_fd;
-		if (!sys_is_error(dir_fd)) {
-			struct ll_path_beneath rule = {LL_FS_READ_FILE | LL_FS_READ_DIR, (int32_t)dir_fd};
-			r = sys_landlock_add_rule((int)ruleset, LL_RULE_PATH_BENEATH, &rule);
-			sys_close((int)dir_fd);
-		}
-	}
+	for (uint32_t i = 0; i < n && !sys_is_error(r); i++)
+		r = landlock_allow(ruleset, dirs[i]);
 	if (!sys_is_error(r))
 		r = sys_prctl(SYS_PR_SET_NO_NEW_PRIVS, 1, 0);
 	if (!sys_is_error(r))

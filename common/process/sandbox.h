@@ -45,12 +45,13 @@ enum sandbox_outcome {
  * -errno. */
 long sandbox_enter(uint32_t allow);
 
-/* Landlock: from here on the file system is read-only beneath dir (NULL: no access at
- * all), files and directories; nothing else may be opened, written, made or executed.
+/* Landlock: from here on the file system is read-only beneath each of the n dirs (none:
+ * no access at all), files and directories; nothing else may be opened, written, made or
+ * executed.
  * Descriptors already open are unaffected. Sets no_new_privs (landlock_restrict_self
  * needs it). Returns the kernel's Landlock ABI version (>= 1) when in force, 0 when the
  * kernel has no Landlock (ENOSYS, EOPNOTSUPP: skipped), or -errno. */
-long sandbox_landlock(const char *dir);
+long sandbox_landlock(const char *const *dirs, uint32_t n);
 
 /* --user USER[:GROUP] (BEHAVIOUR 19.3): resolves the names (/etc/passwd, /etc/group; numbers
  * need no file), then as root sets the supplementary groups to GROUP alone, then the gid,

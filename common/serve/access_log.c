@@ -8,7 +8,8 @@
  * reaches 0 becomes a line in the buffer then: its service time runs from the return of
  * the read(2) that brought the request head's last byte to the send that took the
  * response's last byte (BEHAVIOUR 14). A connection that ends with records held writes
- * them then, as cut. */
+ * them then, as cut. With --site, each line also names the request's host (Host, or an
+ * absolute-form target's authority, as sent; access_log_line.h). */
 #include "common/serve/access_log.h"
 
 #include <linux/fcntl.h> /* O_*, F_GETFL, F_SETFL, AT_FDCWD, AT_EMPTY_PATH */

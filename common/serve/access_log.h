@@ -45,6 +45,8 @@ struct access_log_state {
 	int fd;             /* the log's descriptor, or -1 when it is off (access_log_open) */
 	uint32_t write_max; /* bytes one write may carry (whole lines) */
 	uint32_t len;       /* bytes of whole lines in buf */
+	uint32_t vhost_on;  /* --site given: every line names the request's host */
+	struct text_span vhost; /* that host (len 0: none), set per request (conn.c) */
 	uint8_t format;     /* enum access_log_format */
 	char buf[ACCESS_LOG_BUFFER];
 };

@@ -4,6 +4,7 @@
  * combined: host - - [date] "request line" status bytes "referer" "user-agent" µs coding LF
  * json:     {"remote_addr":..,"time_local":..,"request":..,"status":..,"body_bytes_sent":..,
  *            "http_referer":..,"http_user_agent":..,"service_us":..,"content_encoding":..}
+ * and with --site, last, the request's host: " host" ("-": none), or ,"host":.. (null)
  * (BEHAVIOUR 14). */
 #include "common/serve/access_log_line.h"
 
@@ -36,6 +37,7 @@ static const char *status_digits(uint8_t status_counter)
 	case C_responses_307: return "307";
 	case C_responses_308: return "308";
 	case C_responses_410: return "410";
+	case C_responses_421: return "421";
 	default: return "200";
 	}
 }
@@ -72,19 +74,31 @@ static size_t escape_byte(char *p, unsigned char c, enum access_log_format forma
 	return n;
 }
 
+/* Writes the value s escaped for format at p, stopping before the escape that would take
+ * it past max bytes; sets *used to the bytes of s written. Returns the end. */
+static char *put_value_upto(char *p, struct text_span s, enum access_log_format format,
+			    size_t max, uint32_t *used)
+{
+	char *start = p;
+	char one[ESCAPE_HEX_MAX];
+	uint32_t i = 0;
+	for (; i < s.len; i++) {
+		size_t n = escape_byte(one, (unsigned char)s.text[i], format);
+		if ((size_t)(p - start) + n > max)
+			break;
+		p = copy_span(p, one, n);
+	}
+	*used = i;
+	return p;
+}
+
 /* Writes the value s escaped for format at p, cut (then ACCESS_LOG_CUT_MARK) before the
  * escape that would take it past ACCESS_LOG_VALUE_MAX bytes. Returns the end. */
 static char *put_value(char *p, struct text_span s, enum access_log_format format)
 {
-	char *start = p;
-	char one[ESCAPE_HEX_MAX];
-	for (uint32_t i = 0; i < s.len; i++) {
-		size_t n = escape_byte(one, (unsigned char)s.text[i], format);
-		if ((size_t)(p - start) + n > ACCESS_LOG_VALUE_MAX)
-			return copy_span(p, LITERAL(ACCESS_LOG_CUT_MARK));
-		p = copy_span(p, one, n);
-	}
-	return p;
+	uint32_t used = 0;
+	char *end = put_value_upto(p, s, format, ACCESS_LOG_VALUE_MAX, &used);
+	return used < s.len ? copy_span(end, LITERAL(ACCESS_LOG_CUT_MARK)) : end;
 }
 
 /* Copies the request line with '"' and '\' escaped as \" and \\ (its other bytes are
@@ -196,6 +210,13 @@ size_t access_log_record_make(char *out, const struct access_log_request *req,
 		p = put_field(p, req, LITERAL(FIELD_REFERER), format, &r->referer_len);
 		p = put_field(p, req, LITERAL(FIELD_USER_AGENT), format, &r->agent_len);
 	}
+	r->vhost_len = ACCESS_LOG_ABSENT;
+	if (req->vhost_on) {
+		uint32_t used = 0;
+		char *end = put_value_upto(p, req->vhost, format, ACCESS_LOG_VHOST_MAX, &used);
+		r->vhost_len = (uint16_t)(end - p);
+		p = end;
+	}
 	size_t size = ((size_t)(p - out) + ACCESS_LOG_ALIGN - 1) & ~(size_t)(ACCESS_LOG_ALIGN - 1);
 	r->size = (uint16_t)size;
 	return size;
@@ -212,6 +233,7 @@ static uint64_t body_sent(const struct access_log_record *r)
 /* The texts a line is made of, found once for every format. */
 struct line_parts {
 	struct text_span request, referer, agent, coding;
+	struct text_span vhost; /* text NULL: no host field (no --site); len 0: none sent */
 	uint64_t body, service_us;
 };
 
@@ -271,6 +293,10 @@ static char *put_clf(char *p, const struct line_parts *x, const struct access_lo
 	p += u64_to_dec(x->service_us, p);
 	*p++ = ' ';
 	p = x->coding.len ? copy_span(p, x->coding.text, x->coding.len) : copy_span(p, "-", 1);
+	if (x->vhost.text) {
+		*p++ = ' ';
+		p = x->vhost.len ? copy_span(p, x->vhost.text, x->vhost.len) : copy_span(p, "-", 1);
+	}
 	*p++ = '\n';
 	return p;
 }
@@ -303,6 +329,9 @@ static char *put_json(char *p, const struct line_parts *x, const struct access_l
 	p = copy_span(p, LITERAL(",\"service_us\":"));
 	p += u64_to_dec(x->service_us, p);
 	p = put_json_string(p, LITERAL(",\"content_encoding\":"), x->coding);
+	if (x->vhost.text)
+		p = put_json_string(p, LITERAL(",\"host\":"),
+				    x->vhost.len ? x->vhost : (struct text_span){0, 0});
 	return copy_span(p, LITERAL("}\n"));
 }
 
@@ -314,6 +343,7 @@ size_t access_log_line_render(char *out, const struct access_log_record *r,
 	x.request = held_text(&at, r->request_len ? r->request_len : ACCESS_LOG_ABSENT);
 	x.referer = held_text(&at, r->referer_len);
 	x.agent = held_text(&at, r->agent_len);
+	x.vhost = held_text(&at, r->vhost_len);
 	x.coding = (struct text_span){r->coding_len ? r->coding : 0, r->coding_len};
 	x.body = body_sent(r);
 	x.service_us = m->now_us > r->arrived_us ? m->now_us - r->arrived_us : 0;

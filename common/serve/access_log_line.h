@@ -22,6 +22,8 @@ enum access_log_format {
 	ACCESS_LOG_COMBINED = 1, /* ... status bytes "referer" "user-agent" µs coding */
 	ACCESS_LOG_JSON = 2,     /* one JSON object a line, the same fields named */
 };
+/* With --site every form ends with the request's host (common and combined: " HOST",
+ * "-" when it had none; json: a last "host" key, null when none) (BEHAVIOUR 14). */
 
 #define ACCESS_LOG_HOST_MAX 39 /* an IPv6 address as eight groups of four hex digits */
 /* A line keeps at most ACCESS_LOG_TARGET_MAX bytes of the target: a longer one (up to
@@ -55,10 +57,17 @@ STATIC_ASSERT(ACCESS_LOG_VALUE_MAX + ACCESS_LOG_CUT_LEN < ACCESS_LOG_ABSENT, "le
 #define ACCESS_LOG_COMBINED_SKELETON " - - [] \"\"   \"\" \"\"  \n"
 STATIC_ASSERT(sizeof(ACCESS_LOG_COMBINED_SKELETON) < sizeof(ACCESS_LOG_JSON_SKELETON),
 	      "the JSON form has the most fixed text");
+/* The request's host (--site), escaped as a value of its format (a valid Host needs no
+ * escape: http_host.h) and kept to this many bytes; the JSON form's key for it, longer
+ * than the common forms' " " and "-". */
+#define ACCESS_LOG_VHOST_MAX 255
+#define ACCESS_LOG_JSON_VHOST_KEY ",\"host\":\"\""
+STATIC_ASSERT(sizeof(ACCESS_LOG_JSON_VHOST_KEY) - 1 >= sizeof(" -") - 1, "the key is longest");
 #define ACCESS_LOG_LINE_MAX                                                            \
 	(sizeof(ACCESS_LOG_JSON_SKELETON) - 1 + ACCESS_LOG_HOST_MAX + WALLCLOCK_CLF_LEN + \
 	 ACCESS_LOG_REQUEST_MAX + 3 + 2 * U64_DEC_MAX +                                  \
-	 2 * (ACCESS_LOG_VALUE_MAX + ACCESS_LOG_CUT_LEN) + ACCESS_LOG_CODING_MAX)
+	 2 * (ACCESS_LOG_VALUE_MAX + ACCESS_LOG_CUT_LEN) + ACCESS_LOG_CODING_MAX +        \
+	 sizeof(ACCESS_LOG_JSON_VHOST_KEY) - 1 + ACCESS_LOG_VHOST_MAX)
 
 /* What a line says of one answered request, as the connection code knows it when the
  * response is queued. */
@@ -68,13 +77,15 @@ struct access_log_request {
 	struct text_span fields; /* the header block after it, as parse_headers accepted it
 				  * (len 0: none) */
 	struct text_span coding; /* the Content-Encoding (len 0: none) */
+	struct text_span vhost;  /* with vhost_on: the request's host (len 0: none) */
+	uint8_t vhost_on;        /* --site given: the line names the host */
 	uint64_t body_bytes;     /* the body's length (0 for HEAD, a 304, ...) */
 	uint8_t status_counter;  /* the response's C_responses_NNN */
 };
 
-/* A held line: this header, then request_len, referer_len and agent_len bytes of escaped
- * text (a length of ACCESS_LOG_ABSENT: no such field, no bytes), then padding to a
- * multiple of 8. */
+/* A held line: this header, then request_len, referer_len, agent_len and vhost_len bytes
+ * of escaped text (a length of ACCESS_LOG_ABSENT: no such field, no bytes), then padding
+ * to a multiple of 8. */
 struct access_log_record {
 	uint64_t arrived_us;    /* the service's start: the read that completed the head */
 	uint64_t total;         /* the response's bytes, head and body */
@@ -87,7 +98,7 @@ struct access_log_record {
 	uint8_t status_counter; /* C_responses_NNN */
 	uint8_t coding_len;     /* bytes of coding (0: none) */
 	char coding[ACCESS_LOG_CODING_MAX];
-	uint8_t reserved[2];
+	uint16_t vhost_len;     /* escaped host (0: none), or ACCESS_LOG_ABSENT without --site */
 };
 #define ACCESS_LOG_RECORD_SIZE 48
 #define ACCESS_LOG_ALIGN 8
@@ -95,7 +106,8 @@ STATIC_ASSERT(sizeof(struct access_log_record) == ACCESS_LOG_RECORD_SIZE, "no hi
 STATIC_ASSERT(ACCESS_LOG_RECORD_SIZE % ACCESS_LOG_ALIGN == 0, "records stay aligned");
 #define ACCESS_LOG_RECORD_MAX                                                           \
 	((ACCESS_LOG_RECORD_SIZE + ACCESS_LOG_REQUEST_MAX +                             \
-	  2 * (ACCESS_LOG_VALUE_MAX + ACCESS_LOG_CUT_LEN) + ACCESS_LOG_ALIGN - 1) &       \
+	  2 * (ACCESS_LOG_VALUE_MAX + ACCESS_LOG_CUT_LEN) + ACCESS_LOG_VHOST_MAX +        \
+	  ACCESS_LOG_ALIGN - 1) &                                                         \
 	 ~(size_t)(ACCESS_LOG_ALIGN - 1))
 
 /* Writes at out (8-byte aligned, ACCESS_LOG_RECORD_MAX bytes) the record of req, whose
@@ -103,7 +115,8 @@ STATIC_ASSERT(ACCESS_LOG_RECORD_SIZE % ACCESS_LOG_ALIGN == 0, "records stay alig
  * escaped and cut (common and JSON escape it alike), and for combined and json the first
  * Referer and User-Agent lines' values (OWS trimmed) escaped for that format (combined:
  * \xHH for a byte outside 0x20-0x7e and for " and \; json: \" and \\, and \u00XX for a
- * byte below 0x20 or from 0x7f) and cut to ACCESS_LOG_VALUE_MAX. Returns the record's
+ * byte below 0x20 or from 0x7f) and cut to ACCESS_LOG_VALUE_MAX, and with vhost_on the
+ * host, escaped alike and kept to ACCESS_LOG_VHOST_MAX bytes. Returns the record's
  * size (a multiple of 8, at most ACCESS_LOG_RECORD_MAX). */
 size_t access_log_record_make(char *out, const struct access_log_request *req,
 			      uint64_t arrived_us, uint64_t response_bytes,

@@ -19,6 +19,7 @@
 #include "common/serve/idle.h"
 #include "common/answer/metrics.h"
 #include "common/answer/path_fields.h"
+#include "common/answer/sites.h"
 #include "common/answer/responses.h"
 
 /* Lingering close: when the daemon closes with request bytes still unread in the kernel
@@ -147,11 +148,18 @@ static char conn_buffer[CONN_SLOTS][CONN_BUFFER_SIZE];
 static struct conn_out conn_out[CONN_SLOTS];
 static char conn_scratch[CONN_SLOTS][CONN_SCRATCH_SIZE]; /* a response rendered per request */
 
+/* What a site (sites.h) answers with. */
+struct conn_site {
+	file_lookup_fn find_file; /* its lookup, or NULL (site 0 without --root) */
+	struct site_pages pages;  /* its --error-page and --fallback (NULLs: none) */
+	rule_match_fn match_rule; /* its --redirects' rules, or NULL */
+};
+
 /* What every connection shares. */
 struct conn_pool {
-	file_lookup_fn find_file; /* --root's lookup, or NULL */
-	struct site_pages pages;  /* --error-page and --fallback (NULLs: none) */
-	rule_match_fn match_rule; /* --redirects' rules, or NULL */
+	struct conn_site site[SITES_MAX]; /* by site number; 0 is --root's */
+	uint32_t site_now;        /* the site of the request being answered (sites_enter'ed) */
+	uint8_t sites_on;         /* --site given: each request's host picks its site */
 	uint32_t open_max;        /* --max-connections */
 	uint32_t open_count;      /* connections open now (lingering ones included) */
 	int slots_freed;          /* a connection closed since conn_slots_freed() last asked */
@@ -176,10 +184,51 @@ STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each wa
 
 void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)
 {
-	pool.find_file = find;
-	pool.pages = *pages;
-	pool.match_rule = find && redirects_rules() ? redirect_match : 0;
+	conn_setup_site(SITE_DEFAULT, find, pages);
+	pool.sites_on = sites_named() != 0;
+	access_log.vhost_on = pool.sites_on; /* BEHAVIOUR 14: the line names the host */
 	pool.open_max = max_connections;
+}
+
+void conn_setup_site(uint32_t s, file_lookup_fn find, const struct site_pages *pages)
+{
+	pool.site[s].find_file = find;
+	pool.site[s].pages = *pages;
+	pool.site[s].match_rule = find && redirects_rules() ? redirect_match : 0;
+}
+
+/* With --site: the site of the request req (a COMPLETE head at `head`; otherwise none:
+ * the default's) by its authority (an absolute-form target's, else its Host), made
+ * current (sites_enter) unless it is SITE_NONE, and that host noted for the access log.
+ * Returns the site. */
+static uint32_t conn_enter_site(const struct http_request *req, enum parse_outcome r,
+				const char *head)
+{
+	struct text_span host = {0, 0};
+	if (r == PARSE_COMPLETE && req->authority) { /* RFC 9112 3.2.2: it wins over Host */
+		host.text = req->authority;
+		host.len = req->authority_len;
+	} else if (r == PARSE_COMPLETE && req->headers.host_count) {
+		host.text = head + req->line.line_len + req->headers.host_at;
+		host.len = req->headers.host_len;
+	}
+	uint32_t s = sites_match(host.text, host.len);
+	access_log.vhost = host;
+	pool.site_now = s;
+	if (s != SITE_NONE)
+		sites_enter(s);
+	return s;
+}
+
+/* Fills in what site s (SITE_NONE: none, a 421) answers with: its lookup, pages and
+ * rules. */
+static inline void conn_site_input(struct answer_input *in, uint32_t s)
+{
+	const struct conn_site *site = &pool.site[s != SITE_NONE ? s : SITE_DEFAULT];
+	in->find_file = s != SITE_NONE ? site->find_file : 0;
+	in->pages = s != SITE_NONE ? &site->pages : 0;
+	in->match_rule = s != SITE_NONE ? site->match_rule : 0;
+	in->misdirected = s == SITE_NONE;
 }
 
 void conn_admin_listener(int fd)
@@ -375,6 +424,8 @@ static void conn_log(int fd, const struct conn *c, struct access_log_request *lo
 	log->status_counter = status_counter;
 	log->body_bytes = body_bytes;
 	log->coding = coding;
+	log->vhost = access_log.vhost; /* conn_enter_site's, with --site */
+	log->vhost_on = (uint8_t)access_log.vhost_on;
 	const struct k_iovec *q = &conn_out[fd].queue[c->first_entry];
 	access_log_request(fd, log, iov_bytes(q, c->out_head + c->out_count - c->first_entry));
 }
@@ -452,7 +503,7 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
 			       struct access_log_request *log)
 {
-	const struct cached_file *page = pool.pages.error[a->page];
+	const struct cached_file *page = pool.site[pool.site_now].pages.error[a->page];
 	struct text_span head = {page->head, file_head_cut(page)};
 	uint32_t n = (uint32_t)render_page_416(conn_scratch[fd], head, a->file->size,
 					       (enum conn_form)a->form);
@@ -506,7 +557,7 @@ static uint32_t conn_render_options(int fd, const struct answer *a)
 	size_t len = 0;
 	int index;
 	struct text_span f = {fields, 0};
-	if (pool.find_file &&
+	if (pool.site[pool.site_now].find_file &&
 	    answer_lookup_name(a->target, a->path_len, name, &len, &index) == URL_PATH_OK)
 		f.len = (uint32_t)path_fields_render(name, len, fields);
 	return (uint32_t)render_options(conn_scratch[fd], f, (enum conn_form)a->form);
@@ -524,7 +575,7 @@ static uint32_t conn_render_rule(int fd, const struct answer *a, uint32_t *head_
 	answer_lookup_name(a->target, a->path_len, name, &len, &index);
 	if (index)
 		len -= sizeof(ANSWER_INDEX_NAME) - 1;
-	pool.match_rule(name, len, &captures);
+	pool.site[pool.site_now].match_rule(name, len, &captures);
 	return (uint32_t)redirect_render(conn_scratch[fd], a->rule, &captures,
 					 a->target + a->path_len, a->target_len - a->path_len,
 					 (enum conn_form)a->form, head_len);
@@ -645,9 +696,6 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.request = &req,
 			.fields = r == PARSE_COMPLETE ? buf + c->in_start + req.line.line_len : 0,
 			.input = buf + c->in_start,
-			.find_file = pool.find_file,
-			.pages = &pool.pages,
-			.match_rule = pool.match_rule,
 			.now = clock_now_unix_s,
 			.buffered = avail,
 			.outcome = (uint8_t)r,
@@ -658,6 +706,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.routes = !pool.admin_on ? ROUTES_ALL
 				  : (c->flags & CONN_F_ADMIN) ? ROUTES_ADMIN : ROUTES_SITE,
 		};
+		conn_site_input(&in, pool.sites_on ? conn_enter_site(&req, r, buf + c->in_start)
+						   : SITE_DEFAULT);
 		struct answer a;
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
@@ -945,7 +995,12 @@ void conn_event(uint64_t token, const backend_event *e)
 static void conn_answer_timeout(int fd, struct conn *c)
 {
 	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
-	const struct cached_file *page = pool.pages.error[ERROR_PAGE_408];
+	if (pool.sites_on) { /* no request, so no host: the default site's page */
+		pool.site_now = SITE_DEFAULT;
+		sites_enter(SITE_DEFAULT);
+		access_log.vhost.len = 0;
+	}
+	const struct cached_file *page = pool.site[SITE_DEFAULT].pages.error[ERROR_PAGE_408];
 	struct access_log_request no_request = {.line = {0, 0}};
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);

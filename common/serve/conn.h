@@ -29,6 +29,12 @@ STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entri
 void conn_setup(file_lookup_fn find_file, const struct site_pages *pages,
 		uint32_t max_connections);
 
+/* Sets what named site s (1..sites_named(), sites.h) serves, as conn_setup does for the
+ * default site 0 (which it sets through this): its lookup and pages, and its --redirects
+ * rules, read from the current site (sites_enter(s) first). Call before the first
+ * conn_open. */
+void conn_setup_site(uint32_t s, file_lookup_fn find_file, const struct site_pages *pages);
+
 /* Returns 1 when max_connections are open (the loop must make room before accepting),
  * else 0. */
 int conn_table_full(void);

@@ -84,6 +84,7 @@ TEST(StaticResponsesTest, EveryEntryIsWellFormed)
 		 C_responses_503},
 		{"503 disk busy", RESP_DISK_BUSY, "HTTP/1.1 503 Service Unavailable\r\n",
 		 C_responses_503},
+		{"421", RESP_MISDIRECTED, "HTTP/1.1 421 Misdirected Request\r\n", C_responses_421},
 	};
 	ASSERT_EQ(sizeof(cases) / sizeof(cases[0]), (size_t)STATIC_RESPONSE_COUNT);
 	for (const auto &f : kForms) {
@@ -184,7 +185,8 @@ std::string SetCountersAndExpectBody(ValueOf value_of)
 					    C_responses_405, C_responses_301, C_responses_304,
 					    C_responses_206, C_responses_416, C_responses_414,
 					    C_responses_204, C_responses_302, C_responses_303,
-					    C_responses_307, C_responses_308, C_responses_410, C_responses_503};
+					    C_responses_307, C_responses_308, C_responses_410, C_responses_503,
+					    C_responses_421};
 	uint64_t answered = 0;
 	for (enum counter_id s : statuses)
 		answered += value_of(s);

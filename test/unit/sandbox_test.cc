@@ -275,7 +275,8 @@ TEST(SandboxLandlock, ReadsBeneathDirOnly)
 	ASSERT_TRUE(std::ofstream(inside).good());
 	pid_t pid = fork();
 	if (pid == 0) {
-		long abi = sandbox_landlock(dir);
+		const char *dirs[] = {dir};
+		long abi = sandbox_landlock(dirs, 1);
 		if (abi == 0)
 			sys_exit_group(kNoFilter);
 		if (abi < 0)

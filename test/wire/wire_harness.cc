@@ -1232,6 +1232,8 @@ const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_
 						    "responses_410"};
 // A disk open refused by a full descriptor table (BEHAVIOUR 10.18); every routed tier.
 const std::vector<std::string> kDiskRefusedCounterNames = {"disk_opens_refused"};
+// A host no --site names without --root (BEHAVIOUR 10.21); counted in every routed tier.
+const std::vector<std::string> kSiteCounterNames = {"responses_421"};
 
 // The first start's gzip forms still to make (BEHAVIOUR 10.10); every routed tier.
 const std::vector<std::string> kGzipPendingCounterNames = {"gzip_pending"};
@@ -1274,7 +1276,8 @@ std::vector<std::string> ExpectedCounterNames()
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
-					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames})
+					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames,
+					 &kSiteCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }

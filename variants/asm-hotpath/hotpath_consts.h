@@ -72,6 +72,8 @@
 #define ASM_HEADER_BLOCK_FIELDS_SEEN 15
 #define ASM_HEADER_BLOCK_FIELD_COUNT 16
 #define ASM_HEADER_BLOCK_FIELD 20
+#define ASM_HEADER_BLOCK_HOST_AT 12308
+#define ASM_HEADER_BLOCK_HOST_LEN 12310
 
 /* struct field_line: its size and field offsets, and the table's bounds */
 #define ASM_FIELD_LINE_SIZE 6

@@ -69,6 +69,8 @@ STATIC_ASSERT(sizeof(((struct header_block *)0)->host_count) == 1, "byte store")
 SAME(ASM_HEADER_BLOCK_FIELDS_SEEN, offsetof(struct header_block, fields_seen));
 SAME(ASM_HEADER_BLOCK_FIELD_COUNT, offsetof(struct header_block, field_count));
 SAME(ASM_HEADER_BLOCK_FIELD, offsetof(struct header_block, field));
+SAME(ASM_HEADER_BLOCK_HOST_AT, offsetof(struct header_block, host_at));
+SAME(ASM_HEADER_BLOCK_HOST_LEN, offsetof(struct header_block, host_len));
 STATIC_ASSERT(sizeof(((struct header_block *)0)->fields_seen) == 1, "byte load and store");
 STATIC_ASSERT(sizeof(((struct header_block *)0)->field_count) == 4, "32-bit load and store");
 

@@ -581,13 +581,19 @@ FUNCTION_BEGIN(parse_headers)
 	b	.Lhead_line
 
 	/* Host: the second one is BAD (the count is still raised, as in C); the value
-	 * must pass http_host_valid(buf + x6, x7 - x6). */
+	 * must pass http_host_valid(buf + x6, x7 - x6). Its place is kept for --site. */
 .Lhead_host:
 	ldrb	w11, [x2, #ASM_HEADER_BLOCK_HOST_COUNT]
 	add	w11, w11, #1
 	strb	w11, [x2, #ASM_HEADER_BLOCK_HOST_COUNT]
 	cmp	w11, #1
 	b.ne	.Lhead_bad
+	/* its place, for --site (16 bits; past strh's scaled immediate, so an address) */
+	mov	x12, #ASM_HEADER_BLOCK_HOST_AT
+	add	x12, x2, x12
+	strh	w6, [x12]
+	sub	w11, w7, w6
+	strh	w11, [x12, #ASM_HEADER_BLOCK_HOST_LEN - ASM_HEADER_BLOCK_HOST_AT]
 	stp	x29, x30, [sp, #-HOST_CALL_FRAME]!
 	mov	x29, sp
 	stp	x0, x1, [sp, #HOST_CALL_SAVE_X0]

@@ -532,11 +532,16 @@ FUNCTION_BEGIN(parse_headers)
 	jmp	.Lhead_line
 
 	/* Host: the second one is BAD (the count is still raised, as in C); the value
-	 * must pass http_host_valid(buf + r10, r11 - r10). */
+	 * must pass http_host_valid(buf + r10, r11 - r10). Its place is kept for --site
+	 * (host_at, host_len: the block fits 16 bits). */
 .Lhead_host:
 	incb	ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
 	cmpb	$1, ASM_HEADER_BLOCK_HOST_COUNT(%rdx)
 	jne	.Lhead_bad
+	movw	%r10w, ASM_HEADER_BLOCK_HOST_AT(%rdx)
+	movl	%r11d, %eax
+	subl	%r10d, %eax
+	movw	%ax, ASM_HEADER_BLOCK_HOST_LEN(%rdx)
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
