@@ -7,6 +7,7 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/stat.h>              /* struct statx, STATX_SIZE */
 
+#include "common/answer/sites.h"
 #include "common/base/limits.h"
 #include "common/base/span.h"
 #include "common/base/sys.h"
