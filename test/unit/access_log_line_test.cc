@@ -68,6 +68,34 @@ TEST(AccessLogLineTest, EachFormatByteForByte)
 		  "Linux x86_64)\",\"service_us\":41,\"content_encoding\":\"gzip\"}\n");
 }
 
+// With --site every format ends with the request's host: " host" ("-" when none) in
+// common and combined, a last "host" key (null when none) in json; a long host is kept to
+// ACCESS_LOG_VHOST_MAX bytes; a 421 shows its code.
+TEST(AccessLogLineTest, SiteHostEndsEveryFormat)
+{
+	const std::string line = "GET / HTTP/1.1";
+	struct access_log_request req = Request(line, "", 3);
+	req.vhost_on = 1;
+	req.vhost = {"a.test", 6};
+	const std::string head = "127.0.0.1 - - [01/Dec/2026:05:04:43 +0000] \"GET / HTTP/1.1\" 200 3 ";
+	EXPECT_EQ(LineOf(req, 100, ACCESS_LOG_COMMON), head + "41 - a.test\n");
+	EXPECT_EQ(LineOf(req, 100, ACCESS_LOG_COMBINED), head + "\"-\" \"-\" 41 - a.test\n");
+	std::string json = LineOf(req, 100, ACCESS_LOG_JSON);
+	EXPECT_EQ(json.substr(json.size() - 41),
+		  "\"content_encoding\":null,\"host\":\"a.test\"}\n");
+	req.vhost = {"", 0};
+	req.status_counter = C_responses_421;
+	EXPECT_EQ(LineOf(req, 100, ACCESS_LOG_COMMON),
+		  "127.0.0.1 - - [01/Dec/2026:05:04:43 +0000] \"GET / HTTP/1.1\" 421 3 41 - -\n");
+	json = LineOf(req, 100, ACCESS_LOG_JSON);
+	EXPECT_EQ(json.substr(json.size() - 37), "\"content_encoding\":null,\"host\":null}\n");
+	const std::string longest(ACCESS_LOG_VHOST_MAX + 40, 'h');
+	req.vhost = {longest.data(), (uint32_t)longest.size()};
+	EXPECT_EQ(LineOf(req, 100, ACCESS_LOG_COMMON),
+		  "127.0.0.1 - - [01/Dec/2026:05:04:43 +0000] \"GET / HTTP/1.1\" 421 3 41 - " +
+			  longest.substr(0, ACCESS_LOG_VHOST_MAX) + "\n");
+}
+
 TEST(AccessLogLineTest, NothingParsedIsDashOrNull)
 {
 	struct access_log_request req = Request("", "", 12);
