@@ -78,7 +78,10 @@ TEST(UringTest, ThousandKeepAliveRequestsTakeFarFewerSyscalls)
 	constexpr int kConnections = 50;
 	constexpr int kRounds = 20;
 	constexpr uint64_t kRequests = kConnections * kRounds;
-	constexpr uint64_t kMaxSyscalls = kRequests; // under one per request; epoll: over two
+	// Under 1.5 per request; epoll: over two. Quiet, 272 to 524 (5 runs by hand); 1,057
+	// once, in a clean clone's CI run with four suites on two cores: how many completions
+	// one wait reaps depends on the scheduling, the gap to epoll does not.
+	constexpr uint64_t kMaxSyscalls = kRequests * 3 / 2;
 	Daemon daemon;
 	START_DAEMON(daemon, DaemonOptions{});
 	std::vector<std::unique_ptr<Client>> clients;
