@@ -154,6 +154,7 @@ struct serve_plan {
 	/* Site s (sites.h): its settings (0: --root's, from the options; s: --site s's),
 	 * then its --error-page and --fallback as found in its snapshot */
 	uint32_t site_count; /* 1 + the --site count */
+	uint64_t gzip_pending; /* every site's gzip forms the first load left (load_sites) */
 	struct cli_site site[SITES_MAX];
 	struct site_pages pages[SITES_MAX];
 	/* worker i serves listen_fd[i][0..opts.listen_count): one socket per address, the
@@ -646,6 +647,7 @@ static enum exit_code load_sites(struct serve_plan *plan)
 	counter_set(C_entries_skipped, sum[SUM_SKIPPED]);
 	counter_set(C_gzip_representations, sum[SUM_GZIP]);
 	counter_set(C_gzip_pending, sum[SUM_GZIP_PENDING]);
+	plan->gzip_pending = sum[SUM_GZIP_PENDING];
 	return EXIT_OK;
 }
 
@@ -771,17 +773,6 @@ static int compress_late(void)
 	return EXIT_OK;
 }
 
-/* Whether any site's first load left gzip forms to make (file_cache_defer_gzip). */
-static int sites_gzip_pending(const struct serve_plan *plan)
-{
-	uint32_t pending = 0;
-	for (uint32_t s = 0; s < plan->site_count; s++) {
-		sites_enter(s);
-		pending += file_cache_gzip_pending();
-	}
-	sites_enter(SITE_DEFAULT);
-	return pending != 0;
-}
 
 /* Start-up step 3: the worker count resolved, the listeners opened and announced; the
  * process started then becomes the resident supervisor (supervisor.h), which returns
@@ -805,7 +796,7 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 		return SUPERVISOR_IN_GENERATION;
 	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
 	supervisor_check_reloads(reload_allowed);
-	if (sites_gzip_pending(plan))
+	if (plan->gzip_pending)
 		supervisor_compress_later(compress_late);
 	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
 			      file_cache_release);
