@@ -70,7 +70,14 @@ APOLLOD_EXTERN_C_BEGIN
  * gzip_pending: the files the first start left to the compressing generation (BEHAVIOUR
  * 10.10), set at load; 0 once that generation serves or failed (or with none to make).
  * responses_421: requests for a host no --site names when there is no --root to serve
- * it (BEHAVIOUR 10.21); a status counter. */
+ * it (BEHAVIOUR 10.21); a status counter.
+ * bytes_by_pipe: the body bytes by reference that left through a send pipe (BEHAVIOUR
+ * 10.17, send_pipes.h: vmsplice from the snapshot's mapping, then splice to the socket),
+ * a share of bytes_by_reference; send_pipe_misses: sends of such a body that found every
+ * send pipe held and went by sendfile instead; send_pipes_recreated: send pipes closed
+ * with bytes still in them (their connection ended first) and made anew; send_pipes_lost:
+ * those that could not be made anew (the pool is that much smaller until the process
+ * ends). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -125,7 +132,11 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_410)          \
 	X(disk_opens_refused)     \
 	X(gzip_pending)           \
-	X(responses_421)
+	X(responses_421)          \
+	X(bytes_by_pipe)          \
+	X(send_pipe_misses)       \
+	X(send_pipes_recreated)   \
+	X(send_pipes_lost)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

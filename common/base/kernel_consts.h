@@ -81,6 +81,11 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 #define K_O_NONBLOCK 04000
 #define K_F_SETOWN 8
 #define K_F_DUPFD_CLOEXEC 1030
+#define K_F_SETPIPE_SZ 1031 /* a send pipe's capacity (send_pipes.c) */
+/* splice(2) and vmsplice(2) flags (include/linux/splice.h) */
+#define K_SPLICE_F_MOVE 0x01     /* move pages instead of copying (a hint) */
+#define K_SPLICE_F_NONBLOCK 0x02 /* do not block on the pipe */
+#define K_SPLICE_F_MORE 0x04     /* more of the body follows: like MSG_MORE */
 #define K_O_ASYNC 020000 /* FASYNC */
 #define K_O_CLOEXEC 02000000
 #define K_O_PATH 010000000

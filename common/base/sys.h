@@ -112,6 +112,27 @@ static inline long sys_sendfile(int out_fd, int in_fd, int64_t *offset, size_t c
 	return syscall4(SYS_NR(sendfile), out_fd, in_fd, (long)offset, (long)count);
 }
 
+/* ssize_t vmsplice(int fd, const struct iovec *iov, size_t nr_segs, unsigned flags); */
+static inline long sys_vmsplice(int fd, const struct k_iovec *iov, size_t count, unsigned flags)
+{
+	return syscall4(SYS_NR(vmsplice), fd, (long)iov, (long)count, (long)flags);
+}
+
+/* ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+ * unsigned flags); */
+static inline long sys_splice(int in_fd, int64_t *in_off, int out_fd, int64_t *out_off,
+			      size_t len, unsigned flags)
+{
+	return syscall6(SYS_NR(splice), in_fd, (long)in_off, out_fd, (long)out_off, (long)len,
+			(long)flags);
+}
+
+/* int pipe2(int fds[2], int flags); */
+static inline long sys_pipe2(int fds[2], int flags)
+{
+	return syscall2(SYS_NR(pipe2), (long)fds, flags);
+}
+
 /* off_t lseek(int fd, off_t offset, int whence); 64-bit on both architectures. */
 static inline long sys_lseek(int fd, int64_t offset, int whence)
 {

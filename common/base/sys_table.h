@@ -62,7 +62,15 @@ struct sys_arg_rule {
 /* fcntl while serving: conn_renumber's F_DUPFD_CLOEXEC. */
 /* sendmsg while serving: a head before a body by reference; the readiness message. */
 #define SYS_MSG_SERVE K_MSG_NOSIGNAL | K_MSG_MORE, K_MSG_NOSIGNAL
-#define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC
+/* fcntl while serving: also a send pipe's capacity when it is recreated (send_pipes.c). */
+#define SYS_FCNTL_SERVE K_F_DUPFD_CLOEXEC, K_F_SETPIPE_SZ
+/* A send pipe's calls (send_pipes.c): its ends made non-blocking and close-on-exec; the
+ * body's pages put in without a gift; the pipe spliced to the socket. */
+#define SYS_PIPE_SERVE (K_O_NONBLOCK | K_O_CLOEXEC)
+#define SYS_VMSPLICE_SERVE K_SPLICE_F_NONBLOCK
+#define SYS_SPLICE_SERVE                                                    \
+	K_SPLICE_F_MOVE | K_SPLICE_F_NONBLOCK,                                  \
+		K_SPLICE_F_MOVE | K_SPLICE_F_NONBLOCK | K_SPLICE_F_MORE
 /* recvfrom while serving: an eviction's look at a candidate (conn_idle_victim). */
 #define SYS_PEEK_SERVE (K_MSG_PEEK | K_MSG_DONTWAIT)
 /* A disk-served file's opens (disk_open.c, which checks its flags are these): the file,
@@ -87,6 +95,10 @@ struct sys_arg_rule {
 	/* a head before a body by reference (MSG_MORE), and the readiness message */                   \
 	X(sendmsg, __NR_sendmsg, SYS_SERVE, SYS_ARG_IN(2, SYS_MSG_SERVE)) \
 	X(sendfile, __NR_sendfile, SYS_SERVE, SYS_ARGS_ANY)                                          \
+	/* a body by reference through a send pipe (send_pipes.h), and a pipe recreated */              \
+	X(vmsplice, __NR_vmsplice, SYS_SERVE, SYS_ARG_IN(3, SYS_VMSPLICE_SERVE))                        \
+	X(splice, __NR_splice, SYS_SERVE, SYS_ARG_IN(5, SYS_SPLICE_SERVE))                              \
+	X(pipe2, __NR_pipe2, SYS_SERVE, SYS_ARG_IN(1, SYS_PIPE_SERVE))                                  \
 	X(clock_gettime, __NR_clock_gettime, SYS_SERVE, SYS_ARGS_ANY)                                   \
 	X(getpeername, __NR_getpeername, SYS_SERVE, SYS_ARGS_ANY)                                       \
 	/* disk-served files (--cache-bytes): opened beneath DIR per request, read-only */              \

@@ -255,6 +255,7 @@ static enum exit_code serve(void *ctx, uint32_t index)
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
 	idle_init(plan->auxv, deadline_ms);
+	conn_setup_pipes(); /* before the table is sized: they take descriptors */
 	for (uint32_t s = 1; s < plan->site_count; s++) { /* each reads its own rules */
 		sites_enter(s);
 		conn_setup_site(s, file_cache_find, &plan->pages[s]);

@@ -150,6 +150,15 @@ static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, 
 	return io_sent(io, COUNTED(sys_sendfile(io->fd, in_fd, offset, asked)), asked);
 }
 
+static inline long io_send_pipe(struct conn_io *io, int pipe_out, uint32_t len, int more)
+{
+	if (io->flags & IO_F_OUTPUT_FULL)
+		return backend_epoll_wait_edge(io);
+	counter_add(C_response_syscalls, 1);
+	return io_sent(io, COUNTED(sys_splice(pipe_out, 0, io->fd, 0, len, IO_SPLICE_FLAGS(more))),
+		       len);
+}
+
 static inline long io_shutdown_write(struct conn_io *io)
 {
 	return COUNTED(sys_shutdown(io->fd, K_SHUT_WR));

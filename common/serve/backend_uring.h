@@ -520,6 +520,18 @@ static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, 
 									      : IO_SEND_FILE_MAX)));
 }
 
+/* splice from a send pipe as a direct call beside the ring, like io_send_file's sendfile
+ * and for the same reasons: the socket is non-blocking (URING_ACCEPT_FLAGS), and a full
+ * one waits in the ring's POLL_ADD. */
+static inline long io_send_pipe(struct conn_io *io, int pipe_out, uint32_t len, int more)
+{
+	if (io_poll_waiting(io))
+		return IO_PENDING;
+	counter_add(C_response_syscalls, 1);
+	return io_direct_result(
+		io, COUNTED(sys_splice(pipe_out, 0, io->fd, 0, len, IO_SPLICE_FLAGS(more))));
+}
+
 /* A direct syscall, not IORING_OP_SHUTDOWN: the ring runs a shutdown on a worker thread
  * (it cannot be issued non-blocking), so the FIN could leave after the lingering reads and
  * the close, and the peer would see a reset instead of the end of the answer. Only a

@@ -10,6 +10,7 @@
 
 #include "common/serve/access_log.h"
 #include "common/serve/disk_open.h"
+#include "common/serve/send_pipes.h"
 #include "common/base/clock.h"
 #include "common/base/counters.h"
 #include "common/base/span.h"
@@ -109,17 +110,24 @@ STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= UINT8_MAX, "first_entry fits its by
 #define CONN_TOKEN_GEN_SHIFT 32
 
 /* A body by reference (BEHAVIOUR 10.17): bytes of a file the kernel sends from its pages
- * (sendfile), never copied through user space. Its queue entry has iov_base NULL and
- * iov_len the bytes still to send; the references are taken in queue order, so the first
- * such entry is refs[ref_head]. */
+ * (a send pipe's splice, or sendfile), never copied through user space. Its queue entry
+ * has iov_base NULL and iov_len the bytes still to send; the references are taken in
+ * queue order, so the first such entry is refs[ref_head]. A snapshot's body goes through
+ * a send pipe (send_pipes.h) while one is free: offset then names the next byte not yet
+ * in the pipe, and the pipe holds the bytes before it that the socket has not taken
+ * (iov_len counts both); with none free, the next send is a sendfile from offset. */
 struct body_ref {
-	int64_t offset; /* the file's next byte to send (sendfile moves it) */
-	int32_t fd;     /* the file: a snapshot arena's memfd, or a file opened per request */
-	uint32_t flags; /* BODY_REF_OWNED */
+	int64_t offset;     /* the file's next byte to send or pipe (sendfile moves it) */
+	const char *map;    /* the snapshot arena's mapping (its byte 0: offset's byte is at
+			     * map + offset), or NULL: a file on disk, which goes by sendfile */
+	int32_t fd;         /* the file: a snapshot arena's memfd, or a file opened per request */
+	uint16_t flags;     /* BODY_REF_OWNED */
+	int8_t pipe;        /* the send pipe holding its next bytes, or SEND_PIPE_NONE */
+	uint8_t reserved;
 };
 #define BODY_REF_OWNED 0x1 /* the connection closes fd once sent or when it ends */
-#define BODY_REF_SIZE 16
-STATIC_ASSERT(sizeof(struct body_ref) == BODY_REF_SIZE, "a reference is two words");
+#define BODY_REF_SIZE 24
+STATIC_ASSERT(sizeof(struct body_ref) == BODY_REF_SIZE, "a reference is three words");
 /* References one queue holds: each is one response's body, and a response that waits
  * behind them waits for the same socket anyway. A power of two (the ring). */
 #define CONN_REFS_MAX 4
@@ -169,6 +177,7 @@ struct conn_pool {
 				   * connections wait for one more request */
 	uint8_t admin_on;         /* --admin-listen: connections are ROUTES_SITE or _ADMIN */
 	union k_sockaddr admin;   /* the admin listener's bound address (getsockname) */
+	struct send_pipes pipes;  /* the process's send pipes (send_pipes.h) */
 };
 static struct conn_pool pool;
 
@@ -181,6 +190,11 @@ static const uint8_t phase_deadline[] = {
 	[CONN_P_LINGER] = IDLE_WAITING,
 };
 STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
+
+uint32_t conn_setup_pipes(void)
+{
+	return send_pipes_open(&pool.pipes);
+}
 
 void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)
 {
@@ -289,11 +303,14 @@ int conn_slots_freed(void)
 	return freed;
 }
 
-/* Takes the first body by reference off c's queue (its entry is gone or going): closes
- * its file when the connection owns it. */
+/* Takes the first body by reference off c's queue (its entry is gone or going): gives
+ * back the send pipe it holds (one with bytes still in it is made anew: send_pipe_give),
+ * closes its file when the connection owns it. */
 static void conn_pop_reference(int fd, struct conn *c)
 {
 	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
+	if (r->pipe != SEND_PIPE_NONE)
+		send_pipe_give(&pool.pipes, r->pipe);
 	if (r->flags & BODY_REF_OWNED)
 		sys_close(r->fd); /* a read-only file: nothing to lose; AUDIT: close */
 	c->ref_head = (uint8_t)((c->ref_head + 1) & (CONN_REFS_MAX - 1));
@@ -363,17 +380,21 @@ static inline int conn_reference_room(const struct conn *c)
 }
 
 /* Appends a body by reference to c's queue: len (> 0) bytes of body_fd from offset,
- * sent by sendfile once the entries before it have left (those with MSG_MORE, so the
- * head and the body's first bytes share segments); owned: the connection closes body_fd
- * once sent, or when it ends first. The caller checked there is room (conn_reference_room
- * and a queue entry). The disk-served files (issue 23) use it with owned = 1. */
+ * sent once the entries before it have left (those with MSG_MORE, so the head and the
+ * body's first bytes share segments): through a send pipe from map (body_fd's mapping,
+ * its byte 0) when it is not NULL and a pipe is free, else by sendfile;
+ * owned: the connection closes body_fd once sent, or when it ends first. The caller
+ * checked there is room (conn_reference_room and a queue entry). The disk-served files
+ * (issue 23) use it with owned = 1 and map NULL. */
 static void conn_push_reference(int fd, struct conn *c, int body_fd, int64_t offset,
-				uint64_t len, int owned)
+				const char *map, uint64_t len, int owned)
 {
 	struct body_ref *r = &conn_out[fd].refs[(c->ref_head + c->ref_count++) & (CONN_REFS_MAX - 1)];
 	r->offset = offset;
+	r->map = map;
 	r->fd = body_fd;
 	r->flags = owned ? BODY_REF_OWNED : 0;
+	r->pipe = SEND_PIPE_NONE;
 	conn_push(fd, c, 0, len);
 }
 
@@ -481,15 +502,17 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 		head = head_tail[a->form].text;
 		head_len = head_tail[a->form].len;
 	}
-	/* A large body leaves by reference, from its arena (BEHAVIOUR 10.17); a disk-served
-	 * one always, from its open (10.18), which the queue then owns. */
+	/* A large body leaves by reference, from its arena through a send pipe (BEHAVIOUR
+	 * 10.17); a disk-served one always, from its open by sendfile (10.18), which the
+	 * queue then owns. */
 	int body_fd = disk_fd;
 	int64_t at = disk_fd >= 0			   ? (int64_t)body_at
 		     : body_len >= FILE_BY_REFERENCE_MIN ? file_body_offset(f, body_at, &body_fd)
 							 : -1;
 	if (at >= 0) {
 		conn_push_response(fd, c, head, head_len, 0, 0);
-		conn_push_reference(fd, c, body_fd, at, body_len, disk_fd >= 0);
+		const char *map = disk_fd >= 0 ? 0 : f->body + body_at - at; /* byte 0's */
+		conn_push_reference(fd, c, body_fd, at, map, body_len, disk_fd >= 0);
 	} else {
 		conn_push_response(fd, c, head, head_len, f->body + body_at, body_len);
 	}
@@ -749,14 +772,47 @@ static void conn_reference_sent(int fd, struct conn *c, const struct k_iovec *re
 	}
 }
 
-/* Sends (part of) the body by reference at the front of c's queue, entry iov. Returns
- * what io_send_file returns; 0 (end of file before the length: a disk-served file shrank,
- * which a sealed arena cannot; counted in bodies_cut_short) becomes -EPIPE, so the connection closes: a response never
- * leaves shorter than its Content-Length without being cut. */
+/* Sends bytes of r's body, left (> 0) of them still to send, through its send pipe: tops
+ * the pipe up from the mapping (vmsplice), then splices what it holds to the socket, and
+ * gives the pipe back once it is empty, so a connection holds one only while the socket
+ * leaves bytes in it. Returns what io_send_pipe returns, or vmsplice's -errno (the
+ * connection then closes, and the pipe with what is in it is made anew). */
+static long conn_send_piped(struct conn *c, struct body_ref *r, uint64_t left)
+{
+	struct send_pipe *p = &pool.pipes.pipe[r->pipe];
+	if (left > p->held) { /* bytes not in the pipe yet: as many as fit */
+		long k = send_pipe_fill(&pool.pipes, r->pipe, r->map + r->offset, left - p->held);
+		if (k < 0)
+			return k;
+		r->offset += k;
+	}
+	if (!p->held) /* vmsplice put nothing into an empty pipe: cannot happen */
+		return -EIO;
+	long n = io_send_pipe(&c->io, p->out, p->held, left > p->held); /* counts them */
+	if (n > 0) {
+		p->held -= (uint32_t)n;
+		counter_add(C_bytes_by_pipe, (uint64_t)n);
+	}
+	if (!p->held) {
+		send_pipe_give(&pool.pipes, r->pipe);
+		r->pipe = SEND_PIPE_NONE;
+	}
+	return n;
+}
+
+/* Sends (part of) the body by reference at the front of c's queue, entry iov: through a
+ * send pipe when it is the snapshot's and one is free (or it holds one already), else by
+ * sendfile. Returns what conn_send_piped or io_send_file returns; sendfile's 0 (end of
+ * file before the length: a disk-served file shrank, which a sealed arena cannot; counted
+ * in bodies_cut_short) becomes -EPIPE, so the connection closes: a response never leaves
+ * shorter than its Content-Length without being cut. */
 static long conn_send_reference(int fd, struct conn *c, struct k_iovec *iov)
 {
 	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
-	long n = io_send_file(&c->io, r->fd, &r->offset, iov->iov_len); /* counts them */
+	if (r->map && r->pipe == SEND_PIPE_NONE)
+		r->pipe = (int8_t)send_pipe_take(&pool.pipes);
+	long n = r->pipe != SEND_PIPE_NONE ? conn_send_piped(c, r, iov->iov_len)
+					   : io_send_file(&c->io, r->fd, &r->offset, iov->iov_len);
 	if (n == 0) { /* a disk-served file shrank under it (BEHAVIOUR 10.18) */
 		counter_add(C_bodies_cut_short, 1);
 		return -EPIPE;

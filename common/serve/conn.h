@@ -22,6 +22,11 @@ STATIC_ASSERT((CONN_SLOTS & (CONN_SLOTS - 1)) == 0, "slot count is a power of tw
 STATIC_ASSERT(CONN_BUFFER_SIZE == 16384, "BEHAVIOUR 4: a 16 KiB request buffer per slot");
 STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
 
+/* Makes the serving process's send pipes (send_pipes.h): once, before the sandbox and
+ * before the table is sized from the open descriptors (they take two each). Returns the
+ * pipes made; with none, every body by reference goes by sendfile. */
+uint32_t conn_setup_pipes(void);
+
 /* Sets what every connection serves: find_file looks up paths no built-in route takes
  * (file_cache_find), or is NULL without --root; pages what a path that finds no file
  * gets (copied; NULL members: the 404); and how many connections may be open at once

@@ -69,6 +69,11 @@ static inline uint64_t iov_bytes(const struct k_iovec *iov, uint32_t count)
 
 /* The backend's half: backend_event (one report), struct conn_io (a connection's
  * transport handle, CONN_IO_SIZE bytes), BACKEND_LISTENER_FLAGS and the inline calls. */
+/* splice's flags from a send pipe (io_send_pipe): SPLICE_F_MORE while more of the body
+ * follows, as sendfile sets MSG_MORE on all but its last bytes. */
+#define IO_SPLICE_FLAGS(more) \
+	(K_SPLICE_F_MOVE | K_SPLICE_F_NONBLOCK | ((more) ? K_SPLICE_F_MORE : 0u))
+
 #if APOLLOD_HAVE_URING
 #include "common/serve/backend_uring.h"
 #else
@@ -158,6 +163,13 @@ static inline long io_send(struct conn_io *io, const struct k_iovec *iov, uint32
  * write_eagains each time it finds the socket full. Returns the bytes sent (possibly fewer
  * than len), 0 when in_fd ended before *offset + len, IO_PENDING, or another -errno. */
 static inline long io_send_file(struct conn_io *io, int in_fd, int64_t *offset, uint64_t len);
+
+/* Sends up to len (> 0) bytes from send pipe pipe_out (send_pipes.h) by splice(2): the
+ * pages in the pipe go to the socket by reference (both backends call it directly, as
+ * io_send_file). more: more of the body follows these bytes (SPLICE_F_MORE). Counts
+ * response_syscalls and write_eagains as io_send_file does. Returns the bytes sent
+ * (possibly fewer than len), IO_PENDING, or another -errno. */
+static inline long io_send_pipe(struct conn_io *io, int pipe_out, uint32_t len, int more);
 
 /* Ends the sending side: the peer reads end of input after what was sent. Returns 0 or
  * -errno (the peer is gone: nothing to act on). */
