@@ -54,15 +54,16 @@ STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
 #define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
 #define FILE_CACHE_ENTRY_SIZE 88                /* sizeof(struct cached_file) */
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
- * then sendfile from its arena); a shorter one is copied by the one writev. Set from the
- * crossover measured on 2026-12-03 by bench/crossover.py and by bench/cpu_independent.py
- * (benchmarks/reports/2026-12-03-crossover-remeasured.md), loopback, keep-alive, pinned
- * and not: up to 512 KiB the copy cost less in every run, at 1 MiB the runs split, from
- * 2 MiB sendfile cost less in every run (0.4 to 0.7 of the copy). */
+ * then through a send pipe, vmsplice and splice, or by sendfile from its arena when no
+ * pipe is free: send_pipes.h); a shorter one is copied by the one writev. Set from the
+ * crossover of the copy and the send pipe measured on 2026-12-06 by
+ * bench/cpu_independent.py (benchmarks/reports/2026-12-06-send-pipes.md), loopback,
+ * keep-alive c=8: at 256 KiB the copy cost less, at 512 KiB the two were level, at 1 MiB
+ * the pipe cost 0.7 of the copy. */
 #ifdef APOLLOD_BY_REFERENCE_MIN /* bench/crossover.py builds each way with this */
 #define FILE_BY_REFERENCE_MIN ((uint64_t)(APOLLOD_BY_REFERENCE_MIN))
 #else
-#define FILE_BY_REFERENCE_MIN ((uint64_t)2u << 20)
+#define FILE_BY_REFERENCE_MIN ((uint64_t)1u << 20)
 #endif
 /* A body of FILE_BODY_ALIGNED_MIN bytes or more starts at a multiple of FILE_BODY_ALIGN
  * in its arena: sendfile then hands the socket whole pages, where a body at an odd

@@ -193,7 +193,10 @@ STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each wa
 
 uint32_t conn_setup_pipes(void)
 {
-	return send_pipes_open(&pool.pipes);
+	struct k_rlimit lim = {CONN_SLOTS, CONN_SLOTS}; /* if unreadable: the table's own */
+	sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim);
+	uint64_t share = lim.rlim_cur / SEND_PIPE_DESCRIPTOR_SHARE;
+	return send_pipes_open(&pool.pipes, share ? (uint32_t)(share < SEND_PIPES ? share : SEND_PIPES) : 1);
 }
 
 void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)

@@ -23,8 +23,10 @@ STATIC_ASSERT(CONN_BUFFER_SIZE == 16384, "BEHAVIOUR 4: a 16 KiB request buffer p
 STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entries");
 
 /* Makes the serving process's send pipes (send_pipes.h): once, before the sandbox and
- * before the table is sized from the open descriptors (they take two each). Returns the
- * pipes made; with none, every body by reference goes by sendfile. */
+ * before the table is sized from the open descriptors (they take two each): SEND_PIPES,
+ * or one per SEND_PIPE_DESCRIPTOR_SHARE descriptors of RLIMIT_NOFILE when that is fewer
+ * (at least one). Returns the pipes made; with none, every body by reference goes by
+ * sendfile. */
 uint32_t conn_setup_pipes(void);
 
 /* Sets what every connection serves: find_file looks up paths no built-in route takes

@@ -17,17 +17,24 @@ static long make_pipe(struct send_pipes *sp, int p)
 		sp->pipe[p].out = sp->pipe[p].in = -1;
 		return r;
 	}
-	(void)sys_fcntl(ends[1], K_F_SETPIPE_SZ, SEND_PIPE_BYTES); /* EPERM: the default */
-	sp->pipe[p] = (struct send_pipe){.out = ends[0], .in = ends[1], .held = 0};
+	long size = sys_fcntl(ends[1], K_F_SETPIPE_SZ, SEND_PIPE_BYTES); /* its size, or EPERM */
+	sp->pipe[p] = (struct send_pipe){
+		.out = ends[0],
+		.in = ends[1],
+		.held = 0,
+		.capacity = sys_is_error(size) ? SEND_PIPE_DEFAULT_BYTES : (uint32_t)size,
+	};
 	return 0;
 }
 
-uint32_t send_pipes_open(struct send_pipes *sp)
+uint32_t send_pipes_open(struct send_pipes *sp, uint32_t want)
 {
 	sp->free_count = 0;
-	for (int p = 0; p < SEND_PIPES; p++)
-		if (!sys_is_error(make_pipe(sp, p)))
+	for (int p = 0; p < SEND_PIPES; p++) {
+		sp->pipe[p] = (struct send_pipe){.out = -1, .in = -1};
+		if ((uint32_t)p < want && !sys_is_error(make_pipe(sp, p)))
 			sp->free[sp->free_count++] = (uint8_t)p;
+	}
 	return sp->free_count;
 }
 
@@ -58,6 +65,8 @@ void send_pipe_give(struct send_pipes *sp, int p)
 long send_pipe_fill(struct send_pipes *sp, int p, const char *at, uint64_t len)
 {
 	struct send_pipe *x = &sp->pipe[p];
+	if (x->held >= x->capacity)
+		return 0;
 	uint64_t asked = len < SEND_PIPE_BYTES ? len : SEND_PIPE_BYTES;
 	struct k_iovec v = {.iov_base = at, .iov_len = asked};
 	counter_add(C_syscalls_total, 1); /* as the backends' COUNTED */

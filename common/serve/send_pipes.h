@@ -35,6 +35,10 @@ APOLLOD_EXTERN_C_BEGIN
  * goes by sendfile (as before the pipes), so the number bounds the descriptors (two a
  * pipe) and the kernel's pipe memory, not what can be served. */
 #define SEND_PIPES 16
+/* With a small descriptor limit the pipes take a share of it, not the table: one pipe
+ * (two descriptors) per this many descriptors of RLIMIT_NOFILE, at least one pipe. The
+ * default budget (DESCRIPTOR_BUDGET, 8,192) gives all 16. */
+#define SEND_PIPE_DESCRIPTOR_SHARE 256u
 /* A pipe's capacity asked with F_SETPIPE_SZ: /proc/sys/fs/pipe-max-size's default, so an
  * unprivileged process gets it too; 256 pages, the socket takes up to this per splice.
  * When the kernel refuses (the user's pipe pages beyond pipe-user-pages-soft), the pipe
@@ -42,13 +46,16 @@ APOLLOD_EXTERN_C_BEGIN
 #define SEND_PIPE_BYTES (1u << 20)
 /* No pipe: a body_ref's pipe when it holds none; send_pipe_take with every pipe held. */
 #define SEND_PIPE_NONE (-1)
+/* A pipe's size when F_SETPIPE_SZ is refused: the kernel's default (16 pages). */
+#define SEND_PIPE_DEFAULT_BYTES (16u * 4096u)
 STATIC_ASSERT(SEND_PIPES <= 127, "a pipe's number fits a body_ref's int8_t");
 
 struct send_pipe {
 	int32_t out;   /* the read end: spliced to the socket; -1: lost */
 	int32_t in;    /* the write end: vmspliced into */
 	uint32_t held; /* body bytes in the pipe, not yet spliced to the socket */
-	uint32_t reserved;
+	uint32_t capacity; /* its size (F_SETPIPE_SZ's answer, or the kernel's default): at
+			    * held == capacity a vmsplice could only say EAGAIN */
 };
 
 struct send_pipes {
@@ -57,11 +64,11 @@ struct send_pipes {
 	uint32_t free_count;
 };
 
-/* Makes the pool: SEND_PIPES non-blocking, close-on-exec pipes, each grown to
- * SEND_PIPE_BYTES where the kernel allows. Call once per serving process, before the
- * sandbox and before the connection table is sized from the open descriptors. A pipe
+/* Makes the pool: up to want (at most SEND_PIPES) non-blocking, close-on-exec pipes, each
+ * grown to SEND_PIPE_BYTES where the kernel allows. Call once per serving process, before
+ * the sandbox and before the connection table is sized from the open descriptors. A pipe
  * that cannot be made is left out (the pool is smaller). Returns the pipes made. */
-uint32_t send_pipes_open(struct send_pipes *sp);
+uint32_t send_pipes_open(struct send_pipes *sp, uint32_t want);
 
 /* Takes a free pipe (empty). Returns its number, or SEND_PIPE_NONE when every pipe is
  * held (counts send_pipe_misses). */
@@ -73,8 +80,10 @@ int send_pipe_take(struct send_pipes *sp);
 void send_pipe_give(struct send_pipes *sp, int p);
 
 /* Puts up to len (> 0) bytes from at (in a sealed, read-only mapping) into pipe p by
- * vmsplice, without blocking. Returns the bytes put (possibly fewer: the pipe filled),
- * 0 when the pipe is full, or -errno. */
+ * vmsplice, without blocking; no call when the pipe holds its capacity already (the
+ * socket was full: the common case of a send resumed before the writable report).
+ * Returns the bytes put (possibly fewer: the pipe filled), 0 when the pipe is full, or
+ * -errno. */
 long send_pipe_fill(struct send_pipes *sp, int p, const char *at, uint64_t len);
 
 APOLLOD_EXTERN_C_END

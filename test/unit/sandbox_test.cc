@@ -103,8 +103,22 @@ long CallDup3Plain() { return sys_dup3(-1, -1, 0); }
 long CallPipe2Cloexec()
 {
 	int fds[2];
-	return syscall2(__NR_pipe2, (long)fds, K_O_CLOEXEC); // no wrapper: in no table
+	return sys_pipe2(fds, K_O_CLOEXEC);
 }
+long CallPipe2Send()
+{
+	int fds[2];
+	return sys_pipe2(fds, K_O_NONBLOCK | K_O_CLOEXEC); // a send pipe made anew
+}
+long CallVmspliceNonblock() { return sys_vmsplice(-1, nullptr, 0, K_SPLICE_F_NONBLOCK); }
+long CallVmspliceGift() { return sys_vmsplice(-1, nullptr, 0, K_SPLICE_F_NONBLOCK | 0x08); }
+long CallSpliceMove() { return sys_splice(-1, nullptr, -1, nullptr, 0, K_SPLICE_F_MOVE | K_SPLICE_F_NONBLOCK); }
+long CallSpliceMore()
+{
+	return sys_splice(-1, nullptr, -1, nullptr, 0,
+			  K_SPLICE_F_MOVE | K_SPLICE_F_NONBLOCK | K_SPLICE_F_MORE);
+}
+long CallSpliceBlocking() { return sys_splice(-1, nullptr, -1, nullptr, 0, K_SPLICE_F_MOVE); }
 long CallPpoll()
 {
 	struct k_timespec now = {0, 0};
@@ -164,12 +178,18 @@ const FilterCase kFilterCases[] = {
 	{"execve is the supervisor's", kServe, CallExecve, false},
 	{"fork is the supervisors'", kServe, CallFork, false},
 	{"fcntl F_DUPFD_CLOEXEC is served", kServe, CallFcntlDupfd, true},
-	{"fcntl F_SETPIPE_SZ is not served", kServe, CallFcntlSetpipe, false},
+	{"fcntl F_SETPIPE_SZ is served (a send pipe made anew)", kServe, CallFcntlSetpipe, true},
 	{"fcntl F_GETFL is start-up only", kServe, CallFcntlGetfl, false},
 	{"fcntl F_SETOWN is start-up only", kServe, CallFcntlSetown, false},
 	{"dup3 O_CLOEXEC is served", kServe, CallDup3Cloexec, true},
 	{"dup3 without O_CLOEXEC is not", kServe, CallDup3Plain, false},
-	{"pipe2 is in no table", kServe, CallPipe2Cloexec, false},
+	{"pipe2 with O_CLOEXEC alone is not served", kServe, CallPipe2Cloexec, false},
+	{"pipe2 O_NONBLOCK|O_CLOEXEC is served (a send pipe)", kServe, CallPipe2Send, true},
+	{"vmsplice SPLICE_F_NONBLOCK is served", kServe, CallVmspliceNonblock, true},
+	{"vmsplice with SPLICE_F_GIFT is not", kServe, CallVmspliceGift, false},
+	{"splice MOVE|NONBLOCK is served", kServe, CallSpliceMove, true},
+	{"splice MOVE|NONBLOCK|MORE is served", kServe, CallSpliceMore, true},
+	{"splice that may block is not", kServe, CallSpliceBlocking, false},
 	{"ppoll is served", kServe, CallPpoll, true},
 	{"mmap is start-up only", kServe, CallMmapRead, false},
 	{"memfd_create is start-up only", kServe, CallMemfdCreate, false},

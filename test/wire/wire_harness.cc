@@ -1237,6 +1237,9 @@ const std::vector<std::string> kSiteCounterNames = {"responses_421"};
 
 // The first start's gzip forms still to make (BEHAVIOUR 10.10); every routed tier.
 const std::vector<std::string> kGzipPendingCounterNames = {"gzip_pending"};
+// Bodies by reference through the send pipes (BEHAVIOUR 10.17); every routed tier.
+const std::vector<std::string> kSendPipeCounterNames = {
+	"bytes_by_pipe", "send_pipe_misses", "send_pipes_recreated", "send_pipes_lost"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1272,12 +1275,12 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 52
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 58
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
 					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames,
-					 &kSiteCounterNames})
+					 &kSiteCounterNames, &kSendPipeCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
