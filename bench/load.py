@@ -74,9 +74,10 @@ SCENARIOS = [
      "headers": [], "file": 256 * KIB},
     {"name": "4 KiB file, close c=8", "family": "files", "connections": 8,
      "headers": CLOSE, "file": 4 * KIB},
-    # Issue 23's rows: a 4 MiB body (by reference: FILE_BY_REFERENCE_MIN is 2 MiB, where
-    # sendfile starts to cost less than the copy on loopback, issue 34), and one the tiers
-    # serve from disk by sendfile (beyond --cache-bytes: servers.TIER_CACHE_BYTES).
+    # Issue 23's rows: a 4 MiB body (by reference, through a send pipe:
+    # FILE_BY_REFERENCE_MIN is 1 MiB, where the pipe starts to cost less than the copy on
+    # loopback, issue 34), and one the tiers serve from disk by sendfile (beyond
+    # --cache-bytes: servers.TIER_CACHE_BYTES).
     {"name": "4 MiB file, keep-alive c=8", "family": "files", "connections": 8,
      "headers": [], "file": 4 * MIB},
     {"name": "16 MiB file from disk, keep-alive c=4", "family": "files", "connections": 4,

@@ -118,6 +118,19 @@ protected:
 		std::string error;
 		ASSERT_TRUE(daemon.Start(options, &error)) << error;
 	}
+	// Serves stall.bin and other.bin, and starts a download of stall.bin that reads
+	// nothing (*fd) until its socket filled (write_eagains moved): its pipe holds bytes.
+	void StartWithAStalledDownload(Daemon &daemon, int *fd)
+	{
+		AddFile("stall.bin", kStallBody);
+		AddFile("other.bin", kOtherBody);
+		StartDaemon(daemon);
+		*fd = StalledDownload(daemon.port(), "/stall.bin");
+		ASSERT_GE(*fd, 0);
+		ASSERT_TRUE(WaitUntil(
+			[&] { return FetchMetrics(daemon.port())["write_eagains"] > 0; }))
+			<< "the stalled download never filled its socket";
+	}
 	// GETs name on a fresh connection, read at once; checks it byte-exact.
 	void ExpectWhole(int port, const std::string &name)
 	{
@@ -169,14 +182,9 @@ TEST_F(SendPipesTest, BodiesAroundTheThresholdAndThePipeSizeAreByteExact)
 // meanwhile 10 other downloads are served whole, and then the stalled one is too.
 TEST_F(SendPipesTest, AStalledReaderHoldsAPipeWhileOthersAreServed)
 {
-	AddFile("stall.bin", kStallBody);
-	AddFile("other.bin", kOtherBody);
 	Daemon daemon;
-	StartDaemon(daemon);
-	int fd = StalledDownload(daemon.port(), "/stall.bin");
-	ASSERT_GE(fd, 0);
-	ASSERT_TRUE(WaitUntil([&] { return FetchMetrics(daemon.port())["write_eagains"] > 0; }))
-		<< "the stalled download never filled its socket";
+	int fd = -1;
+	ASSERT_NO_FATAL_FAILURE(StartWithAStalledDownload(daemon, &fd));
 	for (int i = 0; i < 10; i++)
 		ExpectWhole(daemon.port(), "other.bin");
 	Received r = ReadUntilClose(fd, kTimeoutMs);
@@ -219,13 +227,9 @@ TEST_F(SendPipesTest, MoreDownloadsThanPipesAreAllByteExact)
 // slow, are byte-exact.
 TEST_F(SendPipesTest, AResetMidBodyRecreatesThePipeAndTheNextDownloadIsExact)
 {
-	AddFile("stall.bin", kStallBody);
-	AddFile("other.bin", kOtherBody);
 	Daemon daemon;
-	StartDaemon(daemon);
-	int fd = StalledDownload(daemon.port(), "/stall.bin");
-	ASSERT_GE(fd, 0);
-	ASSERT_TRUE(WaitUntil([&] { return FetchMetrics(daemon.port())["write_eagains"] > 0; }));
+	int fd = -1;
+	ASSERT_NO_FATAL_FAILURE(StartWithAStalledDownload(daemon, &fd));
 	Reset(fd);
 	ASSERT_TRUE(WaitUntil(
 		[&] { return FetchMetrics(daemon.port())["send_pipes_recreated"] == 1; }))
