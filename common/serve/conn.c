@@ -195,8 +195,9 @@ uint32_t conn_setup_pipes(void)
 {
 	struct k_rlimit lim = {CONN_SLOTS, CONN_SLOTS}; /* if unreadable: the table's own */
 	sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim);
-	uint64_t share = lim.rlim_cur / SEND_PIPE_DESCRIPTOR_SHARE;
-	return send_pipes_open(&pool.pipes, share ? (uint32_t)(share < SEND_PIPES ? share : SEND_PIPES) : 1);
+	uint64_t share = lim.rlim_cur / SEND_PIPE_DESCRIPTOR_SHARE; /* at least one pipe */
+	uint32_t want = share >= SEND_PIPES ? SEND_PIPES : share ? (uint32_t)share : 1;
+	return send_pipes_open(&pool.pipes, want);
 }
 
 void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)
