@@ -212,6 +212,7 @@ enum exit_code file_cache_open_body_arena(void)
 	cache.body_arena = (char *)m;
 	advise_huge_pages(cache.body_arena, file_cache_arena_span());
 	cache.body_fd_at = 0;
+	cache.body_allocated = 0;
 	cache.fill_by_sendfile = !shmem_huge_pages_on();
 	return EXIT_OK;
 }
