@@ -150,7 +150,8 @@ static uint64_t realtime_ns(void)
 
 /* Whether the file just read from fd, stat'ed (by name) as *before the open, is settled
  * (file_cache_settle): always without it; else it is the same inode (not one renamed in
- * between), its size, mtime and ctime are as before and its mtime is quiet_ns old. Sets out->settle_ns: when its mtime will be. */
+ * between), its size, mtime and ctime are as before and its mtime is quiet_ns old.
+ * Sets out->settle_ns: when its mtime will be. */
 static int settled(int fd, const struct statx *before, struct loaded_file *out)
 {
 	if (!cache.quiet_ns)
@@ -160,8 +161,8 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 		return 0;
 	struct file_stamp a = stamp_of(before), b = stamp_of(&now);
 	out->settle_ns = (uint64_t)b.mtime_s * NS_PER_S + b.mtime_ns + cache.quiet_ns;
-	return now.stx_size == before->stx_size && a.inode == b.inode && a.mtime_s == b.mtime_s &&
-	       a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
+	return now.stx_size == before->stx_size && a.inode == b.inode &&
+	       a.mtime_s == b.mtime_s && a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
 	       (out->settle_ns <= cache.load_ns || out->settle_ns <= realtime_ns());
 }
 
