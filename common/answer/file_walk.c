@@ -74,6 +74,17 @@ static long send_body(int fd, uint64_t at, uint64_t size)
 	return (long)got;
 }
 
+/* Whether fd, open from a name whose statx said a regular file, still is one (a FIFO or
+ * a directory may have been renamed over the name between the statx and the open).
+ * Asked only when a copy failed or came up short, so a file read whole costs no second
+ * statx. */
+static int is_regular(int fd)
+{
+	struct statx st;
+	return !sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &st)) &&
+	       (st.stx_mode & S_IFMT) == S_IFREG;
+}
+
 /* Copies up to size bytes of fd into the body arena after what it holds (aligned:
  * file_cache_body_start): by sendfile into the memfd (send_body) unless the memfd may
  * have huge pages (file_cache_open_body_arena) or a sendfile failed earlier in this
@@ -81,7 +92,7 @@ static long send_body(int fd, uint64_t at, uint64_t size)
  * without splice, a seccomp refusal: docs/AUDIT.md), by read(2) into the mapping, which
  * sees the same pages. Only a read that works after a sendfile failed turns sendfile off
  * for the rest of the load: when both fail, the file is at fault (a directory or a FIFO
- * renamed over it since its statx), not sendfile. Returns the bytes copied (fewer when
+ * renamed over it since its statx: is_regular), not sendfile. Returns the bytes copied (fewer when
  * the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
@@ -89,7 +100,7 @@ static long copy_body(int fd, uint64_t size)
 	if (!cache.fill_by_sendfile || !size)
 		return sys_read_full(fd, to, size);
 	long got = send_body(fd, (uint64_t)(to - cache.body_arena), size);
-	if (!sys_is_error(got))
+	if (!sys_is_error(got) || !is_regular(fd))
 		return got;
 	got = sys_read_full(fd, to, size);
 	if (!sys_is_error(got))
@@ -168,11 +179,16 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 
 /* Copies the file open as fd, stat'ed as *st, into the body arena for *out, and closes
  * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (file_cache_settle:
- * the bytes are left where the next file's go) or, after a read error, FILE_SKIPPED
- * (file_cache_skip). */
+ * the bytes are left where the next file's go) or FILE_SKIPPED: silently when a copy
+ * that failed or came up short finds fd no longer a regular file (is_regular), else
+ * after a read error (file_cache_skip). */
 static enum exit_code read_body(long fd, const struct statx *st, struct loaded_file *out)
 {
 	long got = copy_body((int)fd, st->stx_size);
+	if ((sys_is_error(got) || (uint64_t)got < st->stx_size) && !is_regular((int)fd)) {
+		sys_close((int)fd); /* replaced since its statx: skipped as when listed */
+		return EXIT_OK;
+	}
 	int stable = !sys_is_error(got) && settled((int)fd, st, out);
 	sys_close((int)fd);
 	if (sys_is_error(got))
