@@ -118,6 +118,9 @@ enum file_place {
 	FILE_ON_DISK = 1,   /* beyond --cache-bytes: only its name, size and mtime were
 			     * recorded (for lookup and listings); each request opens it and
 			     * takes length and validators from the open (disk_file.h) */
+	FILE_LISTED_LIVE = 2, /* a listing of a directory with a child on disk: rendered per
+			       * request (file_cache_live_listing, BEHAVIOUR 10.14) from its
+			       * rows (live) and that child's statx now */
 };
 
 /* One cached file or directory, or a precompressed representation of a file. */
@@ -131,12 +134,15 @@ struct cached_file {
 		const char *disk_name; /* FILE_ON_DISK: the name to open below DIR, in the name
 					* arena: file_disk_name_len bytes (a representation's
 					* own, X.br, not its file's) */
+		const void *live;      /* FILE_LISTED_LIVE: its directory's rows, in the listing
+					* arena (listing_pages.c) */
 	};
 	uint64_t size;        /* body bytes (on disk: at start-up); 0 for a directory */
 	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
 	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files);
-			       * FILE_ON_DISK: its Content-Type (type_len bytes), then its
-			       * --header-for lines (fields_len bytes), head_len in all */
+			       * FILE_ON_DISK and FILE_LISTED_LIVE: its Content-Type (type_len
+			       * bytes), then its --header-for lines (fields_len bytes),
+			       * head_len in all */
 	const char *etag;     /* the ETag, quotes included, in the head arena; NULL on disk */
 	/* variant[e - 1]: the representation of encoding e (X.br's bytes as br, ...), not in
 	 * the index; NULL when X has no such file beside it (or this is one) */
