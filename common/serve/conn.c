@@ -581,6 +581,19 @@ static void conn_live_listing(int fd, const struct conn *c, const struct answer_
 	counter_add(C_listings_rendered, 1);
 }
 
+/* For an answer a made of the file system now (ANSWER_DISK, _DISK_PAGE: conn_open_disk;
+ * ANSWER_LIVE_LISTING: conn_live_listing), makes its view into *view and a its answer.
+ * Returns the open descriptor a disk-served file's answer sends, else -1. */
+static int conn_make_view(int fd, const struct conn *c, const struct answer_input *in,
+			  struct answer *a, struct cached_file *view)
+{
+	if (a->kind == ANSWER_DISK || a->kind == ANSWER_DISK_PAGE)
+		return conn_open_disk(fd, in, a, view);
+	if (a->kind == ANSWER_LIVE_LISTING)
+		conn_live_listing(fd, c, in, a, view);
+	return -1;
+}
+
 /* Renders into c's scratch the 204 of an OPTIONS of a's path (ANSWER_OPTIONS): with
  * --root, the --header-for fields of the name GET would look up (answer_lookup_name,
  * which answer_options found valid). Returns its length (all head). */
@@ -745,12 +758,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
 			break;
-		struct cached_file view; /* a disk-served file as its open found it */
-		int disk_fd = -1;
-		if (a.kind == ANSWER_DISK || a.kind == ANSWER_DISK_PAGE)
-			disk_fd = conn_open_disk(fd, &in, &a, &view);
-		else if (a.kind == ANSWER_LIVE_LISTING)
-			conn_live_listing(fd, c, &in, &a, &view);
+		struct cached_file view; /* a disk-served file or live listing as it is now */
+		int disk_fd = conn_make_view(fd, c, &in, &a, &view);
 		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
 		if (a.kind == ANSWER_METRICS)
 			format = metrics_format_wanted(&req.line, &req.headers, in.fields);
