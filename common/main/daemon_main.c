@@ -502,6 +502,7 @@ static enum exit_code collect_sites(struct serve_plan *plan)
 	cli_site_swap(o, &plan->site[0]);
 	plan->site[0] = copy;
 	plan->site[0].root = o->root;
+	plan->site[0].cache_bytes = CLI_SITE_CACHE_SHARED; /* --cache-bytes is shared */
 	plan->site_count = 1 + o->site_count;
 	for (uint32_t i = 0; i < o->site_count; i++) {
 		plan->site[i + 1] = o->site[i];
@@ -565,12 +566,13 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	return STARTUP_CONTINUE;
 }
 
-/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its share
- * of --cache-bytes (shares of `sites` loaded), the arenas a reload handed over reused
+/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its own
+ * cache-bytes, or its share of --cache-bytes (`shares` sites loaded have none of their
+ * own), dotfiles and listing when it or the whole server says so, the arenas a reload handed over reused
  * (the default site's only: it alone hands on a manifest), its tree read, its
  * --error-page and --fallback found in it, its --redirects read. Returns EXIT_OK or the
  * failing step's code (reported). */
-static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t sites)
+static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t shares)
 {
 	const struct cli_options *opts = &plan->opts;
 	const struct cli_site *site = &plan->site[s];
@@ -579,7 +581,8 @@ static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t si
 		file_cache_on_directory(watch_directory);
 		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS); /* 10.16: only settled files */
 	}
-	file_cache_set_budget(opts->cache_bytes / sites);
+	file_cache_set_budget(site->cache_bytes != CLI_SITE_CACHE_SHARED ? site->cache_bytes
+								       : opts->cache_bytes / shares);
 	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
 	if (opts->compress && !reload_is_generation())
 		file_cache_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
@@ -588,8 +591,8 @@ static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t si
 	file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
 	enum exit_code r = file_cache_load(
 		site->root,
-		(opts->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
-			(opts->listing ? FILE_CACHE_LISTING : 0u) |
+		(opts->dotfiles || site->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
+			(opts->listing || site->listing ? FILE_CACHE_LISTING : 0u) |
 			(s != SITE_DEFAULT ? FILE_CACHE_NO_MANIFEST : 0u),
 		opts->max_files);
 	if (r == EXIT_OK)
@@ -625,13 +628,13 @@ static void count_site(uint64_t sum[SUM_COUNT])
 static enum exit_code load_sites(struct serve_plan *plan)
 {
 	enum exit_code r = plan->opts.watch ? watch_open() : EXIT_OK;
-	uint32_t loaded = 0;
+	uint32_t shares = 0; /* the sites loaded that share --cache-bytes */
 	uint64_t sum[SUM_COUNT] = {0};
 	for (uint32_t s = 0; s < plan->site_count; s++)
-		loaded += plan->site[s].root != 0;
+		shares += plan->site[s].root && plan->site[s].cache_bytes == CLI_SITE_CACHE_SHARED;
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++)
 		if (plan->site[s].root)
-			r = load_site(plan, s, loaded);
+			r = load_site(plan, s, shares ? shares : 1);
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++) {
 		sites_enter(s);
 		if (plan->site[s].root)
