@@ -356,8 +356,8 @@ static void release_tree(void)
 	sup.release = 0;
 }
 
-/* A signal kept while the compressing generation started (act), acted on now that it
- * serves or has failed. */
+/* A signal kept while no generation served or the compressing one started (act), acted
+ * on now that one serves (or the compressing one failed). */
 static void act(long sig);
 static void act_on_kept(void)
 {
@@ -385,8 +385,11 @@ static void first_ready(void)
 	sup.pending_first = 0;
 	if (sup.compress && !sup.stops)
 		start_compressing();
-	if (!sup.in_child)
-		release_tree();
+	if (sup.in_child)
+		return;
+	release_tree();
+	if (!sup.compressing && sup.kept_signal) /* else done after the handover */
+		act_on_kept();
 }
 
 /* The compressing generation is ready: it serves, the first (old, if still alive)
@@ -440,6 +443,8 @@ static void take_ready(void)
 	}
 	if (!old) {
 		say("restarted: process ", (uint64_t)sup.serving, " serves\n", 0, 0);
+		if (!sup.compressing && sup.kept_signal)
+			act_on_kept();
 		return;
 	}
 	retire(old);
@@ -639,9 +644,11 @@ static void act(long sig)
 {
 	if (sig == K_SIGTERM || sig == K_SIGINT)
 		stop(sig);
-	else if (sup.compressing && (sig == K_SIGHUP || sig == K_SIGUSR1 || sig == K_SIGUSR2)) {
+	else if ((sup.compressing || !sup.serving) &&
+		 (sig == K_SIGHUP || sig == K_SIGUSR1 || sig == K_SIGUSR2)) {
 		if (sup.kept_signal != K_SIGUSR2) /* an upgrade is a reload and more */
-			sup.kept_signal = sig; /* done once the compressing one serves or failed */
+			sup.kept_signal = sig; /* done once the first, a restarted or the
+						* compressing one serves, or this one failed */
 	}
 	else if (sig == K_SIGIO && sup.serving && !sup.stops)
 		sys_kill(sup.serving, K_SIGIO); /* a retired one stopped accepting: re-arm */

@@ -166,7 +166,7 @@ public:
 			       "; stderr: " + Err();
 		close(fd);
 		// The listener is the supervisor's from the announcement on; a generation
-		// answers once it is ready, and a SIGHUP before that is no reload (BEHAVIOUR 17).
+		// answers once it is ready (a SIGHUP before that waits for it: BEHAVIOUR 17).
 		if (!WaitUntil([&] { return ParseResponse(Roundtrip(port_, GetClose("/health")).bytes)
 						    .status > 0; }))
 			return "no answer on port " + std::to_string(port_) + "; stderr: " + Err();
@@ -191,6 +191,7 @@ public:
 
 	std::string root() const { return dir_ + "/root"; }
 	std::string Err() const { return Slurp(dir_ + "/err"); }
+	std::string Out() const { return Slurp(dir_ + "/out"); } // the announcement lines
 	int port() const { return port_; }
 	pid_t pid() const { return pid_; }
 	pid_t new_pid() const { return new_pid_; }

@@ -294,6 +294,28 @@ TEST_P(ReloadTest, BrokenTreeLeavesTheOldOneServing)
 	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
+// BEHAVIOUR 17: a SIGHUP that comes before the first generation is ready is kept and done
+// once it is. The supervisor holds its signals before it announces, and forks the first
+// generation after; the HUP goes the moment the announcement is on stdout, so it usually
+// reaches a supervisor that has no generation yet. The witness that it was done: b.txt,
+// written after the start-up load, is served by the reload's generation.
+TEST_P(ReloadTest, HupBeforeTheFirstGenerationIsReadyReloadsOnceItIs)
+{
+	ReloadDaemon d;
+	d.NoWait();
+	ASSERT_EQ(d.Start(Args()), "");
+	ASSERT_TRUE(WaitUntil([&] { return d.Out().find(" listening on ") != std::string::npos; },
+			      kStateWaitMs, 1))
+		<< d.Err();
+	WriteFile(d.root() + "/b.txt", "b\n");
+	ASSERT_EQ(kill(d.pid(), SIGHUP), 0);
+	bool before_any_generation = Descendants(d.pid()).empty();
+	RecordProperty("hup_before_any_generation", before_any_generation ? "yes" : "no");
+	ASSERT_GT(d.WaitForReloaded(1), 0) << d.Err();
+	EXPECT_EQ(StatusOf(d.port(), "/b.txt"), 200);
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
 // With --workers: a HUP sent to one worker directly is ignored (the reload is the
 // supervisor's): the worker lives on and the snapshot stays. The witness that the HUP is
 // over: the worker ignores SIGHUP and does not block it (/proc/PID/status SigIgn, SigBlk),
