@@ -346,6 +346,16 @@ TEST_F(AccessLogTest, CombinedLinesCarryRefererAndUserAgent)
 		EXPECT_EQ(Masked(lines[i], kCombinedLine), sequence[i].line) << "line " << i + 1;
 }
 
+// What python3 running script prints with text on its standard input, or "error: ..."
+// when it failed.
+std::string PythonOutput(const char *script, const std::string &text)
+{
+	CommandResult r = RunCommand({"python3", "-c", script}, text, 20000);
+	if (!r.ran || r.exit_code != 0)
+		return "error: " + r.problem + " " + r.err;
+	return r.out;
+}
+
 // Parses each line of text with Python's json module (strict: a raw control byte in a
 // string is an error) and prints, a line each, its keys and values as JSON again (every
 // value but time_local and service_us, which are checked for their type and form).
@@ -362,10 +372,7 @@ for line in sys.stdin.read().splitlines():
                       o["body_bytes_sent"], o["http_referer"], o["http_user_agent"],
                       o["content_encoding"]]))
 )py";
-	CommandResult r = RunCommand({"python3", "-c", kScript}, text, 20000);
-	if (!r.ran || r.exit_code != 0)
-		return "error: " + r.problem + " " + r.err;
-	return r.out;
+	return PythonOutput(kScript, text);
 }
 
 // issue 30, --access-log-format json: every line parses with a real JSON parser (Python's,
@@ -418,10 +425,7 @@ for line in sys.stdin.read().splitlines():
     assert list(o)[-1] == "host"
     print(o["status"], o["host"], o["body_bytes_sent"])
 )py";
-	CommandResult r = RunCommand({"python3", "-c", kScript}, text, 20000);
-	if (!r.ran || r.exit_code != 0)
-		return "error: " + r.problem + " " + r.err;
-	return r.out;
+	return PythonOutput(kScript, text);
 }
 
 TEST_P(AccessLogHostTest, HostEndsEveryLine)
