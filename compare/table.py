@@ -138,7 +138,8 @@ def load_values(loaded, values, details, wrk_text, title):
             if r["syscalls_per_request"] is not None:
                 row("syscalls/" + scenario, {})[server] = r["syscalls_per_request"]
             lowest = values.setdefault("success_share", {})
-            lowest[server] = min(lowest.get(server, 1.0), r["success_share"])
+            if r["requests"] or any(r["errors"].values()):  # none completed or failed: no share
+                lowest[server] = min(lowest.get(server, 1.0), r["success_share"])
             details.setdefault(scenario, {})[server] = {
                 k: r[k] for k in ("requests", "errors", "p50_us", "success_share",
                                   "cpu_user_us_per_request", "cpu_system_us_per_request")}

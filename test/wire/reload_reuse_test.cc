@@ -10,6 +10,7 @@
 // arena: its inode, its size) of the serving generation (the single process, or the
 // supervisor of its --workers, which holds the snapshot the workers share). Under an
 // emulator the reload is not tested (the new image would be the emulator: reload_test.cc).
+#include <dirent.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,19 +42,38 @@ constexpr size_t kSmallFile = 64 * 1024;
 constexpr int kArenasKept = 7;               // file_arenas.c ARENAS_KEPT
 constexpr int kShmemSampleMs = 5;
 
-// /proc/meminfo's Shmem, in bytes (-1 when unreadable).
-long long ShmemBytes()
+// The shared memory the daemon's processes hold, in bytes: every memfd and shared
+// anonymous object (a `/memfd:` or `/dev/zero` link) among the descriptors
+// (/proc/PID/fd) and the mappings (/proc/PID/map_files) of the supervisor and each of its
+// descendants, counted once per object by its allocated blocks (st_blocks: pages that
+// hold bytes, whoever maps them). The machine's Shmem (/proc/meminfo) would count every
+// suite running beside this one too.
+long long DaemonShmemBytes(pid_t supervisor)
 {
-	std::ifstream in("/proc/meminfo");
-	std::string key;
-	long long kib;
-	std::string unit;
-	while (in >> key >> kib) {
-		std::getline(in, unit);
-		if (key == "Shmem:")
-			return kib * 1024;
-	}
-	return -1;
+	std::map<std::pair<dev_t, ino_t>, long long> objects;
+	std::vector<pid_t> tree = Descendants(supervisor);
+	tree.push_back(supervisor);
+	for (pid_t p : tree)
+		for (const char *kind : {"/fd", "/map_files"}) {
+			std::string dir = "/proc/" + std::to_string(p) + kind;
+			DIR *d = opendir(dir.c_str());
+			for (struct dirent *e; d && (e = readdir(d)) != nullptr;) {
+				std::string path = dir + "/" + e->d_name;
+				char link[256];
+				ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+				std::string target(link, n > 0 ? (size_t)n : 0);
+				struct stat st;
+				if ((target.rfind("/memfd:", 0) == 0 || target.rfind("/dev/zero", 0) == 0) &&
+				    stat(path.c_str(), &st) == 0)
+					objects[{st.st_dev, st.st_ino}] = (long long)st.st_blocks * 512;
+			}
+			if (d)
+				closedir(d);
+		}
+	long long sum = 0;
+	for (const auto &o : objects)
+		sum += o.second;
+	return sum;
 }
 
 // The body GET target returns (a close request), or "" when it is no 200.
@@ -167,9 +187,9 @@ INSTANTIATE_TEST_SUITE_P(Processes, ReloadReuseTest, testing::Values(1, 2),
 			 ProcessesName);
 
 // Reloading an unchanged tree reuses every arena: the new image holds the very memfds
-// (same inodes, same sizes) and no other, and the machine's shared memory does not rise
-// by a copy of the tree while both images are alive (sampled from the HUP until the old
-// one has exited; a copy would add the whole 32 MiB).
+// (same inodes, same sizes) and no other, and the shared memory the daemon's processes
+// hold does not rise by a copy of the tree while both images are alive (sampled from the
+// HUP until the old one has exited; a copy would add the whole 32 MiB).
 TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 {
 	ReloadDaemon d;
@@ -184,10 +204,10 @@ TEST_P(ReloadReuseTest, UnchangedTreeReusesEveryMemfd)
 	EXPECT_EQ(bytes, (off_t)(kBigFiles * kBigFile + kBodyA.size()));
 
 	std::atomic<bool> stop{false};
-	long long base = ShmemBytes(), peak = base;
+	long long base = DaemonShmemBytes(d.pid()), peak = base;
 	std::thread sampler([&] {
 		while (!stop) {
-			long long now = ShmemBytes();
+			long long now = DaemonShmemBytes(d.pid());
 			peak = now > peak ? now : peak;
 			SleepMs(kShmemSampleMs);
 		}

@@ -1790,8 +1790,15 @@ int64_t SupervisorCounter(pid_t supervisor, size_t index)
 		if (n <= 0 || std::string(link, (size_t)n).find("/memfd:apollod-counters") != 0)
 			continue;
 		int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-		uint64_t v = 0;
-		if (fd >= 0 && pread(fd, &v, sizeof(v), (off_t)(index * sizeof(v))) == sizeof(v))
+		// The page's layout word (its header, at the end) is written after the counters
+		// are copied in (counter_page_create): until then the page reads zeros, which
+		// would say gzip_pending 0 before the first generation has even started.
+		struct stat st;
+		uint64_t v = 0, layout = 0;
+		off_t layout_at = fd >= 0 && fstat(fd, &st) == 0 ? st.st_size - 2 * (off_t)sizeof(v) : -1;
+		if (layout_at > 0 &&
+		    pread(fd, &layout, sizeof(layout), layout_at) == sizeof(layout) && layout != 0 &&
+		    pread(fd, &v, sizeof(v), (off_t)(index * sizeof(v))) == sizeof(v))
 			value = (int64_t)v;
 		if (fd >= 0)
 			close(fd);

@@ -634,7 +634,8 @@ std::vector<pid_t> WaitForChildren(pid_t parent, size_t n, int timeout_ms = 5000
 constexpr size_t kGzipPendingCounter = 52;
 
 // Counter `index` of the counter page the resident supervisor pid holds (its
-// memfd:apollod-counters, read through /proc/PID/fd), or -1 when it holds none (yet).
+// memfd:apollod-counters, read through /proc/PID/fd), or -1 when it holds none (yet) or
+// its page is not filled yet (the layout word, written last, reads 0).
 int64_t SupervisorCounter(pid_t supervisor, size_t index);
 
 // A settled start (BEHAVIOUR 10.10): waits until the resident supervisor pid has its
