@@ -70,7 +70,11 @@ APOLLOD_EXTERN_C_BEGIN
  * gzip_pending: the files the first start left to the compressing generation (BEHAVIOUR
  * 10.10), set at load; 0 once that generation serves or failed (or with none to make).
  * responses_421: requests for a host no --site names when there is no --root to serve
- * it (BEHAVIOUR 10.21); a status counter. */
+ * it (BEHAVIOUR 10.21); a status counter.
+ * listings_rendered: listings made per request because their directory holds a file
+ * served from disk (BEHAVIOUR 10.14), whatever their status; listings_refused: those
+ * that found every live-listing buffer in use and were answered 503 with Retry-After
+ * (each also counted in responses_503). */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -125,7 +129,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(responses_410)          \
 	X(disk_opens_refused)     \
 	X(gzip_pending)           \
-	X(responses_421)
+	X(responses_421)          \
+	X(listings_rendered)      \
+	X(listings_refused)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several
