@@ -87,6 +87,10 @@ enum answer_kind {
 			      * path's --header-for fields (render_options) */
 	ANSWER_RULE = 12,    /* a --redirects rule's 3xx (rule), its Location made from
 			      * target's path matched again: rendered now (redirect_render) */
+	ANSWER_LIVE_LISTING = 13, /* file is a listing made per request (FILE_LISTED_LIVE,
+				   * BEHAVIOUR 10.14): the connection renders it as the
+				   * directory is now, then answer_view decides as answer_file
+				   * does (or answer_disk_refused when no buffer is free) */
 };
 /* The kinds rendered into the connection's one scratch buffer: behind queued responses
  * they are ANSWER_LATER. */
@@ -94,7 +98,7 @@ enum answer_kind {
 	((kind) == ANSWER_METRICS || (kind) == ANSWER_REDIRECT || (kind) == ANSWER_PARTIAL || \
 	 (kind) == ANSWER_UNSATISFIABLE || (kind) == ANSWER_NOT_MODIFIED ||                  \
 	 (kind) == ANSWER_DISK || (kind) == ANSWER_DISK_PAGE || (kind) == ANSWER_OPTIONS ||  \
-	 (kind) == ANSWER_RULE)
+	 (kind) == ANSWER_RULE || (kind) == ANSWER_LIVE_LISTING)
 
 #define ANSWER_NO_COUNTER 0xff /* a counter field that names no counter */
 STATIC_ASSERT(COUNTER_COUNT < ANSWER_NO_COUNTER, "counter ids fit a byte");
@@ -152,8 +156,8 @@ static inline void answer_file(const struct answer_input *in, struct answer *a,
 		f = file_representation(h, in->fields, f);
 	a->file = f;
 	a->cache_counter = C_cache_hits;
-	if (f->place == FILE_ON_DISK) /* decided once open: answer_disk */
-		a->kind = ANSWER_DISK;
+	if (f->place != FILE_IN_MEMORY) /* decided once open or made: answer_view */
+		a->kind = f->place == FILE_ON_DISK ? ANSWER_DISK : ANSWER_LIVE_LISTING;
 	else
 		a->kind = file_status_kind[file_status_of(h, in->fields, a->head_only, f, in->now,
 							  &a->first, &a->last)];
@@ -478,6 +482,18 @@ static inline uint8_t answer_status_counter(const struct answer *a)
 	}
 }
 
+/* Sets a to serve view, a file as it is now (a disk-served file's open, a live
+ * listing just made): 200, 304, 206 or 416 by the request's validators and Range
+ * (file_status_of), as answer_file decides for a loaded one, and its status counter. */
+static inline void answer_view(const struct answer_input *in, struct answer *a,
+			       const struct cached_file *view)
+{
+	a->file = view;
+	a->kind = file_status_kind[file_status_of(&in->request->headers, in->fields, a->head_only,
+						  view, in->now, &a->first, &a->last)];
+	a->status_counter = answer_status_counter(a);
+}
+
 /* The connection opened a->file (ANSWER_DISK or ANSWER_DISK_PAGE) beneath DIR and st is
  * the fstat of that open: renders the view of the file as it is now at out (DISK_VIEW_MAX
  * bytes of the scratch, disk_file_view) into *view and points a->file at it, then
@@ -490,14 +506,13 @@ static inline void answer_disk(const struct answer_input *in, struct answer *a,
 	int page = a->kind == ANSWER_DISK_PAGE;
 	unsigned id = page ? a->page : (unsigned)ERROR_PAGE_NONE;
 	disk_file_view(a->file, st, in->now(), id, out, view);
-	a->file = view;
-	if (page)
+	if (page) {
+		a->file = view;
 		a->kind = ANSWER_ERROR_PAGE;
-	else
-		a->kind = file_status_kind[file_status_of(&in->request->headers, in->fields,
-							  a->head_only, view, in->now, &a->first,
-							  &a->last)];
-	a->status_counter = answer_status_counter(a);
+		a->status_counter = answer_status_counter(a);
+	} else {
+		answer_view(in, a, view);
+	}
 }
 
 /* The file of an ANSWER_DISK or ANSWER_DISK_PAGE could not be opened as a regular file

@@ -15,7 +15,7 @@ void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uin
 	*view = *f;
 	view->body = 0;
 	view->size = st->size;
-	view->mtime = st->mtime_s < 0 ? 0 : (uint64_t)st->mtime_s > now_s ? now_s : (uint64_t)st->mtime_s;
+	view->mtime = disk_served_mtime(st, now_s);
 	if (page != ERROR_PAGE_NONE) {
 		view->etag = 0;
 		view->etag_len = 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/answer/file_cache.h"
+#include "common/answer/listing.h"
 #include "common/answer/responses.h"
 #include "common/base/static_assert.h"
 
@@ -45,6 +46,41 @@ STATIC_ASSERT(FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX <= DISK_VIEW_AT &&
  * file's. view's pointers stay in out and f's head. Pure. */
 void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uint64_t now_s,
 		    unsigned page, char *out, struct cached_file *view);
+
+/* The Last-Modified second st's mtime is served as: never before 1970 nor after now_s
+ * (RFC 9110 8.8.2.1). Pure. */
+static inline uint64_t disk_served_mtime(const struct disk_stat *st, uint64_t now_s)
+{
+	return st->mtime_s < 0 ? 0 : (uint64_t)st->mtime_s > now_s ? now_s : (uint64_t)st->mtime_s;
+}
+
+/* A live listing (FILE_LISTED_LIVE, BEHAVIOUR 10.14) is rendered into one buffer of this
+ * many bytes: its rows (struct listing_entry each), then its validators and head
+ * (DISK_VIEW_MAX), then its page. A directory whose page could take more (its rows and
+ * names at their largest, LISTING_LIVE_BYTES) keeps the pages rendered at load, with the
+ * sizes and times of then. 256 KiB: some 600 rows of 20-byte names. */
+#define LISTING_LIVE_MAX (256u << 10)
+#define LISTING_LIVE_ROWS_BYTES(rows) ((uint64_t)(rows) * sizeof(struct listing_entry))
+STATIC_ASSERT(sizeof(struct listing_entry) % 8 == 0, "the view after the rows is aligned");
+
+/* What a live listing asks of the file system for its child f (FILE_ON_DISK): fills *st
+ * as disk_open's statx would and returns LIVE_STAT_OK; LIVE_STAT_GONE when f cannot be
+ * opened (gone, a link swapped in): its row is left out; LIVE_STAT_BUSY when the
+ * descriptor table is full (EMFILE, ENFILE): the listing is not made. ctx is the
+ * caller's. */
+enum live_stat { LIVE_STAT_OK = 0, LIVE_STAT_GONE = 1, LIVE_STAT_BUSY = 2 };
+typedef int (*listing_stat_fn)(void *ctx, const struct cached_file *f, struct disk_stat *st);
+
+/* Renders page (a FILE_LISTED_LIVE listing of the current site's cache, in its order)
+ * into out (LISTING_LIVE_MAX bytes, 8-byte aligned) as the directory is now: each
+ * FILE_ON_DISK child's size and mtime from stat (called once for each; now_s clamps the
+ * mtime, disk_served_mtime), the rows sorted in the page's order, Last-Modified the
+ * newest of the directory's and its rows', ETag "l-<size>-<listing_hash>" of the bytes
+ * made. Fills *view as a loaded file reads (body, size, validators and 200 head in out,
+ * arena FILE_ARENA_NONE, place FILE_IN_MEMORY) and returns LIVE_STAT_OK; or returns
+ * LIVE_STAT_BUSY (a stat said so; *view unset). Reads the cache; no syscalls but stat's. */
+enum live_stat file_cache_live_listing(const struct cached_file *page, listing_stat_fn stat, void *ctx,
+			     uint64_t now_s, char *out, struct cached_file *view);
 
 APOLLOD_EXTERN_C_END
 

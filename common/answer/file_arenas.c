@@ -212,6 +212,7 @@ enum exit_code file_cache_open_body_arena(void)
 	cache.body_arena = (char *)m;
 	advise_huge_pages(cache.body_arena, file_cache_arena_span());
 	cache.body_fd_at = 0;
+	cache.body_allocated = 0;
 	cache.fill_by_sendfile = !shmem_huge_pages_on();
 	return EXIT_OK;
 }
@@ -379,7 +380,8 @@ static void fill_manifest(char *m, const uint8_t *handed, uint32_t arenas, uint3
 {
 	*(struct file_manifest_head *)m = (struct file_manifest_head){
 		FILE_MANIFEST_MAGIC, FILE_MANIFEST_VERSION, FILE_MANIFEST_RECORD_SIZE, count,
-		arenas, (uint32_t)cache.compress_level, names};
+		arenas, (uint32_t)cache.compress_level, names,
+		file_manifest_site_key(cache.root_dir)};
 	struct file_manifest_record *r = (struct file_manifest_record *)(m + FILE_MANIFEST_HEAD_SIZE);
 	char *name_base = m + file_manifest_size(count, 0), *name = name_base;
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
@@ -495,6 +497,45 @@ void file_cache_forget_old_manifest(void)
 	cache.old_manifest = 0;
 }
 
+/* The site key and arena count of the manifest at fd (mapped for a moment), when it
+ * starts as this layout's manifest: returns 1, else 0. */
+static int manifest_head_of(int fd, uint64_t *key, uint32_t *arenas)
+{
+	struct file_arena m = {0, 0, -1, 0};
+	if (!map_sealed(fd, &m))
+		return 0;
+	const struct file_manifest_head *h = (const struct file_manifest_head *)m.base;
+	int ok = m.size >= FILE_MANIFEST_HEAD_SIZE && h->magic == FILE_MANIFEST_MAGIC &&
+		 h->version == FILE_MANIFEST_VERSION;
+	if (ok) {
+		*key = h->site_key;
+		*arenas = h->arenas;
+	}
+	sys_munmap((void *)m.base, m.size);
+	return ok;
+}
+
+uint32_t file_cache_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at)
+{
+	uint64_t want = file_manifest_site_key(root), key = 0;
+	uint32_t arenas = 0;
+	for (uint32_t i = 0; i < n;) {
+		if (fds[i] < 0) { /* taken by an earlier site, its arenas with it */
+			i++;
+			continue;
+		}
+		if (!manifest_head_of(fds[i], &key, &arenas))
+			return 0; /* no telling where the next group starts */
+		uint32_t len = 1 + (arenas < n - i - 1 ? arenas : n - i - 1);
+		if (key == want) {
+			*at = i;
+			return len;
+		}
+		i += len;
+	}
+	return 0;
+}
+
 uint32_t file_cache_reuse(const int *fds, uint32_t n)
 {
 	uint32_t arenas = n > 1 ? n - 1 : 0;
@@ -535,7 +576,7 @@ enum exit_code file_cache_seal_arenas(void)
 {
 	settle_arenas();
 	enum exit_code r = seal_body_arena();
-	if (r == EXIT_OK && !(cache.load_flags & FILE_CACHE_NO_MANIFEST))
+	if (r == EXIT_OK)
 		write_manifest();
 	return r;
 }

@@ -249,7 +249,7 @@ void file_cache_render_heads(struct cached_file *f)
 	if (!is_listing(f))
 		mime_type_of(f->name, f->name_len, &type);
 	char *h = cache.head_arena + cache.heads_used;
-	if (f->place == FILE_ON_DISK) {
+	if (f->place != FILE_IN_MEMORY) { /* the type and fields a view's head is made of */
 		f->head = h;
 		f->type_len = (uint8_t)type.len;
 		char *p = copy_span(h, type.text, type.len);
@@ -332,7 +332,7 @@ static const struct cached_file *page_target(const char *target, const char *fla
 {
 	size_t len = cstr_len(target) - 1; /* cli.c took only targets that start with '/' */
 	const struct cached_file *f = file_cache_find(target + 1, len);
-	if (f && f->kind == CACHED_FILE)
+	if (f && f->kind == CACHED_FILE && f->place != FILE_LISTED_LIVE) /* made per request */
 		return f;
 	if (len > FILE_CACHE_PATH_MAX)
 		len = FILE_CACHE_PATH_MAX; /* no such name is loaded: said in part */

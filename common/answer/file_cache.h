@@ -119,6 +119,9 @@ enum file_place {
 	FILE_ON_DISK = 1,   /* beyond --cache-bytes: only its name, size and mtime were
 			     * recorded (for lookup and listings); each request opens it and
 			     * takes length and validators from the open (disk_file.h) */
+	FILE_LISTED_LIVE = 2, /* a listing of a directory with a child on disk: rendered per
+			       * request (file_cache_live_listing, BEHAVIOUR 10.14) from its
+			       * rows (live) and that child's statx now */
 };
 
 /* One cached file or directory, or a precompressed representation of a file. */
@@ -132,12 +135,15 @@ struct cached_file {
 		const char *disk_name; /* FILE_ON_DISK: the name to open below DIR, in the name
 					* arena: file_disk_name_len bytes (a representation's
 					* own, X.br, not its file's) */
+		const void *live;      /* FILE_LISTED_LIVE: its directory's rows, in the listing
+					* arena (listing_pages.c) */
 	};
 	uint64_t size;        /* body bytes (on disk: at start-up); 0 for a directory */
 	uint64_t mtime;       /* Last-Modified in Unix seconds: the file's, never after load */
 	const char *head;     /* the 200 head in FILE_HEAD_FORM, in the head arena (files);
-			       * FILE_ON_DISK: its Content-Type (type_len bytes), then its
-			       * --header-for lines (fields_len bytes), head_len in all */
+			       * FILE_ON_DISK and FILE_LISTED_LIVE: its Content-Type (type_len
+			       * bytes), then its --header-for lines (fields_len bytes),
+			       * head_len in all */
 	const char *etag;     /* the ETag, quotes included, in the head arena; NULL on disk */
 	/* variant[e - 1]: the representation of encoding e (X.br's bytes as br, ...), not in
 	 * the index; NULL when X has no such file beside it (or this is one) */
@@ -251,8 +257,6 @@ size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
 /* file_cache_load flags */
 #define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
 #define FILE_CACHE_LISTING 0x2  /* --listing: list each directory without FILE_INDEX_NAME */
-#define FILE_CACHE_NO_MANIFEST 0x4 /* a named site (sites.h): no manifest for the next image,
-				    * which reads its tree afresh (only the default hands on) */
 
 /* The page a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define FILE_INDEX_NAME "index.html"
@@ -345,6 +349,15 @@ enum exit_code file_cache_pages(const char *const error[ERROR_PAGE_COUNT], const
  * it closes them all and the load reads everything. Returns the arenas taken (0: none).
  * Never fails start-up. */
 uint32_t file_cache_reuse(const int *fds, uint32_t n);
+
+/* In an image a reload started, before a site's file_cache_reuse: fds[0..n) is what the
+ * previous image handed over, every site's group (file_cache_hand_over's order, one
+ * group after another; -1: a descriptor already taken). Finds the group whose manifest
+ * says it was loaded from root (file_manifest_site_key): sets *at to its first
+ * descriptor and returns its length, the manifest's and its arenas'; 0 when none does
+ * (then the site reads everything). Reads each manifest's head (mapped for a moment);
+ * stops at anything that is not one. Takes nothing: the caller passes the group on. */
+uint32_t file_cache_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at);
 
 /* After file_cache_load: the descriptors the image a reload starts must receive, the
  * manifest's then the arenas' (fds: FILE_CACHE_HANDOVER_MAX room). Returns their count,

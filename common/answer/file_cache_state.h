@@ -44,6 +44,8 @@ struct file_arena {
 /* file_cache_state.body_fd_at when the memfd's offset is not known (after a failed
  * lseek or sendfile): the next sendfile seeks first. */
 #define FILE_FILL_OFFSET_UNKNOWN UINT64_MAX
+/* file_cache_state.body_allocated after a fallocate failed: none asked again. */
+#define FILE_FILL_NO_ALLOCATE UINT64_MAX
 
 /* The cache: the table file_cache_find reads, and what the two walks that fill it keep
  * (the first counts, the second loads; file_cache_load). */
@@ -64,6 +66,9 @@ struct file_cache_state {
 	int body_fd;               /* the memfd being filled; -1 when none */
 	uint64_t body_fd_at;       /* body_fd's file offset, where the next sendfile writes
 				    * (FILE_FILL_OFFSET_UNKNOWN when not known) */
+	uint64_t body_allocated;   /* body_fd's bytes from 0 fallocate'd ahead of the fill
+				    * (file_walk.c allocate_ahead); FILE_FILL_NO_ALLOCATE
+				    * once fallocate failed */
 	int fill_by_sendfile;      /* bodies go in by sendfile into body_fd, not read into
 				    * the mapping (file_cache_open_body_arena, copy_body) */
 	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */

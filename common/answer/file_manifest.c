@@ -39,3 +39,11 @@ int64_t file_manifest_check(const void *bytes, uint64_t size, uint32_t arenas,
 			return -1;
 	return h->count;
 }
+
+uint64_t file_manifest_site_key(const char *dir)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a's 64-bit offset basis and prime */
+	for (const char *p = dir; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}

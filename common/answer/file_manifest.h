@@ -23,12 +23,12 @@
 APOLLOD_EXTERN_C_BEGIN
 
 #define FILE_MANIFEST_MAGIC 0x464d5041u /* "APMF", little-endian */
-#define FILE_MANIFEST_VERSION 3u        /* this layout; any other is ignored */
+#define FILE_MANIFEST_VERSION 4u        /* this layout; any other is ignored */
 #define FILE_MANIFEST_ARENAS_MAX 7      /* arenas one manifest names: the hand-over's 8
 					 * descriptors less the manifest's own */
 #define FILE_MANIFEST_NAME_MAX 255      /* FILE_CACHE_PATH_MAX */
 #define FILE_MANIFEST_NS_MAX 1000000000u /* a timestamp's nanoseconds stay below */
-#define FILE_MANIFEST_HEAD_SIZE 32
+#define FILE_MANIFEST_HEAD_SIZE 40
 #define FILE_MANIFEST_STAMP_SIZE 40
 #define FILE_MANIFEST_RECORD_SIZE 64
 #define FILE_MANIFEST_LEVEL_MAX 12      /* COMPRESS_LEVEL_MAX: libdeflate's levels */
@@ -48,6 +48,8 @@ struct file_manifest_head {
 	uint32_t gzip_level;  /* the level the gzip records were made at (1..LEVEL_MAX); 0:
 			       * compression was off and there are none */
 	uint64_t names_bytes; /* the names after the records */
+	uint64_t site_key;    /* file_manifest_site_key of the DIR the files were loaded
+			       * from: which site's load takes it (each site hands its own) */
 };
 
 /* What a file was when its bytes were read: what a reload compares, with the size. */
@@ -76,6 +78,12 @@ STATIC_ASSERT(sizeof(struct file_stamp) == FILE_MANIFEST_STAMP_SIZE, "stamp layo
 STATIC_ASSERT(sizeof(struct file_manifest_record) == FILE_MANIFEST_RECORD_SIZE,
 	      "record layout");
 STATIC_ASSERT(FILE_MANIFEST_NAME_MAX <= UINT16_MAX, "name_len fits 16 bits");
+
+/* The key of a site's DIR, as its --root or --site names it (dir NUL-terminated): the
+ * FNV-1a of its bytes, 64 bits. A reload's site of the same DIR takes the manifest of
+ * that key; a wrong match costs only the reuse, since a record is taken only for a file
+ * of the same device, inode, size and times (file_cache_reuse). Pure. */
+uint64_t file_manifest_site_key(const char *dir);
 
 /* The manifest's bytes for count records and names_bytes of names. */
 static inline uint64_t file_manifest_size(uint32_t count, uint64_t names_bytes)

@@ -13,12 +13,29 @@
 /* loaded_file.size when the file is left out, or read while it changed (file_cache_settle) */
 #define FILE_SKIPPED UINT64_MAX
 #define FILE_UNSETTLED (UINT64_MAX - 1) /* read while it changed: file_cache_settle */
+/* What allocate_ahead asks of fallocate at least: few calls (25 for 800 MB), and at most
+ * this much allocated past the last body until the memfd is cut to its bytes. */
+#define FILL_ALLOCATE_STEP (32ull << 20)
+STATIC_ASSERT(FILL_ALLOCATE_STEP % FILE_BODY_ALIGN == 0, "whole pages");
 
-/* Closes the file being loaded, then skips it (file_cache_skip). Returns EXIT_OK. */
-static enum exit_code close_and_skip(long fd, const char *what, long err)
+/* Allocates the body memfd's pages from body_allocated up to `end` by fallocate(2), at
+ * least FILL_ALLOCATE_STEP at a time and never past the arena's span, before sendfile
+ * writes there: one call allocates a step's 4 KiB pages in a batch, where sendfile
+ * would allocate them one by one inside each write, under the memfd's lock (about a
+ * tenth of the fill's CPU: benchmarks/reports/2026-12-06-loader.md). What the last step
+ * allocated past the last body is freed when the memfd is cut to its bytes
+ * (seal_body_arena). Only a saving: after a failure (a kernel without it, a memory
+ * limit) no more is asked and sendfile allocates as before. */
+static void allocate_ahead(uint64_t end)
 {
-	sys_close((int)fd);
-	return file_cache_skip(what, err);
+	uint64_t from = cache.body_allocated, span = file_cache_arena_span();
+	if (from == FILE_FILL_NO_ALLOCATE || end <= from || from >= span)
+		return;
+	uint64_t len = end - from < FILL_ALLOCATE_STEP ? FILL_ALLOCATE_STEP : end - from;
+	if (len > span - from)
+		len = span - from;
+	long r = sys_fallocate(cache.body_fd, 0, from, len);
+	cache.body_allocated = sys_is_error(r) ? FILE_FILL_NO_ALLOCATE : from + len;
 }
 
 /* Copies up to size bytes of fd, from its start, into the body arena's memfd at offset
@@ -31,6 +48,7 @@ static enum exit_code close_and_skip(long fd, const char *what, long err)
  * which body_fd_at is FILE_FILL_OFFSET_UNKNOWN. */
 static long send_body(int fd, uint64_t at, uint64_t size)
 {
+	allocate_ahead(at + size);
 	long r = 0;
 	if (cache.body_fd_at != at)
 		r = sys_lseek(cache.body_fd, (int64_t)at, K_SEEK_SET);
@@ -56,23 +74,38 @@ static long send_body(int fd, uint64_t at, uint64_t size)
 	return (long)got;
 }
 
+/* Whether fd, open from a name whose statx said a regular file, still is one (a FIFO or
+ * a directory may have been renamed over the name between the statx and the open).
+ * Asked only when a copy failed or came up short, so a file read whole costs no second
+ * statx. */
+static int is_regular(int fd)
+{
+	struct statx st;
+	return !sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &st)) &&
+	       (st.stx_mode & S_IFMT) == S_IFREG;
+}
+
 /* Copies up to size bytes of fd into the body arena after what it holds (aligned:
  * file_cache_body_start): by sendfile into the memfd (send_body) unless the memfd may
  * have huge pages (file_cache_open_body_arena) or a sendfile failed earlier in this
  * load; then, and for this file after any sendfile failure (EINVAL from a file system
  * without splice, a seccomp refusal: docs/AUDIT.md), by read(2) into the mapping, which
- * sees the same pages. Returns the bytes copied (fewer when the file shrank since it
- * was stat'ed), or a negative errno. */
+ * sees the same pages. Only a read that works after a sendfile failed turns sendfile off
+ * for the rest of the load: when both fail, the file is at fault (a directory or a FIFO
+ * renamed over it since its statx: is_regular), not sendfile. Returns the bytes copied (fewer when
+ * the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
 	char *to = file_cache_body_start(size);
-	if (cache.fill_by_sendfile && size) {
-		long got = send_body(fd, (uint64_t)(to - cache.body_arena), size);
-		if (!sys_is_error(got))
-			return got;
+	if (!cache.fill_by_sendfile || !size)
+		return sys_read_full(fd, to, size);
+	long got = send_body(fd, (uint64_t)(to - cache.body_arena), size);
+	if (!sys_is_error(got) || !is_regular(fd))
+		return got;
+	got = sys_read_full(fd, to, size);
+	if (!sys_is_error(got))
 		cache.fill_by_sendfile = 0; /* for the rest of this load */
-	}
-	return sys_read_full(fd, to, size);
+	return got;
 }
 
 /* Returns EXIT_OK when the second walk has room for one more entry of a len-byte name;
@@ -126,9 +159,10 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)t.tv_sec * NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
-/* Whether the file just read from fd, stat'ed as *before the read, is settled
- * (file_cache_settle): always without it; else its size, mtime and ctime are as before
- * and its mtime is quiet_ns old. Sets out->settle_ns: when its mtime will be. */
+/* Whether the file just read from fd, stat'ed (by name) as *before the open, is settled
+ * (file_cache_settle): always without it; else it is the same inode (not one renamed in
+ * between), its size, mtime and ctime are as before and its mtime is quiet_ns old.
+ * Sets out->settle_ns: when its mtime will be. */
 static int settled(int fd, const struct statx *before, struct loaded_file *out)
 {
 	if (!cache.quiet_ns)
@@ -138,18 +172,23 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 		return 0;
 	struct file_stamp a = stamp_of(before), b = stamp_of(&now);
 	out->settle_ns = (uint64_t)b.mtime_s * NS_PER_S + b.mtime_ns + cache.quiet_ns;
-	return now.stx_size == before->stx_size && a.mtime_s == b.mtime_s &&
-	       a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
+	return now.stx_size == before->stx_size && a.inode == b.inode &&
+	       a.mtime_s == b.mtime_s && a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
 	       (out->settle_ns <= cache.load_ns || out->settle_ns <= realtime_ns());
 }
 
 /* Copies the file open as fd, stat'ed as *st, into the body arena for *out, and closes
  * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (file_cache_settle:
- * the bytes are left where the next file's go) or, after a read error, FILE_SKIPPED
- * (file_cache_skip). */
+ * the bytes are left where the next file's go) or FILE_SKIPPED: silently when a copy
+ * that failed or came up short finds fd no longer a regular file (is_regular), else
+ * after a read error (file_cache_skip). */
 static enum exit_code read_body(long fd, const struct statx *st, struct loaded_file *out)
 {
 	long got = copy_body((int)fd, st->stx_size);
+	if ((sys_is_error(got) || (uint64_t)got < st->stx_size) && !is_regular((int)fd)) {
+		sys_close((int)fd); /* replaced since its statx: skipped as when listed */
+		return EXIT_OK;
+	}
 	int stable = !sys_is_error(got) && settled((int)fd, st, out);
 	sys_close((int)fd);
 	if (sys_is_error(got))
@@ -163,37 +202,33 @@ static enum exit_code read_body(long fd, const struct statx *st, struct loaded_f
 	return EXIT_OK;
 }
 
-/* Opens the regular file `name` of directory dirfd (path[0..len) relative to the root),
- * checks the limits and copies it into the body arena when it fits what is left of the
- * budget: the snapshot, which no later change to the file can reach; otherwise reads no
- * byte of it and marks it FILE_ON_DISK, with the size and times of the open. Returns
- * EXIT_OK with *out filled, EXIT_OK with out->size == FILE_SKIPPED when the entry is no
- * longer a regular file or cannot be opened, stat'ed or read (file_cache_skip), or the
- * start-up error (reported). */
+/* Stat's the regular file `name` of directory dirfd (path[0..len) relative to the root)
+ * by name, without following a symbolic link, and checks the limits. When it fits what
+ * is left of the budget and the previous image has no unchanged copy of it, opens it
+ * and copies it into the body arena: the snapshot, which no later change to the file can
+ * reach. Otherwise it is never opened: a file beyond the budget is marked FILE_ON_DISK
+ * with the size and times of the statx (an unreadable one is found per request: 404,
+ * BEHAVIOUR 10.3), an unchanged one takes the previous image's bytes. One syscall for
+ * those where an open, a statx of it and a close were three
+ * (benchmarks/reports/2026-12-06-loader.md). Returns EXIT_OK with *out filled, EXIT_OK
+ * with out->size == FILE_SKIPPED when the entry is no longer a regular file or cannot
+ * be stat'ed, opened or read (file_cache_skip), or the start-up error (reported). */
 static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 				struct loaded_file *out)
 {
 	out->size = FILE_SKIPPED;
 	out->body = 0;
-	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (sys_is_error(fd))
-		return file_cache_skip("cannot open", fd);
 	struct statx st;
-	long r = sys_statx((int)fd, "", AT_EMPTY_PATH, STATX_WANTED, &st);
+	long r = sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_WANTED, &st);
 	if (sys_is_error(r))
-		return close_and_skip(fd, "cannot stat", r);
-	if ((st.stx_mode & S_IFMT) != S_IFREG) { /* replaced since it was listed: skip */
-		sys_close((int)fd);
+		return file_cache_skip("cannot stat", r);
+	if ((st.stx_mode & S_IFMT) != S_IFREG) /* replaced since it was listed: skip */
 		return EXIT_OK;
-	}
-	if (check_room(len) != EXIT_OK) {
-		sys_close((int)fd);
+	if (check_room(len) != EXIT_OK)
 		return EXIT_ROOT_READ;
-	}
 	struct file_stamp stamp = stamp_of(&st);
 	note_times(&stamp, out);
 	if (st.stx_size > cache.budget - cache.bytes_total) { /* beyond the budget: metadata */
-		sys_close((int)fd);
 		out->place = FILE_ON_DISK;
 		out->size = st.stx_size;
 		return EXIT_OK;
@@ -201,10 +236,12 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 	out->place = FILE_IN_MEMORY;
 	const struct file_manifest_record *old = file_cache_reusable(len, &out->stamp, st.stx_size);
 	if (old) { /* unchanged since the previous image read it: its bytes, no copy */
-		sys_close((int)fd);
 		use_record(old, out);
 		return EXIT_OK;
 	}
+	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sys_is_error(fd))
+		return file_cache_skip("cannot open", fd);
 	return read_body(fd, &st, out);
 }
 

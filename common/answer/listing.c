@@ -170,6 +170,79 @@ size_t listing_end(char *out)
 	return (size_t)(copy_span(out, LITERAL(PAGE_END)) - out);
 }
 
+int listing_name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	for (size_t i = 0; i < an && i < bn; i++)
+		if (a[i] != b[i])
+			return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+	return an < bn ? -1 : an > bn;
+}
+
+static int u64_cmp(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* listing_sort's order between rows a and b in listing order k. Returns <0, 0 or >0. */
+static int row_order(const struct listing_entry *a, const struct listing_entry *b, unsigned k)
+{
+	if (a->directory != b->directory)
+		return a->directory ? -1 : 1;
+	int by_name = listing_name_cmp(a->name, a->name_len, b->name, b->name_len);
+	unsigned sort = k / 2;
+	int c = sort == LISTING_BY_NAME ? by_name
+		: sort == LISTING_BY_DATE ? u64_cmp(a->mtime, b->mtime)
+		: a->directory		  ? 0
+					  : u64_cmp(a->size, b->size);
+	if (k & 1)
+		c = -c;
+	return c ? c : by_name;
+}
+
+/* Moves e[i] down the max-heap e[0..n) (by row_order in order k) to its place. */
+static void sift_down(struct listing_entry *e, size_t i, size_t n, unsigned k)
+{
+	for (size_t child; (child = 2 * i + 1) < n; i = child) {
+		if (child + 1 < n && row_order(&e[child], &e[child + 1], k) < 0)
+			child++;
+		if (row_order(&e[i], &e[child], k) >= 0)
+			return;
+		struct listing_entry t = e[i];
+		e[i] = e[child];
+		e[child] = t;
+	}
+}
+
+void listing_sort(struct listing_entry *e, size_t n, unsigned order)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(e, i, n, order);
+	for (size_t end = n; end-- > 1;) {
+		struct listing_entry t = e[0];
+		e[0] = e[end];
+		e[end] = t;
+		sift_down(e, 0, end, order);
+	}
+}
+
+size_t listing_page(char *out, const char *dir, size_t dir_len, unsigned order,
+		    const struct listing_entry *e, size_t n)
+{
+	char *p = out + listing_start(out, dir, dir_len, order);
+	for (size_t i = 0; i < n; i++)
+		p += listing_row(p, &e[i]);
+	p += listing_end(p);
+	return (size_t)(p - out);
+}
+
+uint64_t listing_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
 size_t listing_size_text(char *out, uint64_t size)
 {
 	static const char units[] = "KMGTPE";

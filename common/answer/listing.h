@@ -82,6 +82,27 @@ size_t listing_row(char *out, const struct listing_entry *r);
 /* Writes at out the page's end. Returns the bytes written. */
 size_t listing_end(char *out);
 
+/* Compares a[0..an) with b[0..bn) byte by byte (unsigned), a prefix first: the order of
+ * names in a listing. Returns <0, 0 or >0. Pure. */
+int listing_name_cmp(const char *a, size_t an, const char *b, size_t bn);
+
+/* Sorts one directory's rows e[0..n) (distinct names) into listing order (< LISTING_ORDERS,
+ * BEHAVIOUR 10.14): directories before files in every order; then by the sort's key (own
+ * name bytewise; a file's size, directories having none; the mtime's second), reversed
+ * for descending; ties by name, ascending. Heapsort: in place, no recursion, n log n;
+ * the order is total, so the result does not depend on the rows' order before. Pure. */
+void listing_sort(struct listing_entry *e, size_t n, unsigned order);
+
+/* Writes at out the whole page of directory dir[0..dir_len) in order, its rows e[0..n)
+ * as given (listing_start, listing_row each, listing_end). Returns the bytes written, at
+ * most LISTING_PAGE_MAX(dir_len) plus each row's LISTING_ROW_MAX. Pure. */
+size_t listing_page(char *out, const char *dir, size_t dir_len, unsigned order,
+		    const struct listing_entry *e, size_t n);
+
+/* FNV-1a, 64 bits, over a page's bytes s[0..n): its ETag ("l-<size hex>-<this hex>"),
+ * strong since the same bytes always make the same tag. Pure. */
+uint64_t listing_hash(const char *s, size_t n);
+
 /* Writes at out the name[0..len) with & < > " ' as character references. Returns the
  * bytes written, at most LISTING_ESCAPE_MAX * len. */
 size_t listing_escape(char *out, const char *name, size_t len);

@@ -2,23 +2,27 @@
  * table and stores its page (listing.h renders it) as a file of the snapshot. */
 #include "common/answer/file_cache_state.h"
 
+#include "common/answer/disk_file.h"
 #include "common/answer/listing.h"
 #include "common/base/span.h"
 #include "common/base/sys.h"
 
 #define LISTING_NAME_EXTRA 3 /* the '/' after dir, LISTING_ORDER_MARK and the digit */
 
-/* file_validators_start at the end of the head arena. */
-static char *start_validators(struct cached_file *f)
-{
-	return file_validators_start(cache.head_arena + cache.heads_used, f);
-}
-
-/* file_validators_end, then takes the validators' bytes from the head arena. */
-static void end_validators(struct cached_file *f, char *p)
-{
-	cache.heads_used = (uint64_t)(file_validators_end(f, p) - cache.head_arena);
-}
+/* A directory whose pages are rendered per request (FILE_LISTED_LIVE, BEHAVIOUR 10.14):
+ * what file_cache_live_listing reads, in the listing arena, and every one of its
+ * LISTING_ORDERS pages points at it (cached_file.live). */
+struct live_directory {
+	uint64_t mtime;   /* the directory's own Last-Modified second */
+	uint32_t count;   /* its listed children */
+	uint16_t dir_len; /* its name's bytes: each page's name starts with them */
+	uint16_t reserved;
+	uint32_t rows[];  /* files[] indices of those children, in listing order 0 */
+};
+#define LIVE_DIRECTORY_ALIGN 8u
+/* The listing arena a live directory of n rows takes, its alignment included. */
+#define LIVE_DIRECTORY_BYTES(n) \
+	(sizeof(struct live_directory) + (uint64_t)(n) * sizeof(uint32_t) + LIVE_DIRECTORY_ALIGN)
 
 /* Returns 1 when the len-byte name (one path component) is hidden from a listing: it
  * starts with '.' and is not WELL_KNOWN_NAME, which the web expects to reach. */
@@ -51,16 +55,6 @@ static size_t parent_len(const struct cached_file *f)
 	return i ? i - 1 : 0;
 }
 
-/* Compares a[0..an) with b[0..bn) byte by byte (unsigned), a prefix first. Returns <0,
- * 0 or >0. */
-static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
-{
-	for (size_t i = 0; i < an && i < bn; i++)
-		if (a[i] != b[i])
-			return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
-	return an < bn ? -1 : an > bn;
-}
-
 /* The order of the listings: by directory, then directories before files, then by own
  * name, bytewise. Returns <0, 0 or >0 for entries x and y of files[] (order unused). */
 static int listing_order(uint32_t x, uint32_t y, unsigned order)
@@ -68,11 +62,11 @@ static int listing_order(uint32_t x, uint32_t y, unsigned order)
 	(void)order;
 	const struct cached_file *a = &cache.files[x], *b = &cache.files[y];
 	size_t pa = parent_len(a), pb = parent_len(b);
-	int c = bytes_cmp(a->name, pa, b->name, pb);
+	int c = listing_name_cmp(a->name, pa, b->name, pb);
 	if (c || a->kind != b->kind)
 		return c ? c : a->kind == CACHED_DIRECTORY ? -1 : 1;
 	size_t sa = pa + (pa != 0), sb = pb + (pb != 0); /* past the '/' */
-	return bytes_cmp(a->name + sa, a->name_len - sa, b->name + sb, b->name_len - sb);
+	return listing_name_cmp(a->name + sa, a->name_len - sa, b->name + sb, b->name_len - sb);
 }
 
 /* The own name of entry f, past its directory's name and '/'. */
@@ -81,32 +75,6 @@ static struct text_span own_name(const struct cached_file *f)
 	size_t at = parent_len(f);
 	at += at != 0;
 	return (struct text_span){f->name + at, (uint32_t)(f->name_len - at)};
-}
-
-static int u64_cmp(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* The order of one directory's rows in listing order k (listing.h, BEHAVIOUR 10.14):
- * directories before files in every order; then by the sort's key (own name bytewise; a
- * file's size, directories having none; the Last-Modified second), reversed for
- * descending; ties by own name, ascending. Returns <0, 0 or >0 for siblings x and y. */
-static int sibling_order(uint32_t x, uint32_t y, unsigned order)
-{
-	const struct cached_file *a = &cache.files[x], *b = &cache.files[y];
-	if (a->kind != b->kind)
-		return a->kind == CACHED_DIRECTORY ? -1 : 1;
-	struct text_span na = own_name(a), nb = own_name(b);
-	int by_name = bytes_cmp(na.text, na.len, nb.text, nb.len);
-	unsigned sort = order / 2;
-	int c = sort == LISTING_BY_NAME			      ? by_name
-		: sort == LISTING_BY_DATE		      ? u64_cmp(a->mtime, b->mtime)
-		: a->kind == CACHED_FILE		      ? u64_cmp(a->size, b->size)
-							      : 0;
-	if (order & 1)
-		c = -c;
-	return c ? c : by_name;
 }
 
 typedef int (*entry_order_fn)(uint32_t x, uint32_t y, unsigned order);
@@ -147,7 +115,7 @@ static size_t first_child(const uint32_t *order, size_t n, const char *dir, size
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct cached_file *f = &cache.files[order[mid]];
-		if (bytes_cmp(f->name, parent_len(f), dir, len) < 0)
+		if (listing_name_cmp(f->name, parent_len(f), dir, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -165,15 +133,6 @@ static int has_index(const char *dir, size_t len)
 	p = copy_span(p, LITERAL(FILE_INDEX_NAME));
 	const struct cached_file *f = file_cache_find(name, (size_t)(p - name));
 	return f && f->kind == CACHED_FILE;
-}
-
-/* FNV-1a, 64 bits, over a listing's bytes: its ETag, strong since the bytes are fixed. */
-static uint64_t page_hash(const char *s, size_t n)
-{
-	uint64_t h = 14695981039346656037ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
 }
 
 /* The listed children of directory dir[0..len) in the sorted order[0..n) (hidden ones
@@ -211,77 +170,126 @@ static char *page_name(char *name, const char *dir, size_t len, unsigned k)
 	return p;
 }
 
-/* Stores the page of directory dir[0..len) in listing order k, rows[0..m) in that order,
- * as a file (page_name) in the listing arena with its validators (Last-Modified mtime,
- * ETag "l-<size>-<hash>") and its heads. */
-static void add_listing(const uint32_t *rows, size_t m, const char *dir, size_t len,
-			uint64_t mtime, unsigned k)
+/* Sets the validators of page f (its bytes made): Last-Modified f->mtime, ETag
+ * "l-<size>-<listing_hash>", at out (FILE_VALIDATORS_MAX bytes). Returns their end. */
+static char *listing_validators(char *out, struct cached_file *f)
+{
+	char *e = file_validators_start(out, f);
+	*e++ = 'l';
+	*e++ = '-';
+	e += file_u64_to_hex(f->size, e);
+	*e++ = '-';
+	e += file_u64_to_hex(listing_hash(f->body, f->size), e);
+	return file_validators_end(f, e);
+}
+
+/* Stores the page of directory dir[0..len) in listing order k as a file (page_name) in
+ * the listing arena: with live (FILE_LISTED_LIVE) only its heads' type and fields, the
+ * bytes being made per request; else rows[0..m) in that order rendered with its
+ * validators (Last-Modified mtime) and its heads. */
+static void add_listing(const struct listing_entry *rows, size_t m, const char *dir,
+			size_t len, uint64_t mtime, unsigned k, const struct live_directory *live)
 {
 	struct cached_file *f =
 		&cache.files[cache.entries_max + cache.variants_max + cache.listing_count];
 	char *name = cache.listing_arena + cache.listing_used;
 	char *body = page_name(name, dir, len, k);
-	char *p = body + listing_start(body, dir, len, k);
-	for (size_t i = 0; i < m; i++) {
-		const struct cached_file *e = &cache.files[rows[i]];
-		struct text_span own = own_name(e);
-		struct listing_entry row = {own.text, own.len, e->size, e->mtime,
-					  e->kind == CACHED_DIRECTORY};
-		p += listing_row(p, &row);
-	}
-	p += listing_end(p);
 	*f = (struct cached_file){0};
 	f->arena = FILE_ARENA_NONE; /* in anonymous memory: leaves by copy */
 	f->name = name;
 	f->name_len = (uint16_t)(body - name);
-	f->body = body;
-	f->size = (uint64_t)(p - body);
 	f->mtime = mtime;
 	f->kind = CACHED_FILE;
-	cache.listing_used += (uint64_t)(p - name);
-	char *e = start_validators(f);
-	*e++ = 'l';
-	*e++ = '-';
-	e += file_u64_to_hex(f->size, e);
-	*e++ = '-';
-	e += file_u64_to_hex(page_hash(f->body, f->size), e);
-	end_validators(f, e);
+	if (live) {
+		f->place = FILE_LISTED_LIVE;
+		f->live = live;
+		cache.listing_used += f->name_len;
+	} else {
+		f->body = body;
+		f->size = listing_page(body, dir, len, k, rows, m);
+		cache.listing_used += (uint64_t)(body + f->size - name);
+		cache.heads_used = (uint64_t)(listing_validators(cache.head_arena + cache.heads_used,
+								   f) - cache.head_arena);
+	}
 	file_cache_render_heads(f);
 	file_cache_index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
 }
 
-/* Stores the LISTING_ORDERS pages of directory dir[0..len) (mtime its own Last-Modified),
- * its children found in the sorted order[0..n), sorted per page in rows (room for n). */
-static void add_listings(const uint32_t *order, size_t n, const char *dir, size_t len,
-			 uint64_t mtime, uint32_t *rows)
+/* The live record of a directory dir[0..len) of own Last-Modified mtime whose listed
+ * children are rows[0..m) (listing order 0), stored in the listing arena: when one of
+ * them is on disk and its page fits LISTING_LIVE_MAX at its largest (rows, view, page
+ * start and every row: BEHAVIOUR 10.14). Returns NULL when the pages are made now. */
+static const struct live_directory *live_directory_of(const uint32_t *rows, size_t m,
+						       size_t len, uint64_t mtime)
 {
-	size_t m = listed_children(order, n, dir, len, rows, &mtime);
+	int on_disk = 0;
+	uint64_t bytes = LISTING_LIVE_ROWS_BYTES(m) + DISK_VIEW_MAX + LISTING_PAGE_MAX(len);
+	for (size_t i = 0; i < m; i++) {
+		on_disk |= cache.files[rows[i]].place == FILE_ON_DISK;
+		bytes += LISTING_ROW_MAX(own_name(&cache.files[rows[i]]).len);
+	}
+	if (!on_disk || bytes > LISTING_LIVE_MAX)
+		return 0;
+	uint64_t at = (cache.listing_used + LIVE_DIRECTORY_ALIGN - 1) & ~(uint64_t)(LIVE_DIRECTORY_ALIGN - 1);
+	struct live_directory *d = (struct live_directory *)(cache.listing_arena + at);
+	d->mtime = mtime;
+	d->count = (uint32_t)m;
+	d->dir_len = (uint16_t)len;
+	for (size_t i = 0; i < m; i++)
+		d->rows[i] = rows[i];
+	cache.listing_used = at + sizeof(*d) + m * sizeof(uint32_t);
+	return d;
+}
+
+/* The row of entry f: its own name, size, mtime, and whether it is a directory. */
+static struct listing_entry row_of(const struct cached_file *f)
+{
+	struct text_span own = own_name(f);
+	return (struct listing_entry){own.text, own.len, f->size, f->mtime,
+				      f->kind == CACHED_DIRECTORY};
+}
+
+/* Stores the LISTING_ORDERS pages of directory dir[0..len) (mtime its own Last-Modified),
+ * its children found in the sorted order[0..n): live ones (live_directory_of), or each
+ * made now, sorted per page; rows and entries have room for n. */
+static void add_listings(const uint32_t *order, size_t n, const char *dir, size_t len,
+			 uint64_t mtime, uint32_t *rows, struct listing_entry *entries)
+{
+	uint64_t newest = mtime;
+	size_t m = listed_children(order, n, dir, len, rows, &newest);
+	const struct live_directory *live = live_directory_of(rows, m, len, mtime);
+	for (size_t i = 0; i < m && !live; i++)
+		entries[i] = row_of(&cache.files[rows[i]]);
 	for (unsigned k = 0; k < LISTING_ORDERS; k++) {
-		if (k != LISTING_ORDER_DEFAULT) /* order's run is already order 0 */
-			heap_sort(rows, m, sibling_order, k);
-		add_listing(rows, m, dir, len, mtime, k);
+		if (k != LISTING_ORDER_DEFAULT && !live) /* order's run is already order 0 */
+			listing_sort(entries, m, k);
+		add_listing(entries, m, dir, len, newest, k, live);
 	}
 }
 
 enum exit_code file_cache_add_listings(void)
 {
 	uint32_t *order;
-	/* order, then rows: one index per entry each */
-	uint64_t bytes = 2 * (uint64_t)cache.entry_count * sizeof(uint32_t);
+	/* order, then rows: one index per entry each; then a row per entry */
+	uint64_t bytes = (uint64_t)cache.entry_count *
+			 (2 * sizeof(uint32_t) + sizeof(struct listing_entry));
 	enum exit_code r = file_cache_reserve(bytes, (void **)&order);
 	if (r != EXIT_OK)
 		return r;
 	uint32_t *rows = order + cache.entry_count;
+	struct listing_entry *entries = (struct listing_entry *)(rows + cache.entry_count +
+								 (cache.entry_count & 1));
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		order[i] = i;
 	heap_sort(order, cache.entry_count, listing_order, LISTING_ORDER_DEFAULT);
 	if (!has_index("", 0))
-		add_listings(order, cache.entry_count, "", 0, cache.root_mtime, rows);
+		add_listings(order, cache.entry_count, "", 0, cache.root_mtime, rows, entries);
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
 		const struct cached_file *d = &cache.files[i];
 		if (d->kind == CACHED_DIRECTORY && !hidden_path(d->name, d->name_len) &&
 		    !has_index(d->name, d->name_len))
-			add_listings(order, cache.entry_count, d->name, d->name_len, d->mtime, rows);
+			add_listings(order, cache.entry_count, d->name, d->name_len, d->mtime, rows,
+				     entries);
 	}
 	if (order)
 		sys_munmap(order, bytes);
@@ -293,7 +301,8 @@ void file_cache_size_listings(void)
 	cache.listings_max = cache.load_flags & FILE_CACHE_LISTING
 				     ? LISTING_ORDERS * (cache.directories + 1)
 				     : 0;
-	/* Every page's name and its start, and every row in each order, at their largest. */
+	/* Every page's name and its start, and every row in each order, at their largest;
+	 * and each directory's live record (its rows are at most every entry). */
 	cache.listing_arena_max =
 		cache.listings_max ? (uint64_t)cache.listings_max *
 					       (LISTING_PAGE_MAX(FILE_CACHE_PATH_MAX) +
@@ -301,6 +310,68 @@ void file_cache_size_listings(void)
 				       LISTING_ORDERS *
 					       ((uint64_t)cache.entries_max * LISTING_ROW_FIXED +
 						(LISTING_ESCAPE_MAX + LISTING_HREF_MAX) *
-							cache.names_max)
+							cache.names_max) +
+				       (cache.directories + 1) * LIVE_DIRECTORY_BYTES(0) +
+				       (uint64_t)cache.entries_max * sizeof(uint32_t)
 				 : 0;
+}
+
+/* The listing order of page f: the digit after LISTING_ORDER_MARK, or the default. */
+static unsigned page_order(const struct cached_file *f)
+{
+	size_t n = f->name_len;
+	return n >= 2 && f->name[n - 2] == LISTING_ORDER_MARK ? (unsigned)(f->name[n - 1] - '0')
+							      : LISTING_ORDER_DEFAULT;
+}
+
+/* The rows of live directory d as they are now into e[] (room for d->count): a child on
+ * disk with stat's size and mtime (left out when gone). Raises *mtime to the newest.
+ * Returns how many, or -1 when a stat said LIVE_STAT_BUSY. */
+static long live_rows(const struct live_directory *d, listing_stat_fn stat, void *ctx,
+		      uint64_t now_s, struct listing_entry *e, uint64_t *mtime)
+{
+	long m = 0;
+	for (uint32_t i = 0; i < d->count; i++) {
+		const struct cached_file *f = &cache.files[d->rows[i]];
+		struct listing_entry r = row_of(f);
+		struct disk_stat st;
+		if (f->place == FILE_ON_DISK) {
+			enum live_stat s = (enum live_stat)stat(ctx, f, &st);
+			if (s == LIVE_STAT_BUSY)
+				return -1;
+			if (s == LIVE_STAT_GONE)
+				continue; /* gone since the load: not listed */
+			r.size = st.size;
+			r.mtime = disk_served_mtime(&st, now_s);
+		}
+		*mtime = r.mtime > *mtime ? r.mtime : *mtime;
+		e[m++] = r;
+	}
+	return m;
+}
+
+enum live_stat file_cache_live_listing(const struct cached_file *page, listing_stat_fn stat,
+				       void *ctx, uint64_t now_s, char *out, struct cached_file *view)
+{
+	const struct live_directory *d = page->live;
+	struct listing_entry *e = (struct listing_entry *)out;
+	uint64_t mtime = d->mtime;
+	long m = live_rows(d, stat, ctx, now_s, e, &mtime);
+	if (m < 0)
+		return LIVE_STAT_BUSY;
+	unsigned k = page_order(page);
+	if (k != LISTING_ORDER_DEFAULT)
+		listing_sort(e, (size_t)m, k);
+	char *head = out + LISTING_LIVE_ROWS_BYTES(d->count);
+	char *body = head + DISK_VIEW_MAX;
+	struct text_span type = {page->head, page->type_len};
+	struct text_span fields = {page->head + page->type_len, page->fields_len};
+	*view = *page;
+	view->place = FILE_IN_MEMORY;
+	view->body = body;
+	view->size = listing_page(body, page->name, d->dir_len, k, e, (size_t)m);
+	view->mtime = mtime;
+	char *p = listing_validators(head, view);
+	file_head_render(p, view, type, fields);
+	return LIVE_STAT_OK;
 }

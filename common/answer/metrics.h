@@ -144,6 +144,12 @@ STATIC_ASSERT(METRICS_VALUE_COUNT < METRICS_NO_VALUE, "value ids fit a byte");
 	F("apollod_gzip_pending", "gauge",                                                    \
 	  "Files the first start left to compress; 0 once their gzip forms are served.")      \
 	S("apollod_gzip_pending", C_gzip_pending)                                             \
+	F("apollod_listings_rendered_total", "counter",                                       \
+	  "Listings made per request: their directory holds a file served from disk.")        \
+	S("apollod_listings_rendered_total", C_listings_rendered)                             \
+	F("apollod_listings_refused_total", "counter",                                        \
+	  "Listings made per request refused for want of a free buffer: 503.")                \
+	S("apollod_listings_refused_total", C_listings_refused)                               \
 	F("apollod_build_info", "gauge", "The build: version and tier; always 1.")            \
 	S("apollod_build_info{version=" METRICS_Q(APOLLOD_VERSION) ",tier=\"", M_build_info)
 

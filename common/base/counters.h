@@ -71,6 +71,10 @@ APOLLOD_EXTERN_C_BEGIN
  * 10.10), set at load; 0 once that generation serves or failed (or with none to make).
  * responses_421: requests for a host no --site names when there is no --root to serve
  * it (BEHAVIOUR 10.21); a status counter.
+ * listings_rendered: listings made per request because their directory holds a file
+ * served from disk (BEHAVIOUR 10.14), whatever their status; listings_refused: those
+ * that found every live-listing buffer in use and were answered 503 with Retry-After
+ * (each also counted in responses_503).
  * bytes_by_pipe: the body bytes by reference that left through a send pipe (BEHAVIOUR
  * 10.17, send_pipes.h: vmsplice from the snapshot's mapping, then splice to the socket),
  * a share of bytes_by_reference; send_pipe_misses: sends of such a body that found every
@@ -133,6 +137,8 @@ APOLLOD_EXTERN_C_BEGIN
 	X(disk_opens_refused)     \
 	X(gzip_pending)           \
 	X(responses_421)          \
+	X(listings_rendered)      \
+	X(listings_refused)       \
 	X(bytes_by_pipe)          \
 	X(send_pipe_misses)       \
 	X(send_pipes_recreated)   \

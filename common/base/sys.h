@@ -151,6 +151,13 @@ static inline long sys_ftruncate(int fd, uint64_t length)
 	return syscall2(SYS_NR(ftruncate), fd, (long)length);
 }
 
+/* int fallocate(int fd, int mode, off_t offset, off_t len); 64-bit offsets on both
+ * architectures. */
+static inline long sys_fallocate(int fd, int mode, uint64_t offset, uint64_t len)
+{
+	return syscall4(SYS_NR(fallocate), fd, mode, (long)offset, (long)len);
+}
+
 /* int shutdown(int fd, int how); */
 static inline long sys_shutdown(int fd, int how)
 {

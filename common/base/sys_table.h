@@ -133,6 +133,7 @@ struct sys_arg_rule {
 	X(getdents64, __NR_getdents64, SYS_START, SYS_ARGS_ANY)                                         \
 	X(memfd_create, __NR_memfd_create, SYS_START, SYS_ARGS_ANY)                                  \
 	X(ftruncate, __NR_ftruncate, SYS_START, SYS_ARGS_ANY)                                        \
+	X(fallocate, __NR_fallocate, SYS_START, SYS_ARGS_ANY)                                        \
 	X(lseek, __NR_lseek, SYS_START, SYS_ARGS_ANY)                                                \
 	X(mmap, __NR_mmap, SYS_START, SYS_ARGS_ANY)                                                     \
 	X(munmap, __NR_munmap, SYS_START, SYS_ARGS_ANY)                                                 \

@@ -486,7 +486,8 @@ static enum exit_code setup_site_flags(const struct serve_plan *plan)
 	return EXIT_USAGE;
 }
 
-STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX <= RELOAD_HANDOVER_MAX, "the snapshot's hand-over fits");
+STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX * SITES_MAX <= RELOAD_HANDOVER_MAX,
+	      "every site's snapshot hand-over fits");
 
 /* BEHAVIOUR 10.21: the sites, plan->site[0] --root's settings (copied from the options)
  * and plan->site[s] the s-th --site's, and the host tables (sites_setup). Returns
@@ -503,6 +504,7 @@ static enum exit_code collect_sites(struct serve_plan *plan)
 	cli_site_swap(o, &plan->site[0]);
 	plan->site[0] = copy;
 	plan->site[0].root = o->root;
+	plan->site[0].cache_bytes = CLI_SITE_CACHE_SHARED; /* --cache-bytes is shared */
 	plan->site_count = 1 + o->site_count;
 	for (uint32_t i = 0; i < o->site_count; i++) {
 		plan->site[i + 1] = o->site[i];
@@ -566,12 +568,16 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
 	return STARTUP_CONTINUE;
 }
 
-/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its share
- * of --cache-bytes (shares of `sites` loaded), the arenas a reload handed over reused
+/* Loads site s (made current) into its own snapshot (BEHAVIOUR 10.17, 10.21): its own
+ * cache-bytes, or its share of --cache-bytes (`shares` sites loaded have none of their
+ * own), dotfiles and listing when it or the whole server says so, the arenas a reload handed over reused
  * (the default site's only: it alone hands on a manifest), its tree read, its
  * --error-page and --fallback found in it, its --redirects read. Returns EXIT_OK or the
- * failing step's code (reported). */
-static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t sites)
+ * failing step's code (reported). handed[0..n) is what the previous image handed over:
+ * the site's own group (file_cache_handed_group) is passed to file_cache_reuse and
+ * marked taken (-1). */
+static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t shares,
+				int *handed, uint32_t n)
 {
 	const struct cli_options *opts = &plan->opts;
 	const struct cli_site *site = &plan->site[s];
@@ -580,18 +586,19 @@ static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t si
 		file_cache_on_directory(watch_directory);
 		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS); /* 10.16: only settled files */
 	}
-	file_cache_set_budget(opts->cache_bytes / sites);
+	file_cache_set_budget(site->cache_bytes != CLI_SITE_CACHE_SHARED ? site->cache_bytes
+								       : opts->cache_bytes / shares);
 	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
 	if (opts->compress && !reload_is_generation())
 		file_cache_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
-	const int *handed;
-	uint32_t handed_count = s == SITE_DEFAULT ? reload_handed_over(&handed) : 0;
-	file_cache_reuse(handed, handed_count); /* BEHAVIOUR 10.17 */
+	uint32_t at = 0, len = file_cache_handed_group(handed, n, site->root, &at);
+	file_cache_reuse(handed + at, len); /* BEHAVIOUR 10.17: closes or keeps them */
+	for (uint32_t i = at; i < at + len; i++)
+		handed[i] = -1;
 	enum exit_code r = file_cache_load(
 		site->root,
-		(opts->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
-			(opts->listing ? FILE_CACHE_LISTING : 0u) |
-			(s != SITE_DEFAULT ? FILE_CACHE_NO_MANIFEST : 0u),
+		(opts->dotfiles || site->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
+			(opts->listing || site->listing ? FILE_CACHE_LISTING : 0u),
 		opts->max_files);
 	if (r == EXIT_OK)
 		r = file_cache_pages(site->error_page, site->fallback, &plan->pages[s]);
@@ -618,21 +625,54 @@ static void count_site(uint64_t sum[SUM_COUNT])
 		watch_recheck(); /* read them again once they are quiet */
 }
 
+/* Gathers every loaded site's manifest and arenas (file_cache_hand_over), site after
+ * site, and registers them for the next image (reload_hand_over). Leaves the default
+ * site current. */
+static void hand_over_sites(const struct serve_plan *plan)
+{
+	int hand[RELOAD_HANDOVER_MAX];
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < plan->site_count; s++) {
+		sites_enter(s);
+		if (plan->site[s].root)
+			n += file_cache_hand_over(hand + n);
+	}
+	sites_enter(SITE_DEFAULT);
+	reload_hand_over(hand, n);
+}
+
+/* Takes a copy of what the previous image handed over into handed (RELOAD_HANDOVER_MAX
+ * room). Returns the count. */
+static uint32_t handed_copy(int *handed)
+{
+	const int *fds;
+	uint32_t n = reload_handed_over(&fds);
+	for (uint32_t i = 0; i < n; i++)
+		handed[i] = fds[i];
+	return n;
+}
+
 /* Loads every site that has a DIR (BEHAVIOUR 10.17, 10.21): --watch's descriptor first,
- * then each site (load_site), the default's arenas handed on to the next reload, the
+ * then each site (load_site) with its own group of what the last image handed over (the
+ * groups no site took closed), every site's arenas handed on to the next reload, the
  * files of all counted; under --watch, files still being written are read again once
  * quiet. Leaves the default site current. Returns EXIT_OK or the failing step's code
  * (reported). */
 static enum exit_code load_sites(struct serve_plan *plan)
 {
 	enum exit_code r = plan->opts.watch ? watch_open() : EXIT_OK;
-	uint32_t loaded = 0;
+	uint32_t shares = 0; /* the sites loaded that share --cache-bytes */
 	uint64_t sum[SUM_COUNT] = {0};
 	for (uint32_t s = 0; s < plan->site_count; s++)
-		loaded += plan->site[s].root != 0;
+		shares += plan->site[s].root && plan->site[s].cache_bytes == CLI_SITE_CACHE_SHARED;
+	int handed[RELOAD_HANDOVER_MAX];
+	uint32_t handed_n = handed_copy(handed);
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++)
 		if (plan->site[s].root)
-			r = load_site(plan, s, loaded);
+			r = load_site(plan, s, shares ? shares : 1, handed, handed_n);
+	for (uint32_t i = 0; i < handed_n; i++)
+		if (handed[i] >= 0) /* a dropped site's, or after a failed load */
+			sys_close(handed[i]);
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++) {
 		sites_enter(s);
 		if (plan->site[s].root)
@@ -641,8 +681,7 @@ static enum exit_code load_sites(struct serve_plan *plan)
 	sites_enter(SITE_DEFAULT);
 	if (r != EXIT_OK)
 		return r;
-	int hand[FILE_CACHE_HANDOVER_MAX];
-	reload_hand_over(hand, plan->opts.root ? file_cache_hand_over(hand) : 0);
+	hand_over_sites(plan);
 	counter_set(C_files_cached, sum[SUM_FILES]); /* these snapshots', on a page */
 	counter_set(C_bytes_cached, sum[SUM_BYTES]); /* a reload's old ones share */
 	counter_set(C_entries_skipped, sum[SUM_SKIPPED]);
@@ -767,8 +806,7 @@ static int compress_late(void)
 	sites_enter(SITE_DEFAULT);
 	if (r != EXIT_OK)
 		return r;
-	int hand[FILE_CACHE_HANDOVER_MAX];
-	reload_hand_over(hand, plan->opts.root ? file_cache_hand_over(hand) : 0);
+	hand_over_sites(plan);
 	counter_set(C_bytes_cached, bytes);
 	counter_set(C_gzip_representations, gzip);
 	return EXIT_OK;

@@ -358,7 +358,8 @@ int cli_site_host_valid(const char *host, size_t len)
 }
 
 /* Appends the --site word v, HOST=DIR, to opts->site (which has room), its own settings
- * empty. Returns 1, or 0 when v is no such word. */
+ * empty (its cache-bytes a share: CLI_SITE_CACHE_SHARED). Returns 1, or 0 when v is no
+ * such word. */
 static int store_site(const char *v, struct cli_options *opts)
 {
 	size_t n = 0;
@@ -368,6 +369,7 @@ static int store_site(const char *v, struct cli_options *opts)
 		return 0;
 	struct cli_site *site = &opts->site[opts->site_count++];
 	__builtin_memset(site, 0, sizeof(*site));
+	site->cache_bytes = CLI_SITE_CACHE_SHARED;
 	site->host = v;
 	site->host_len = (uint32_t)n;
 	site->root = v + n + 1;
@@ -396,6 +398,9 @@ void cli_site_swap(struct cli_options *opts, struct cli_site *site)
 	swap_bytes(opts->header_for_pattern, site->header_for_pattern,
 		   sizeof(site->header_for_pattern));
 	swap_bytes(opts->header_for_field, site->header_for_field, sizeof(site->header_for_field));
+	swap_bytes(&opts->dotfiles, &site->dotfiles, sizeof(site->dotfiles));
+	swap_bytes(&opts->listing, &site->listing, sizeof(site->listing));
+	swap_bytes(&opts->cache_bytes, &site->cache_bytes, sizeof(site->cache_bytes));
 }
 
 /* Sets *out to the index of v among cli_log_format_words. Returns 1, or 0 for no word. */
@@ -719,7 +724,8 @@ static int site_row(const struct flag_row *r)
 {
 	return r->offset == FIELD(error_page) || r->offset == FIELD(fallback) ||
 	       r->offset == FIELD(redirects) || r->offset == FIELD(headers_file) ||
-	       r->offset == FIELD(header_for_pattern);
+	       r->offset == FIELD(header_for_pattern) || r->offset == FIELD(dotfiles) ||
+	       r->offset == FIELD(listing) || r->offset == FIELD(cache_bytes);
 }
 
 int cli_parse_site_setting(const char *name, size_t name_len, char *value, unsigned accept,
@@ -808,7 +814,7 @@ static void put_problem(struct text_out *o, const struct cli_options *opts, int 
 		put_cstr(o, " is a command-line flag, not a setting");
 	} else if (opts->problem == CLI_PROBLEM_NOT_SITE) {
 		put_cstr(o, " is not a site's setting (a site section takes error-page, fallback,"
-			    " redirects, headers and header-for)");
+			    " redirects, headers, header-for, dotfiles, listing and cache-bytes)");
 	} else if (opts->problem == CLI_PROBLEM_TOO_MANY) {
 		put_cstr(o, ": given more than ");
 		put(o, digits, n);

@@ -58,7 +58,16 @@ struct cli_site {
 	const char *headers_file;   /* its headers line, or NULL */
 	const char *header_for_pattern[CLI_HEADER_FOR_MAX];
 	const char *header_for_field[CLI_HEADER_FOR_MAX];
+	uint64_t cache_bytes;       /* its cache-bytes line (0..CLI_CACHE_BYTES_MAX: its own
+				     * budget), or CLI_SITE_CACHE_SHARED: none, a share of
+				     * --cache-bytes with the other sites that have none */
+	uint8_t dotfiles;           /* its dotfiles line: names starting with '.' served here
+				     * (so are they when --dotfiles is given for all) */
+	uint8_t listing;            /* its listing line: directories listed here (so are they
+				     * when --listing is given for all) */
 };
+#define CLI_SITE_CACHE_SHARED UINT64_MAX
+STATIC_ASSERT(CLI_CACHE_BYTES_MAX < CLI_SITE_CACHE_SHARED, "no budget reads as a share");
 
 /* What the command line asked for. */
 struct cli_options {
@@ -184,7 +193,7 @@ int cli_parse_setting(const char *name, size_t name_len, char *value, unsigned a
 int cli_site_host_valid(const char *host, size_t len);
 
 /* Exchanges the per-site settings of opts (--error-page, --fallback, --redirects,
- * --headers, --header-for) with site's: a --config file's site section parses its lines
+ * --headers, --header-for, --dotfiles, --listing, --cache-bytes) with site's: a --config file's site section parses its lines
  * with site's settings in opts's place (config_file.c), then swaps them back. */
 void cli_site_swap(struct cli_options *opts, struct cli_site *site);
 

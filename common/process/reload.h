@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/base/kernel_consts.h"
+#include "common/base/limits.h"
 #include "common/base/static_assert.h"
 #include "common/process/watch.h"
 
@@ -47,7 +48,11 @@ STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only th
 #define RELOAD_ENV_HANDED "APOLLOD_HANDED_FDS=" /* descriptors handed over, after READY_FD */
 
 #define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
-#define RELOAD_HANDOVER_MAX 8 /* descriptors one generation hands the next */
+/* Descriptors one generation hands the next: eight a site (a manifest and up to seven
+ * arenas: FILE_CACHE_HANDOVER_MAX), for every site (issue 31: the named ones too). 128,
+ * well under the 253 one SCM_RIGHTS message may carry (the kernel's SCM_MAX_FD). */
+#define RELOAD_HANDOVER_MAX (8 * SITES_MAX)
+STATIC_ASSERT(RELOAD_HANDOVER_MAX <= 253, "one SCM_RIGHTS message carries them");
 #define RELOAD_READY_BYTE 'R' /* the readiness message's one byte of data */
 
 /* Remembers envp, and whether this process is a generation started by exec

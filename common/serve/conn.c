@@ -18,6 +18,7 @@
 #include "common/answer/extra_fields.h"
 #include "common/http/http_request.h"
 #include "common/serve/idle.h"
+#include "common/serve/live_listing.h"
 #include "common/answer/metrics.h"
 #include "common/answer/path_fields.h"
 #include "common/answer/sites.h"
@@ -178,6 +179,8 @@ struct conn_pool {
 	uint8_t admin_on;         /* --admin-listen: connections are ROUTES_SITE or _ADMIN */
 	union k_sockaddr admin;   /* the admin listener's bound address (getsockname) */
 	struct send_pipes pipes;  /* the process's send pipes (send_pipes.h) */
+	struct live_listings live; /* buffers lent to listings made per request: last, so
+				    * that only a live listing touches its pages */
 };
 static struct conn_pool pool;
 
@@ -575,6 +578,49 @@ static int conn_open_disk(int fd, const struct answer_input *in, struct answer *
 	return -1;
 }
 
+/* live_sending_fn: whether connection fd of generation gen still has responses queued. */
+static int conn_still_sending(int fd, uint32_t gen)
+{
+	const struct conn *c = &conn_table[fd];
+	return c->state != CONN_FREE && c->gen == gen && c->out_count != 0;
+}
+
+/* Makes the listing of a (ANSWER_LIVE_LISTING) as its directory is now into a buffer
+ * lent to c (live_listing.h) and a the answer that view (*view) gets (answer_view),
+ * counting listings_rendered; or, with no buffer free (listings_refused) or the
+ * descriptor table full (disk_opens_refused), the 503 with Retry-After. */
+static void conn_live_listing(int fd, const struct conn *c, const struct answer_input *in,
+			      struct answer *a, struct cached_file *view)
+{
+	char *buf = live_listing_buffer(&pool.live, fd, c->gen, conn_still_sending);
+	if (!buf) {
+		counter_add(C_listings_refused, 1);
+		answer_disk_refused(a);
+		return;
+	}
+	if (file_cache_live_listing(a->file, live_listing_stat, &pool.no_openat2, in->now(), buf,
+				    view) != LIVE_STAT_OK) {
+		counter_add(C_disk_opens_refused, 1);
+		answer_disk_refused(a);
+		return;
+	}
+	answer_view(in, a, view);
+	counter_add(C_listings_rendered, 1);
+}
+
+/* For an answer a made of the file system now (ANSWER_DISK, _DISK_PAGE: conn_open_disk;
+ * ANSWER_LIVE_LISTING: conn_live_listing), makes its view into *view and a its answer.
+ * Returns the open descriptor a disk-served file's answer sends, else -1. */
+static int conn_make_view(int fd, const struct conn *c, const struct answer_input *in,
+			  struct answer *a, struct cached_file *view)
+{
+	if (a->kind == ANSWER_DISK || a->kind == ANSWER_DISK_PAGE)
+		return conn_open_disk(fd, in, a, view);
+	if (a->kind == ANSWER_LIVE_LISTING)
+		conn_live_listing(fd, c, in, a, view);
+	return -1;
+}
+
 /* Renders into c's scratch the 204 of an OPTIONS of a's path (ANSWER_OPTIONS): with
  * --root, the --header-for fields of the name GET would look up (answer_lookup_name,
  * which answer_options found valid). Returns its length (all head). */
@@ -739,10 +785,8 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 		answer_request(&in, &a);
 		if (a.kind == ANSWER_LATER)
 			break;
-		struct cached_file view; /* a disk-served file as its open found it */
-		int disk_fd = -1;
-		if (a.kind == ANSWER_DISK || a.kind == ANSWER_DISK_PAGE)
-			disk_fd = conn_open_disk(fd, &in, &a, &view);
+		struct cached_file view; /* a disk-served file or live listing as it is now */
+		int disk_fd = conn_make_view(fd, c, &in, &a, &view);
 		enum metrics_format format = METRICS_PLAIN; /* Accept is read for /metrics only */
 		if (a.kind == ANSWER_METRICS)
 			format = metrics_format_wanted(&req.line, &req.headers, in.fields);

@@ -134,4 +134,16 @@ TEST(FileManifestTest, RefusesAnythingOff)
 	EXPECT_EQ(b.Check(FILE_MANIFEST_ARENAS_MAX + 1), -1) << "more arenas than a hand-over";
 }
 
+// issue 31: each site's manifest carries the key of its DIR, by which the next image's
+// site of the same DIR finds it among every site's hand-over: the same path, the same key;
+// another path, another key (FNV-1a of the bytes, which a trailing '/' changes).
+TEST(FileManifestTest, SiteKeyFollowsTheDirectory)
+{
+	EXPECT_EQ(file_manifest_site_key("/srv/a"), file_manifest_site_key("/srv/a"));
+	EXPECT_NE(file_manifest_site_key("/srv/a"), file_manifest_site_key("/srv/b"));
+	EXPECT_NE(file_manifest_site_key("/srv/a"), file_manifest_site_key("/srv/a/"));
+	EXPECT_EQ(file_manifest_site_key(""), 0xcbf29ce484222325ull) << "FNV-1a's basis";
+	EXPECT_EQ(sizeof(file_manifest_head), (size_t)FILE_MANIFEST_HEAD_SIZE);
+}
+
 } // namespace

@@ -117,4 +117,35 @@ TEST(ListingSizeTest, OrderOfTheQuery)
 		EXPECT_EQ(listing_order_of_query(c.query, strlen(c.query)), c.order) << c.query;
 }
 
+// issue 31: listing_sort, which orders the rows made at load and the rows made per request
+// alike: in every order directories first; by name bytewise, by size (directories by name),
+// by date; desc reverses the key but not the tie, which goes by name ascending.
+TEST(ListingSortTest, EveryOrder)
+{
+	const listing_entry rows[] = {
+		{"b.txt", 5, 30, 100, 0}, {"a.txt", 5, 30, 300, 0}, {"C.txt", 5, 10, 200, 0},
+		{"z", 1, 0, 50, 1},        {"d", 1, 0, 400, 1},
+	};
+	const struct {
+		unsigned order;
+		const char *names;
+	} cases[] = {
+		{LISTING_BY_NAME * 2, "d z C.txt a.txt b.txt"},
+		{LISTING_BY_NAME * 2 + 1, "z d b.txt a.txt C.txt"},
+		{LISTING_BY_SIZE * 2, "d z C.txt a.txt b.txt"},
+		{LISTING_BY_SIZE * 2 + 1, "d z a.txt b.txt C.txt"},
+		{LISTING_BY_DATE * 2, "z d b.txt C.txt a.txt"},
+		{LISTING_BY_DATE * 2 + 1, "d z a.txt C.txt b.txt"},
+	};
+	for (const auto &c : cases) {
+		listing_entry e[5];
+		memcpy(e, rows, sizeof(e));
+		listing_sort(e, 5, c.order);
+		std::string got;
+		for (const auto &r : e)
+			got += (got.empty() ? "" : " ") + std::string(r.name, r.name_len);
+		EXPECT_EQ(got, c.names) << "order " << c.order;
+	}
+}
+
 } // namespace

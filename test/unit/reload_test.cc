@@ -119,7 +119,10 @@ TEST(ReloadHandOverTest, HandedOverFromTheEnvironment)
 		{"two handed over", {"APOLLOD_READY_FD=900", "APOLLOD_HANDED_FDS=2"}, 2},
 		{"none", {"APOLLOD_READY_FD=900", "APOLLOD_HANDED_FDS=0"}, 0},
 		{"no variable", {"APOLLOD_READY_FD=900"}, 0},
-		{"more than RELOAD_HANDOVER_MAX", {"APOLLOD_READY_FD=900", "APOLLOD_HANDED_FDS=9"}, 0},
+		{"more than RELOAD_HANDOVER_MAX",
+		 {"APOLLOD_READY_FD=900",
+		  "APOLLOD_HANDED_FDS=" + std::to_string(RELOAD_HANDOVER_MAX + 1)},
+		 0},
 		{"not a number", {"APOLLOD_READY_FD=900", "APOLLOD_HANDED_FDS=two"}, 0},
 		{"not a generation", {"APOLLOD_HANDED_FDS=2"}, 0},
 	};

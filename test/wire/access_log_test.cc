@@ -346,6 +346,16 @@ TEST_F(AccessLogTest, CombinedLinesCarryRefererAndUserAgent)
 		EXPECT_EQ(Masked(lines[i], kCombinedLine), sequence[i].line) << "line " << i + 1;
 }
 
+// What python3 running script prints with text on its standard input, or "error: ..."
+// when it failed.
+std::string PythonOutput(const char *script, const std::string &text)
+{
+	CommandResult r = RunCommand({"python3", "-c", script}, text, 20000);
+	if (!r.ran || r.exit_code != 0)
+		return "error: " + r.problem + " " + r.err;
+	return r.out;
+}
+
 // Parses each line of text with Python's json module (strict: a raw control byte in a
 // string is an error) and prints, a line each, its keys and values as JSON again (every
 // value but time_local and service_us, which are checked for their type and form).
@@ -362,10 +372,7 @@ for line in sys.stdin.read().splitlines():
                       o["body_bytes_sent"], o["http_referer"], o["http_user_agent"],
                       o["content_encoding"]]))
 )py";
-	CommandResult r = RunCommand({"python3", "-c", kScript}, text, 20000);
-	if (!r.ran || r.exit_code != 0)
-		return "error: " + r.problem + " " + r.err;
-	return r.out;
+	return PythonOutput(kScript, text);
 }
 
 // issue 30, --access-log-format json: every line parses with a real JSON parser (Python's,
@@ -393,6 +400,81 @@ TEST_F(AccessLogTest, JsonLinesParse)
 		R"(...", null])" "\n";
 	std::string text = WaitForLines(log, 5);
 	EXPECT_EQ(ParsedByPython(text), expected) << text;
+}
+
+// issue 31, --site (BEHAVIOUR 10.21, 14): the host ends every line the running daemon
+// writes to its log file, in combined and in json: the Host value as sent (case and port
+// kept), an absolute-form target's authority over Host, "-" (json: null) for a request
+// without Host; the site each host picked answers (its own index page, or the default's).
+class AccessLogHostTest : public AccessLogTest,
+			  public testing::WithParamInterface<const char *> {};
+
+INSTANTIATE_TEST_SUITE_P(Formats, AccessLogHostTest, testing::Values("combined", "json"),
+			 [](const testing::TestParamInfo<const char *> &p) {
+				 return std::string(p.param);
+			 });
+
+// Prints "status host" for each json line of text (host "None" for null), by Python's
+// json module; "error: ..." when python3 failed.
+std::string JsonStatusAndHost(const std::string &text)
+{
+	static const char kScript[] = R"py(
+import json, sys
+for line in sys.stdin.read().splitlines():
+    o = json.loads(line)
+    assert list(o)[-1] == "host"
+    print(o["status"], o["host"], o["body_bytes_sent"])
+)py";
+	return PythonOutput(kScript, text);
+}
+
+TEST_P(AccessLogHostTest, HostEndsEveryLine)
+{
+	REQUIRE_FEATURE("files");
+	const std::string format = GetParam(), log = dir_ + "/access.log";
+	ASSERT_TRUE(Put(dir_, "d/index.html", "default\n"));
+	ASSERT_TRUE(Put(dir_, "a/index.html", "site a\n"));
+	Daemon daemon;
+	START_DAEMON(daemon, DaemonOptions{{"--access-log", log, "--access-log-format", format,
+					    "--root", dir_ + "/d", "--site",
+					    "a.example=" + dir_ + "/a"}});
+	const struct {
+		std::string raw, host, body;
+	} sequence[] = {
+		{"GET / HTTP/1.1\r\nHost: A.Example:8080\r\nConnection: close\r\n\r\n",
+		 "A.Example:8080", "site a\n"},
+		{"GET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n", "other.test",
+		 "default\n"},
+		{"GET http://a.example/ HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+		 "a.example", "site a\n"},
+		{"GET / HTTP/1.0\r\n\r\n", "-", "default\n"},
+	};
+	for (const auto &s : sequence) {
+		Received r = Roundtrip(daemon.port(), s.raw, true);
+		EXPECT_EQ(ParseResponse(r.bytes).body, s.body) << s.raw;
+	}
+	std::string text = WaitForLines(log, std::size(sequence));
+	bool complete;
+	std::vector<std::string> lines = Lines(text, &complete);
+	ASSERT_EQ(lines.size(), std::size(sequence)) << text;
+	if (format == "json") {
+		std::string expected;
+		for (const auto &s : sequence)
+			expected += "200 " + (s.host == "-" ? std::string("None") : s.host) + " " +
+				    std::to_string(s.body.size()) + "\n";
+		EXPECT_EQ(JsonStatusAndHost(text), expected) << text;
+		return;
+	}
+	for (size_t i = 0; i < lines.size(); i++) {
+		const std::string &line = lines[i], tail = " " + sequence[i].host;
+		ASSERT_GT(line.size(), tail.size());
+		EXPECT_EQ(line.substr(line.size() - tail.size()), tail) << line;
+		std::string before = Masked(line.substr(0, line.size() - tail.size()), kCombinedLine);
+		EXPECT_EQ(before.rfind("no match", 0), std::string::npos) << before;
+		EXPECT_NE(before.find("\" 200 " + std::to_string(sequence[i].body.size()) + " "),
+			  std::string::npos)
+			<< before;
+	}
 }
 
 // issue 30: access-log-format is a config-file setting (BEHAVIOUR 2.1), the command line

@@ -149,7 +149,8 @@ TEST_P(CompressHandoverTest, TheFirstServesAsStoredThenTheGzipFormsTakeOver)
 	if (reload)
 		ASSERT_GT(d->WaitForReloaded(1), 0) << "the SIGHUP was lost: " << d->Err();
 	r = Get(d->port(), "/page.html", "Accept-Encoding: gzip\r\n");
-	EXPECT_EQ(r.Header("Content-Encoding"), "gzip");
+	// (what served it, should it be the stored page: the processes and the log)
+	EXPECT_EQ(r.Header("Content-Encoding"), "gzip") << ProcessTreeReport(d->pid()) << d->Err();
 	EXPECT_EQ(r.Header("Vary"), "Accept-Encoding");
 	std::string back;
 	EXPECT_TRUE(InflateGzip(r.body.data(), r.body.size(), html_.size(), &back));

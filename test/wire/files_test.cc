@@ -955,6 +955,29 @@ std::string ReadFileAt(int fd)
 	return out;
 }
 
+// Starts daemon as nobody with args, its standard error going to a temporary file that
+// is read into *err once the port is announced (the load is over then). Returns whether
+// it started (else *error says why).
+static bool StartAsNobody(Daemon *daemon, const std::vector<std::string> &args,
+			  std::string *err, std::string *error)
+{
+	char err_path[] = "/tmp/apollod-skipped-err-XXXXXX";
+	int err_fd = mkstemp(err_path);
+	if (err_fd < 0) {
+		*error = std::string("mkstemp: ") + strerror(errno);
+		return false;
+	}
+	unlink(err_path);
+	DaemonOptions options;
+	options.extra_args = args;
+	options.as_nobody = true;
+	options.stderr_fd = err_fd;
+	bool started = daemon->Start(options, error);
+	*err = ReadFileAt(err_fd);
+	close(err_fd);
+	return started;
+}
+
 // Start-up never stops for one bad entry (BEHAVIOUR 10.3). Root reads anything, so the
 // daemon runs as nobody over a tree under /tmp (TEST_TMPDIR is below /root, mode 0700)
 // with a file and a directory chmod 000 and a path of 256 bytes: each is skipped with
@@ -977,20 +1000,9 @@ TEST(SkippedEntriesTest, UnreadableAndTooLongSkippedWithOneLineEach)
 	ASSERT_NE(long_path, "");
 	ASSERT_EQ(chmod((root + "/sub/secret.bin").c_str(), 0), 0) << strerror(errno);
 	ASSERT_EQ(chmod((root + "/locked").c_str(), 0), 0) << strerror(errno);
-	char err_path[] = "/tmp/apollod-skipped-err-XXXXXX";
-	int err_fd = mkstemp(err_path);
-	ASSERT_GE(err_fd, 0) << strerror(errno);
-	unlink(err_path);
-
 	Daemon daemon;
-	DaemonOptions options;
-	options.extra_args = {"--root", root};
-	options.as_nobody = true;
-	options.stderr_fd = err_fd;
-	std::string error;
-	bool started = daemon.Start(options, &error);
-	std::string err = ReadFileAt(err_fd); // the load is over once the port is announced
-	close(err_fd);
+	std::string err, error;
+	bool started = StartAsNobody(&daemon, {"--root", root}, &err, &error);
 	if (started) {
 		for (const char *path : {"/readable", "/sub/open"})
 			EXPECT_EQ(Mismatch(Roundtrip(daemon.port(), Request("GET", path), false,
@@ -1019,6 +1031,45 @@ TEST(SkippedEntriesTest, UnreadableAndTooLongSkippedWithOneLineEach)
 	EXPECT_EQ(lines, want.size()) << err;
 	for (const std::string &line : want)
 		EXPECT_NE(err.find(line), std::string::npos) << "want " << line << "got " << err;
+}
+
+// A file beyond --cache-bytes is stat'ed by name and never opened at load (BEHAVIOUR
+// 10.3, 10.18): an unreadable one is not skipped (no line, entries_skipped 0) but
+// recorded on disk, and its request, whose open fails, answers 404; a file that fits is
+// served from memory. Run as nobody, as above.
+TEST(SkippedEntriesTest, UnreadableFileBeyondTheBudgetIsNotOpenedAtLoad)
+{
+	REQUIRE_FEATURE("routes");
+	if (geteuid() != 0 || !DaemonLauncher().empty())
+		GTEST_SKIP() << "needs root, natively, to start the daemon as nobody";
+	char dir[] = "/tmp/apollod-beyond-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr) << strerror(errno);
+	std::string root = std::string(dir) + "/root";
+	ASSERT_TRUE(chmod(dir, 0755) == 0 && MakeDir(root) &&
+		    WriteFile(root + "/readable", "probe") &&
+		    WriteFile(root + "/big.bin", std::string(100, 'b')));
+	ASSERT_EQ(chmod((root + "/big.bin").c_str(), 0), 0) << strerror(errno);
+	Daemon daemon;
+	std::string err, error;
+	bool started =
+		StartAsNobody(&daemon, {"--root", root, "--cache-bytes", "10"}, &err, &error);
+	if (started) {
+		EXPECT_EQ(Mismatch(Roundtrip(daemon.port(), Request("GET", "/readable"), false,
+					     kRunTimeoutMs)
+					   .bytes,
+				   FileHead(kOctetStream, 5, root + "/readable", false) + "probe"),
+			  "");
+		EXPECT_EQ(Roundtrip(daemon.port(), Request("GET", "/big.bin"), false, kRunTimeoutMs)
+				  .bytes.substr(0, 12),
+			  "HTTP/1.1 404");
+		std::map<std::string, uint64_t> m = FetchMetrics(daemon.port());
+		EXPECT_EQ(m["entries_skipped"], 0u);
+		EXPECT_EQ(m["files_cached"], 1u);
+	}
+	daemon.Stop();
+	RunCommand({"rm", "-rf", dir}, "", kRunTimeoutMs);
+	ASSERT_TRUE(started) << error << "; stderr '" << err << "'";
+	EXPECT_EQ(err.find("skipped"), std::string::npos) << err;
 }
 
 // `--root` needs a non-empty value: usage error naming it, nothing announced.

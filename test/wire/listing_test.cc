@@ -375,6 +375,96 @@ TEST(ListingTest, WithoutListingRootSaysHello)
 			<< target;
 }
 
+// "YYYY-MM-DD HH:MM:SS" of t in UTC, as a listing row shows it.
+std::string RowTime(time_t t)
+{
+	struct tm tm = {};
+	gmtime_r(&t, &tm);
+	char out[32];
+	strftime(out, sizeof(out), "%Y-%m-%d %H:%M:%S", &tm);
+	return out;
+}
+
+// The count of listings made per request so far.
+uint64_t ListingsRendered(int port)
+{
+	return FetchMetrics(port)["listings_rendered"];
+}
+
+// issue 31, BEHAVIOUR 10.14: a directory with a file served from disk is listed as it is
+// at request time (as nginx's autoindex stats it): a file grown (and touched back in time)
+// after the start shows its new size and time in every order, the orders by size and by
+// date move it, the Last-Modified follows, and the ETag changes, so the old one earns a
+// 200 with the new page, never a stale 304. Before the change the pages read byte for byte
+// as the ones made at load; a tree wholly in memory is never made per request.
+TEST(ListingTest, DiskFilesShowTheirCurrentSizeInEveryOrder)
+{
+	START_LISTING(server, {"--listing", "--cache-bytes", "0"});
+	int port = server.port();
+	uint64_t rendered = ListingsRendered(port);
+	ExpectGetAndHead(port, "/", [](bool head) {
+		return ListingResponse(kRootPage, kRootModified, head);
+	});
+	EXPECT_EQ(ListingsRendered(port), rendered + 2);
+	const std::string old_etag = ListingEtag(kRootPage);
+	const time_t then = 1500000000; // before every other entry's time
+	ASSERT_TRUE(Write(server.dir() + "/zeta.txt", std::string(5000, 'z')));
+	struct timespec times[2] = {{then, 0}, {then, 0}};
+	ASSERT_EQ(utimensat(AT_FDCWD, (server.dir() + "/zeta.txt").c_str(), times, 0), 0);
+	const std::string zeta = "<tr><td><a href=\"zeta.txt\">zeta.txt</a></td><td title=\"5000\">"
+				 "4.9 KiB</td><td>" + RowTime(then) + "</td></tr>\n";
+	const std::string dirs = kEmptyRow + kSubRow + kWithIndexRow;
+	const struct {
+		const char *query;
+		std::string page;
+	} cases[] = {
+		{"", Page("/", dirs + kBetaRow + kEscapedRow + kCafeRow + zeta)},
+		{"?sort=name&order=desc", Page("/", kWithIndexRow + kSubRow + kEmptyRow + zeta + kCafeRow +
+							   kEscapedRow + kBetaRow,
+					       Headings("name", true))},
+		{"?sort=size", Page("/", dirs + kBetaRow + kCafeRow + kEscapedRow + zeta, Headings("size"))},
+		{"?sort=size&order=desc",
+		 Page("/", dirs + zeta + kEscapedRow + kCafeRow + kBetaRow, Headings("size", true))},
+		{"?sort=date", Page("/", kEmptyRow + kWithIndexRow + kSubRow + zeta + kBetaRow +
+						 kEscapedRow + kCafeRow,
+				    Headings("date"))},
+		{"?sort=date&order=desc", Page("/", kSubRow + kWithIndexRow + kEmptyRow + kCafeRow +
+							    kEscapedRow + kBetaRow + zeta,
+						Headings("date", true))},
+	};
+	for (const auto &c : cases) {
+		ExpectGetAndHead(port, std::string("/") + c.query, [&](bool head) {
+			return ListingResponse(c.page, kSubModified, head); // sub/ is the newest now
+		});
+		EXPECT_EQ(Roundtrip(port, CloseRequest("GET", std::string("/") + c.query,
+						       "If-None-Match: " + old_etag + "\r\n"),
+				    false, kTimeoutMs)
+				  .bytes,
+			  ListingResponse(c.page, kSubModified, false))
+			<< "no stale 304: " << c.query;
+	}
+	EXPECT_EQ(Roundtrip(port, CloseRequest("GET", "/", "If-None-Match: " +
+							       ListingEtag(cases[0].page) + "\r\n"),
+			    false, kTimeoutMs)
+			  .bytes,
+		  "HTTP/1.1 304 Not Modified\r\nLast-Modified: " + std::string(kSubModified) +
+			  "\r\nETag: " + ListingEtag(cases[0].page) + "\r\nConnection: close\r\n\r\n");
+}
+
+// A tree wholly in the snapshot keeps the pages made at load: none is made per request.
+TEST(ListingTest, PagesOfATreeInMemoryAreMadeAtLoad)
+{
+	START_LISTING(server, {"--listing"});
+	uint64_t rendered = ListingsRendered(server.port());
+	ExpectGetAndHead(server.port(), "/?sort=size", [](bool head) {
+		return ListingResponse(Page("/", kEmptyRow + kSubRow + kWithIndexRow + kBetaRow +
+							 kZetaRow + kCafeRow + kEscapedRow,
+					    Headings("size")),
+				       kRootModified, head);
+	});
+	EXPECT_EQ(ListingsRendered(server.port()), rendered);
+}
+
 // The ecosystem replay for listings: curl follows /sub to the listing, and its own
 // validator round trip gets a 304.
 TEST(ListingTest, CurlReplaysTheListingCases)

@@ -212,6 +212,39 @@ TEST_F(VhostTest, PerSiteErrorPageRedirectsAndFields)
 	EXPECT_EQ(r.Header("X-Site"), "a") << "OPTIONS reads the site's fields";
 }
 
+// issue 31: dotfiles, listing and cache-bytes in a site section are that site's own. Site
+// a lists its directories and serves its dotfiles, b does neither (nor does the default);
+// a's cache-bytes 0 sends every file of a to disk while b's and the default's, sharing
+// --cache-bytes, stay in memory (responses_from_disk).
+TEST_F(VhostTest, PerSiteDotfilesListingAndCacheBytes)
+{
+	for (const char *who : {"d", "a", "b"})
+		ASSERT_TRUE(Put(dir_, std::string(who) + "/.env", "SECRET=" + std::string(who) + "\n"));
+	WriteFile(Conf(), "listen 127.0.0.1:0\nroot " + Tree("d") + "\n"
+			  "site a.example " + Tree("a") + "\n"
+			  "  dotfiles\n"
+			  "  listing\n"
+			  "  cache-bytes 0\n"
+			  "site b.example " + Tree("b") + "\n");
+	Start({"--config", Conf()}, 1);
+	EXPECT_EQ(Body("a.example", "/.env"), "SECRET=a\n");
+	EXPECT_EQ(Body("b.example", "/.env"), "status 404");
+	EXPECT_EQ(Body("other", "/.env"), "status 404");
+	HttpResponse r = Ask(ForHost("a.example", "/sub/"));
+	EXPECT_EQ(r.status, 200);
+	EXPECT_NE(r.body.find("<a href=\"f.txt\">f.txt</a>"), std::string::npos) << r.body;
+	EXPECT_EQ(Body("b.example", "/sub/"), "status 404");
+	EXPECT_EQ(Body("other", "/sub/"), "status 404");
+	auto from_disk = [&] { return FetchMetrics(daemon_.port())["responses_from_disk"]; };
+	uint64_t before = from_disk();
+	EXPECT_EQ(Body("b.example", "/sub/f.txt"), "f of b\n");
+	EXPECT_EQ(Body("other", "/sub/f.txt"), "f of d\n");
+	EXPECT_EQ(from_disk(), before) << "b and the default share --cache-bytes: in memory";
+	EXPECT_EQ(Body("a.example", "/sub/f.txt"), "f of a\n");
+	EXPECT_EQ(Body("a.example", "/page.html"), Page("a"));
+	EXPECT_EQ(from_disk(), before + 2) << "a's cache-bytes 0: from disk";
+}
+
 // Each site's gzip, made at load, inflates to that site's own page.
 TEST_F(VhostTest, EachSiteGzipInflatesToItsOwnPage)
 {
@@ -254,7 +287,12 @@ TEST_F(VhostTest, ConfigSitesAndTheirErrors)
 	} cases[] = {
 		{"root " + Tree("d") + "\nsite a.example " + Tree("a") + "\nlisten 127.0.0.1:1\n",
 		 ":3: listen is not a site's setting (a site section takes error-page, fallback,"
-		 " redirects, headers and header-for)\n"},
+		 " redirects, headers, header-for, dotfiles, listing and cache-bytes)\n"},
+		{"root " + Tree("d") + "\nsite a.example " + Tree("a") + "\n  listing\n"
+		 "  cache-bytes lots\n",
+		 ":4: cache-bytes: bad value 'lots'\n"},
+		{"site a.example " + Tree("a") + "\n  dotfiles yes\n",
+		 ":2: dotfiles takes no value: 'yes'\n"},
 		{"site a..example " + Tree("a") + "\n",
 		 ":1: site: bad value 'a..example=" + Tree("a") + "'\n"},
 		{"site a.example\n", ":1: site: bad value 'a.example'\n"},

@@ -1234,6 +1234,10 @@ const std::vector<std::string> kRuleCounterNames = {"responses_302", "responses_
 const std::vector<std::string> kDiskRefusedCounterNames = {"disk_opens_refused"};
 // A host no --site names without --root (BEHAVIOUR 10.21); counted in every routed tier.
 const std::vector<std::string> kSiteCounterNames = {"responses_421"};
+// Listings made per request, and those refused for want of a buffer (BEHAVIOUR 10.14);
+// every routed tier.
+const std::vector<std::string> kLiveListingCounterNames = {"listings_rendered",
+							   "listings_refused"};
 
 // The first start's gzip forms still to make (BEHAVIOUR 10.10); every routed tier.
 const std::vector<std::string> kGzipPendingCounterNames = {"gzip_pending"};
@@ -1275,12 +1279,13 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 58
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 60
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
 					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames,
-					 &kSiteCounterNames, &kSendPipeCounterNames})
+					 &kSiteCounterNames, &kLiveListingCounterNames,
+					 &kSendPipeCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
