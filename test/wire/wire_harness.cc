@@ -1830,10 +1830,14 @@ bool WaitForSettledStart(pid_t supervisor)
 		alive = kill(supervisor, 0) == 0;
 		return pending >= 0 || !alive;
 	});
-	if (!got || pending <= 0)
-		return got;
-	if (!WaitUntil([&] { return SupervisorCounter(supervisor, kGzipPendingCounter) == 0; }))
+	if (!got || !alive)
+		return got; /* (a daemon that ended: its caller finds out why) */
+	if (pending > 0 &&
+	    !WaitUntil([&] { return SupervisorCounter(supervisor, kGzipPendingCounter) == 0; }))
 		return false;
+	// Also when gzip_pending already read 0 (asked after a handover): the first
+	// generation may still accept for a moment after its retire signal (BEHAVIOUR 17),
+	// so settled means one generation left.
 	return WaitForChildren(supervisor, 1, kStateWaitMs).size() == 1;
 }
 

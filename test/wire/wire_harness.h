@@ -640,9 +640,10 @@ int64_t SupervisorCounter(pid_t supervisor, size_t index);
 
 // A settled start (BEHAVIOUR 10.10): waits until the resident supervisor pid has its
 // counter page, and, when gzip_pending says the first start left gzip forms to make,
-// until it reads 0 (the compressing generation serves) and the first generation has
-// drained (pid has one child). Nothing for a process that holds no page and ends, or
-// the min tier. Returns whether it settled within kStateWaitMs.
+// until it reads 0 (the compressing generation serves); then, in every case, until one
+// generation is left (pid has one child: a handed-over first one has drained). Nothing
+// for a process that holds no page and ends, or the min tier. Returns whether it settled
+// within kStateWaitMs.
 bool WaitForSettledStart(pid_t supervisor);
 
 // The serving generation of a routed daemon whose resident supervisor is pid (its one
