@@ -13,7 +13,7 @@
 #include "common/base/counters.h"
 #include "common/answer/disk_file.h"
 #include "common/answer/file_answer.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/answer/listing.h"
 #include "common/answer/redirects.h"
 #include "common/http/http_request.h"
@@ -32,7 +32,7 @@ APOLLOD_EXTERN_C_BEGIN
 /* The name a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define ANSWER_INDEX_NAME FILE_INDEX_NAME
 
-/* Looks a path up in the file cache: file_cache_find's contract. */
+/* Looks a path up in the file cache: site_find's contract. */
 typedef const struct cached_file *(*file_lookup_fn)(const char *path, size_t len);
 
 /* Matches a name against the --redirects rules: redirect_match's contract. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/answer/listing.h"
 #include "common/answer/responses.h"
 #include "common/base/static_assert.h"
@@ -42,7 +42,7 @@ STATIC_ASSERT(FILE_HEAD_304_MAX + PATH_FIELDS_BLOCK_MAX <= DISK_VIEW_AT &&
  * (DISK_VIEW_MAX bytes) its validators (the ETag "<size>-<mtime ns>-<inode>" with the
  * representation's suffix, as a loaded file's) and its 200 head in FILE_HEAD_FORM; for a
  * page, the head of its status with its type and --header-for lines and no validators,
- * as file_cache_pages renders a loaded page's (render_page_head). view->body is NULL: the bytes are the open
+ * as site_load_pages renders a loaded page's (render_page_head). view->body is NULL: the bytes are the open
  * file's. view's pointers stay in out and f's head. Pure. */
 void disk_file_view(const struct cached_file *f, const struct disk_stat *st, uint64_t now_s,
 		    unsigned page, char *out, struct cached_file *view);
@@ -79,7 +79,7 @@ typedef int (*listing_stat_fn)(void *ctx, const struct cached_file *f, struct di
  * made. Fills *view as a loaded file reads (body, size, validators and 200 head in out,
  * arena FILE_ARENA_NONE, place FILE_IN_MEMORY) and returns LIVE_STAT_OK; or returns
  * LIVE_STAT_BUSY (a stat said so; *view unset). Reads the cache; no syscalls but stat's. */
-enum live_stat file_cache_live_listing(const struct cached_file *page, listing_stat_fn stat, void *ctx,
+enum live_stat site_live_listing(const struct cached_file *page, listing_stat_fn stat, void *ctx,
 			     uint64_t now_s, char *out, struct cached_file *view);
 
 APOLLOD_EXTERN_C_END

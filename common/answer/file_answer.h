@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/http/http_parse.h"
 #include "common/base/span.h"
 #include "common/base/static_assert.h"

@@ -2,7 +2,7 @@
  * the manifest (file_manifest.h, BEHAVIOUR 10.17): the body arena's life, the
  * compaction rule, the manifest written for the next image and the one read from the
  * previous. */
-#include "common/answer/file_cache_state.h"
+#include "common/answer/site_snapshot.h"
 
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/stat.h>              /* struct statx, STATX_SIZE */
@@ -32,7 +32,7 @@ STATIC_ASSERT(SHMEM_SETTING_MAX >= sizeof("always within_size advise [never] den
  * (settle_arenas). */
 #define ARENAS_KEPT FILE_MANIFEST_ARENAS_MAX
 STATIC_ASSERT(ARENAS_KEPT + 1 <= FILE_ARENAS_MAX, "the kept arenas and the new one fit");
-STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX == ARENAS_KEPT + 1, "the arenas and the manifest");
+STATIC_ASSERT(SITE_HANDOVER_MAX == ARENAS_KEPT + 1, "the arenas and the manifest");
 
 /* Asks for transparent huge pages for an arena's mapping at base, bytes long: the fill's,
  * so that the memfd's pages are allocated 2 MiB at a time where the kernel's shmem
@@ -46,19 +46,19 @@ static void advise_huge_pages(const char *base, uint64_t bytes)
 	sys_madvise((void *)base, bytes, K_MADV_HUGEPAGE);
 }
 
-/* The padding file_cache_body_start may add in all: FILE_BODY_ALIGN per body that can
+/* The padding site_body_start may add in all: FILE_BODY_ALIGN per body that can
  * fit the budget at FILE_BODY_ALIGNED_MIN bytes or more, and one. */
 static uint64_t padding_room(void)
 {
 	return (cache.budget / FILE_BODY_ALIGNED_MIN + 1) * FILE_BODY_ALIGN;
 }
 
-uint64_t file_cache_arena_span(void)
+uint64_t site_arena_span(void)
 {
 	return cache.budget + padding_room();
 }
 
-char *file_cache_body_start(uint64_t size)
+char *site_body_start(uint64_t size)
 {
 	uint64_t pad = (FILE_BODY_ALIGN - cache.body_fill % FILE_BODY_ALIGN) % FILE_BODY_ALIGN;
 	if (size >= FILE_BODY_ALIGNED_MIN && cache.body_padding + pad <= padding_room()) {
@@ -86,7 +86,7 @@ static void unreserve(void *at_pointer, uint64_t bytes)
 	*at = 0;
 }
 
-/* The table and what it points into (file_cache_allocate's reservations). */
+/* The table and what it points into (site_allocate's reservations). */
 static void release_table(void)
 {
 	uint64_t files = cache.entries_max;
@@ -97,16 +97,16 @@ static void release_table(void)
 	unreserve(&cache.head_arena, cache.heads_reserved);
 	unreserve(&cache.gzip_none, cache.compress_level ? files : 0);
 	unreserve(&cache.listing_arena, cache.listing_arena_max);
-	cache.entry_count = 0; /* file_cache_find: nothing */
+	cache.entry_count = 0; /* site_find: nothing */
 	if (cache.root_fd > 0)
 		sys_close(cache.root_fd);
 	cache.root_fd = -1;
 }
 
-void file_cache_release(void)
+void site_release(void)
 {
 	for (uint32_t s = 0; s < SITES_MAX; s++) {
-		file_cache_enter(s);
+		site_enter(s);
 		for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
 			struct file_arena *a = &cache.arenas[i];
 			if (!a->base)
@@ -119,7 +119,7 @@ void file_cache_release(void)
 		}
 		release_table();
 	}
-	file_cache_enter(SITE_DEFAULT);
+	site_enter(SITE_DEFAULT);
 }
 
 /* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
@@ -139,7 +139,7 @@ static const struct file_manifest_record *old_record(const char *name, size_t le
 		return 0;
 	const struct file_manifest_record *rec = file_manifest_records(cache.old_manifest);
 	const char *names = file_manifest_names(cache.old_manifest);
-	for (uint32_t i = file_cache_name_hash(name, len);; i++) {
+	for (uint32_t i = site_name_hash(name, len);; i++) {
 		uint32_t slot = cache.old_slot[i & (cache.old_slots - 1)];
 		if (slot == 0)
 			return 0;
@@ -149,7 +149,7 @@ static const struct file_manifest_record *old_record(const char *name, size_t le
 	}
 }
 
-const struct file_manifest_record *file_cache_reusable(size_t len,
+const struct file_manifest_record *site_reusable(size_t len,
 						       const struct file_stamp *now,
 						       uint64_t size)
 {
@@ -157,7 +157,7 @@ const struct file_manifest_record *file_cache_reusable(size_t len,
 	return r && (!now || (r->size == size && same_stamp(&r->stamp, now))) ? r : 0;
 }
 
-const struct file_manifest_record *file_cache_reusable_gzip(const char *name, size_t len,
+const struct file_manifest_record *site_reusable_gzip(const char *name, size_t len,
 							    const struct file_stamp *stamp,
 							    int level)
 {
@@ -197,27 +197,27 @@ static int shmem_huge_pages_on(void)
 	return 0;
 }
 
-enum exit_code file_cache_open_body_arena(void)
+enum exit_code site_open_body_arena(void)
 {
 	long fd = sys_memfd_create(BODY_ARENA_NAME, K_MFD_ALLOW_SEALING | K_MFD_CLOEXEC);
 	if (sys_is_error(fd))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot create the snapshot's memfd", fd);
+		return site_fail(EXIT_ROOT_READ, "cannot create the snapshot's memfd", fd);
 	cache.body_fd = (int)fd;
-	long r = sys_ftruncate((int)fd, file_cache_arena_span());
+	long r = sys_ftruncate((int)fd, site_arena_span());
 	if (sys_is_error(r))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
-	long m = sys_mmap(0, file_cache_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+		return site_fail(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
+	long m = sys_mmap(0, site_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
 	if (sys_is_error(m))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
+		return site_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
 	cache.body_arena = (char *)m;
-	advise_huge_pages(cache.body_arena, file_cache_arena_span());
+	advise_huge_pages(cache.body_arena, site_arena_span());
 	cache.body_fd_at = 0;
 	cache.body_allocated = 0;
 	cache.fill_by_sendfile = !shmem_huge_pages_on();
 	return EXIT_OK;
 }
 
-int file_cache_above_slots(int fd)
+int site_above_slots(int fd)
 {
 	long high = sys_fcntl(fd, K_F_DUPFD_CLOEXEC, CONN_SLOTS);
 	if (sys_is_error(high))
@@ -239,7 +239,7 @@ static enum exit_code seal_body_arena(void)
 	if (cache.body_fd < 0)
 		return EXIT_OK;
 	uint64_t bytes = cache.body_fill;
-	long r = sys_munmap(cache.body_arena, file_cache_arena_span());
+	long r = sys_munmap(cache.body_arena, site_arena_span());
 	if (!sys_is_error(r) && !bytes) {
 		sys_close(cache.body_fd);
 		cache.body_fd = -1;
@@ -250,13 +250,13 @@ static enum exit_code seal_body_arena(void)
 	if (!sys_is_error(r))
 		r = sys_fcntl(cache.body_fd, K_F_ADD_SEALS, BODY_SEALS);
 	if (sys_is_error(r))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot seal the snapshot's memfd", r);
+		return site_fail(EXIT_ROOT_READ, "cannot seal the snapshot's memfd", r);
 	r = sys_mmap(cache.body_arena, bytes, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE,
 		     cache.body_fd, 0);
 	if (sys_is_error(r) || (char *)r != cache.body_arena)
-		return file_cache_fail(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
+		return site_fail(EXIT_ROOT_READ, "cannot map the snapshot read-only", r);
 	advise_huge_pages(cache.body_arena, bytes);
-	int fd = file_cache_above_slots(cache.body_fd);
+	int fd = site_above_slots(cache.body_fd);
 	cache.arenas[cache.new_arena] = (struct file_arena){cache.body_arena, bytes, fd, 0};
 	cache.body_fd = -1;
 	return EXIT_OK;
@@ -299,7 +299,7 @@ static void compact(void)
 		struct cached_file *f = body_owner(i);
 		if (!f || f->arena == cache.new_arena)
 			continue;
-		char *to = file_cache_body_start(f->size);
+		char *to = site_body_start(f->size);
 		copy_span(to, f->body, f->size);
 		f->body = to;
 		f->arena = cache.new_arena;
@@ -347,7 +347,7 @@ static int in_manifest(const struct cached_file *f)
 }
 
 /* Whether files[i], in the manifest, has a gzip record too: a representation made at
- * load (`made`: after file_cache_compress_late, link_variants has linked the X.gz beside
+ * load (`made`: after site_compress_late, link_variants has linked the X.gz beside
  * files too), or a result that was not worth keeping. */
 static int has_gzip_record(uint32_t i)
 {
@@ -433,10 +433,10 @@ static void write_manifest(void)
 		sys_close((int)fd);
 		return;
 	}
-	cache.manifest_fd = file_cache_above_slots((int)fd);
+	cache.manifest_fd = site_above_slots((int)fd);
 }
 
-uint32_t file_cache_hand_over(int *fds)
+uint32_t site_hand_over(int *fds)
 {
 	uint32_t n = 0;
 	if (cache.manifest_fd < 0)
@@ -479,7 +479,7 @@ static int index_old_manifest(uint32_t count)
 		return 0;
 	cache.old_slot = (uint32_t *)m;
 	for (uint32_t r = 0; r < count; r++) {
-		uint32_t i = file_cache_name_hash(names + rec[r].name_at, rec[r].name_len);
+		uint32_t i = site_name_hash(names + rec[r].name_at, rec[r].name_len);
 		while (cache.old_slot[i & (cache.old_slots - 1)])
 			i++;
 		cache.old_slot[i & (cache.old_slots - 1)] = r + 1;
@@ -487,7 +487,7 @@ static int index_old_manifest(uint32_t count)
 	return 1;
 }
 
-void file_cache_forget_old_manifest(void)
+void site_forget_old_manifest(void)
 {
 	if (cache.old_slot)
 		sys_munmap(cache.old_slot, cache.old_slots * sizeof(uint32_t));
@@ -515,7 +515,7 @@ static int manifest_head_of(int fd, uint64_t *key, uint32_t *arenas)
 	return ok;
 }
 
-uint32_t file_cache_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at)
+uint32_t site_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at)
 {
 	uint64_t want = file_manifest_site_key(root), key = 0;
 	uint32_t arenas = 0;
@@ -536,7 +536,7 @@ uint32_t file_cache_handed_group(const int *fds, uint32_t n, const char *root, u
 	return 0;
 }
 
-uint32_t file_cache_reuse(const int *fds, uint32_t n)
+uint32_t site_reuse(const int *fds, uint32_t n)
 {
 	uint32_t arenas = n > 1 ? n - 1 : 0;
 	uint64_t sizes[ARENAS_KEPT];
@@ -553,7 +553,7 @@ uint32_t file_cache_reuse(const int *fds, uint32_t n)
 		ok = index_old_manifest((uint32_t)count);
 	}
 	if (count < 0 || !ok) { /* not to be trusted: every file is read again */
-		file_cache_forget_old_manifest();
+		site_forget_old_manifest();
 		if (m.base && !cache.old_manifest)
 			sys_munmap((void *)m.base, m.size);
 		for (uint32_t k = 0; k < arenas && k < ARENAS_KEPT; k++)
@@ -567,12 +567,12 @@ uint32_t file_cache_reuse(const int *fds, uint32_t n)
 	}
 	sys_close(fds[0]); /* the mapping stays until the load ends */
 	for (uint32_t k = 0; k < arenas; k++)
-		cache.arenas[k].fd = file_cache_above_slots(cache.arenas[k].fd);
+		cache.arenas[k].fd = site_above_slots(cache.arenas[k].fd);
 	cache.new_arena = (uint8_t)arenas;
 	return arenas;
 }
 
-enum exit_code file_cache_seal_arenas(void)
+enum exit_code site_seal_arenas(void)
 {
 	settle_arenas();
 	enum exit_code r = seal_body_arena();
@@ -581,20 +581,20 @@ enum exit_code file_cache_seal_arenas(void)
 	return r;
 }
 
-enum exit_code file_cache_open_late_arena(void)
+enum exit_code site_open_late_arena(void)
 {
 	uint32_t k = 0;
 	while (k < ARENAS_KEPT && cache.arenas[k].base)
 		k++;
 	if (k == ARENAS_KEPT) /* a first load keeps one arena: never, but bounded */
-		return file_cache_fail(EXIT_ROOT_READ, "no arena left for gzip", 0);
+		return site_fail(EXIT_ROOT_READ, "no arena left for gzip", 0);
 	cache.new_arena = (uint8_t)k;
 	cache.body_fill = 0;
 	cache.body_padding = 0;
-	return file_cache_open_body_arena();
+	return site_open_body_arena();
 }
 
-enum exit_code file_cache_seal_late(void)
+enum exit_code site_seal_late(void)
 {
 	enum exit_code r = seal_body_arena();
 	if (r != EXIT_OK)

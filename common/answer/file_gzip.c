@@ -8,31 +8,31 @@
  * same level (the manifest's gzip records), instead of compressing it again. Start-up
  * only. */
 #include "common/answer/compress.h"
-#include "common/answer/file_cache_state.h"
+#include "common/answer/site_snapshot.h"
 #include "common/answer/mime_types.h"
 #include "common/base/span.h"
 
-void file_cache_set_compression(int level)
+void site_set_compression(int level)
 {
 	cache.compress_level = level;
 }
 
-uint32_t file_cache_gzip_count(void)
+uint32_t site_gzip_count(void)
 {
 	return cache.gzip_count;
 }
 
-uint32_t file_cache_gzip_reused(void)
+uint32_t site_gzip_reused(void)
 {
 	return cache.gzip_reused;
 }
 
-uint32_t file_cache_gzip_runs(void)
+uint32_t site_gzip_runs(void)
 {
 	return cache.gzip_runs;
 }
 
-int file_cache_may_compress(const char *name, size_t len)
+int site_may_compress(const char *name, size_t len)
 {
 	struct text_span type;
 	if (!cache.compress_level)
@@ -46,10 +46,10 @@ int file_cache_may_compress(const char *name, size_t len)
 static int has_gzip_beside(const struct cached_file *f)
 {
 	const struct text_span *gz = &file_encoding_suffix[FILE_ENCODING_GZIP];
-	if (f->name_len + gz->len > FILE_CACHE_PATH_MAX)
+	if (f->name_len + gz->len > SITE_PATH_MAX)
 		return 0;
 	copy_span(copy_span(cache.path, f->name, f->name_len), gz->text, gz->len);
-	const struct cached_file *v = file_cache_find(cache.path, f->name_len + gz->len);
+	const struct cached_file *v = site_find(cache.path, f->name_len + gz->len);
 	return v && v->kind == CACHED_FILE;
 }
 
@@ -115,7 +115,7 @@ static int carry_gzip(struct cached_file *f, uint32_t i)
 	if (f->arena == cache.new_arena)
 		return 0; /* read by this load: new bytes, compressed anew */
 	const struct file_manifest_record *r =
-		file_cache_reusable_gzip(f->name, f->name_len, &cache.stamps[i], cache.compress_level);
+		site_reusable_gzip(f->name, f->name_len, &cache.stamps[i], cache.compress_level);
 	if (!r)
 		return 0;
 	if (r->size == 0) {
@@ -135,10 +135,10 @@ static int wants_gzip(const struct cached_file *f)
 {
 	return f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY &&
 	       f->size >= COMPRESS_MIN_BYTES && f->encoding == FILE_ENCODING_IDENTITY &&
-	       file_cache_may_compress(f->name, f->name_len) && !has_gzip_beside(f);
+	       site_may_compress(f->name, f->name_len) && !has_gzip_beside(f);
 }
 
-void file_cache_gzip_all(void)
+void site_gzip_all(void)
 {
 	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = 0;
 	struct libdeflate_compressor *c = 0;
@@ -157,7 +157,7 @@ void file_cache_gzip_all(void)
 	compress_end(c); /* the heap goes before anything is served */
 }
 
-/* Counts the candidates a deferred load leaves to file_cache_compress_late. */
+/* Counts the candidates a deferred load leaves to site_compress_late. */
 static uint32_t count_candidates(void)
 {
 	uint32_t n = 0;
@@ -166,7 +166,7 @@ static uint32_t count_candidates(void)
 	return n;
 }
 
-void file_cache_add_gzip(void)
+void site_add_gzip(void)
 {
 	cache.gzip_count = cache.gzip_reused = cache.gzip_runs = cache.generated = 0;
 	if (!cache.compress_level || !cache.body_arena)
@@ -175,36 +175,36 @@ void file_cache_add_gzip(void)
 		cache.gzip_pending = count_candidates();
 		return;
 	}
-	file_cache_gzip_all();
+	site_gzip_all();
 	cache.generated = cache.variant_count; /* link_variants adds the others later */
 }
 
-void file_cache_defer_gzip(void)
+void site_defer_gzip(void)
 {
 	cache.gzip_deferred = 1;
 }
 
-uint32_t file_cache_gzip_pending(void)
+uint32_t site_gzip_pending(void)
 {
 	return cache.gzip_pending;
 }
 
-enum exit_code file_cache_compress_late(void)
+enum exit_code site_compress_late(void)
 {
 	uint32_t before = cache.variant_count;
-	enum exit_code r = file_cache_open_late_arena();
+	enum exit_code r = site_open_late_arena();
 	if (r != EXIT_OK)
 		return r;
-	file_cache_gzip_all(); /* every file's arena is an old one: all compressed anew */
-	r = file_cache_seal_late();
+	site_gzip_all(); /* every file's arena is an old one: all compressed anew */
+	r = site_seal_late();
 	if (r != EXIT_OK)
 		return r;
 	for (uint32_t k = before; k < cache.variant_count; k++) {
 		struct cached_file *rep = &cache.files[cache.entries_max + k];
 		/* its file, whose head now says Vary (the head arena has room: deferred) */
-		file_cache_render_heads((struct cached_file *)file_cache_find(rep->name,
+		site_render_heads((struct cached_file *)site_find(rep->name,
 									      rep->name_len));
-		file_cache_render_heads(rep);
+		site_render_heads(rep);
 	}
 	cache.gzip_pending = 0;
 	return EXIT_OK;

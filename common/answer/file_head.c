@@ -1,7 +1,7 @@
-/* The heads and validators of files, loaded or served from disk (see file_cache.h):
- * pure renderers file_cache.c and listing_pages.c use at start-up and disk_file.c per
+/* The heads and validators of files, loaded or served from disk (see site.h):
+ * pure renderers site.c and listing_pages.c use at start-up and disk_file.c per
  * request. */
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 
 #include "common/base/span.h"
 

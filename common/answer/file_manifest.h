@@ -26,7 +26,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define FILE_MANIFEST_VERSION 4u        /* this layout; any other is ignored */
 #define FILE_MANIFEST_ARENAS_MAX 7      /* arenas one manifest names: the hand-over's 8
 					 * descriptors less the manifest's own */
-#define FILE_MANIFEST_NAME_MAX 255      /* FILE_CACHE_PATH_MAX */
+#define FILE_MANIFEST_NAME_MAX 255      /* SITE_PATH_MAX */
 #define FILE_MANIFEST_NS_MAX 1000000000u /* a timestamp's nanoseconds stay below */
 #define FILE_MANIFEST_HEAD_SIZE 40
 #define FILE_MANIFEST_STAMP_SIZE 40
@@ -82,7 +82,7 @@ STATIC_ASSERT(FILE_MANIFEST_NAME_MAX <= UINT16_MAX, "name_len fits 16 bits");
 /* The key of a site's DIR, as its --root or --site names it (dir NUL-terminated): the
  * FNV-1a of its bytes, 64 bits. A reload's site of the same DIR takes the manifest of
  * that key; a wrong match costs only the reuse, since a record is taken only for a file
- * of the same device, inode, size and times (file_cache_reuse). Pure. */
+ * of the same device, inode, size and times (site_reuse). Pure. */
 uint64_t file_manifest_site_key(const char *dir);
 
 /* The manifest's bytes for count records and names_bytes of names. */

@@ -1,5 +1,5 @@
-/* The two walks of --root DIR: the first counts, the second loads (file_cache_load). */
-#include "common/answer/file_cache_state.h"
+/* The two walks of --root DIR: the first counts, the second loads (site_load). */
+#include "common/answer/site_snapshot.h"
 
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_FDCWD */
 #include <linux/stat.h>              /* struct statx, STATX_*, S_IFMT */
@@ -10,9 +10,9 @@
 
 #define STATX_WANTED (STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO)
 #define NS_PER_S 1000000000ull
-/* loaded_file.size when the file is left out, or read while it changed (file_cache_settle) */
+/* loaded_file.size when the file is left out, or read while it changed (site_settle) */
 #define FILE_SKIPPED UINT64_MAX
-#define FILE_UNSETTLED (UINT64_MAX - 1) /* read while it changed: file_cache_settle */
+#define FILE_UNSETTLED (UINT64_MAX - 1) /* read while it changed: site_settle */
 /* What allocate_ahead asks of fallocate at least: few calls (25 for 800 MB), and at most
  * this much allocated past the last body until the memfd is cut to its bytes. */
 #define FILL_ALLOCATE_STEP (32ull << 20)
@@ -28,7 +28,7 @@ STATIC_ASSERT(FILL_ALLOCATE_STEP % FILE_BODY_ALIGN == 0, "whole pages");
  * limit) no more is asked and sendfile allocates as before. */
 static void allocate_ahead(uint64_t end)
 {
-	uint64_t from = cache.body_allocated, span = file_cache_arena_span();
+	uint64_t from = cache.body_allocated, span = site_arena_span();
 	if (from == FILE_FILL_NO_ALLOCATE || end <= from || from >= span)
 		return;
 	uint64_t len = end - from < FILL_ALLOCATE_STEP ? FILL_ALLOCATE_STEP : end - from;
@@ -86,8 +86,8 @@ static int is_regular(int fd)
 }
 
 /* Copies up to size bytes of fd into the body arena after what it holds (aligned:
- * file_cache_body_start): by sendfile into the memfd (send_body) unless the memfd may
- * have huge pages (file_cache_open_body_arena) or a sendfile failed earlier in this
+ * site_body_start): by sendfile into the memfd (send_body) unless the memfd may
+ * have huge pages (site_open_body_arena) or a sendfile failed earlier in this
  * load; then, and for this file after any sendfile failure (EINVAL from a file system
  * without splice, a seccomp refusal: docs/AUDIT.md), by read(2) into the mapping, which
  * sees the same pages. Only a read that works after a sendfile failed turns sendfile off
@@ -96,7 +96,7 @@ static int is_regular(int fd)
  * the file shrank since it was stat'ed), or a negative errno. */
 static long copy_body(int fd, uint64_t size)
 {
-	char *to = file_cache_body_start(size);
+	char *to = site_body_start(size);
 	if (!cache.fill_by_sendfile || !size)
 		return sys_read_full(fd, to, size);
 	long got = send_body(fd, (uint64_t)(to - cache.body_arena), size);
@@ -114,7 +114,7 @@ static enum exit_code check_room(size_t len)
 {
 	if (cache.entry_count < cache.entries_max && len <= cache.names_max - cache.names_used)
 		return EXIT_OK;
-	return file_cache_fail(EXIT_ROOT_READ, "the tree changed while loading", 0);
+	return site_fail(EXIT_ROOT_READ, "the tree changed while loading", 0);
 }
 
 /* An mtime's second as Last-Modified serves it: never before 1970 and never after the
@@ -160,7 +160,7 @@ static uint64_t realtime_ns(void)
 }
 
 /* Whether the file just read from fd, stat'ed (by name) as *before the open, is settled
- * (file_cache_settle): always without it; else it is the same inode (not one renamed in
+ * (site_settle): always without it; else it is the same inode (not one renamed in
  * between), its size, mtime and ctime are as before and its mtime is quiet_ns old.
  * Sets out->settle_ns: when its mtime will be. */
 static int settled(int fd, const struct statx *before, struct loaded_file *out)
@@ -178,10 +178,10 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 }
 
 /* Copies the file open as fd, stat'ed as *st, into the body arena for *out, and closes
- * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (file_cache_settle:
+ * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (site_settle:
  * the bytes are left where the next file's go) or FILE_SKIPPED: silently when a copy
  * that failed or came up short finds fd no longer a regular file (is_regular), else
- * after a read error (file_cache_skip). */
+ * after a read error (site_skip). */
 static enum exit_code read_body(long fd, const struct statx *st, struct loaded_file *out)
 {
 	long got = copy_body((int)fd, st->stx_size);
@@ -192,7 +192,7 @@ static enum exit_code read_body(long fd, const struct statx *st, struct loaded_f
 	int stable = !sys_is_error(got) && settled((int)fd, st, out);
 	sys_close((int)fd);
 	if (sys_is_error(got))
-		return file_cache_skip("cannot read", got);
+		return site_skip("cannot read", got);
 	out->size = stable ? (uint64_t)got : FILE_UNSETTLED;
 	if (stable) {
 		out->arena = cache.new_arena;
@@ -212,7 +212,7 @@ static enum exit_code read_body(long fd, const struct statx *st, struct loaded_f
  * those where an open, a statx of it and a close were three
  * (benchmarks/reports/2026-12-06-loader.md). Returns EXIT_OK with *out filled, EXIT_OK
  * with out->size == FILE_SKIPPED when the entry is no longer a regular file or cannot
- * be stat'ed, opened or read (file_cache_skip), or the start-up error (reported). */
+ * be stat'ed, opened or read (site_skip), or the start-up error (reported). */
 static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 				struct loaded_file *out)
 {
@@ -221,7 +221,7 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 	struct statx st;
 	long r = sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_WANTED, &st);
 	if (sys_is_error(r))
-		return file_cache_skip("cannot stat", r);
+		return site_skip("cannot stat", r);
 	if ((st.stx_mode & S_IFMT) != S_IFREG) /* replaced since it was listed: skip */
 		return EXIT_OK;
 	if (check_room(len) != EXIT_OK)
@@ -234,14 +234,14 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		return EXIT_OK;
 	}
 	out->place = FILE_IN_MEMORY;
-	const struct file_manifest_record *old = file_cache_reusable(len, &out->stamp, st.stx_size);
+	const struct file_manifest_record *old = site_reusable(len, &out->stamp, st.stx_size);
 	if (old) { /* unchanged since the previous image read it: its bytes, no copy */
 		use_record(old, out);
 		return EXIT_OK;
 	}
 	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return file_cache_skip("cannot open", fd);
+		return site_skip("cannot open", fd);
 	return read_body(fd, &st, out);
 }
 
@@ -250,7 +250,7 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 static enum exit_code count_entry(size_t len)
 {
 	if (cache.entry_count == cache.max_entries)
-		return file_cache_fail(EXIT_ROOT_LIMIT,
+		return site_fail(EXIT_ROOT_LIMIT,
 					       "more files and directories than --max-files", 0);
 	cache.entry_count++;
 	cache.names_used += len;
@@ -262,7 +262,7 @@ static enum exit_code count_entry(size_t len)
 static uint64_t directory_mtime(int fd)
 {
 	struct statx st;
-	if (!(cache.load_flags & FILE_CACHE_LISTING) ||
+	if (!(cache.load_flags & SITE_LISTING) ||
 	    sys_is_error(sys_statx(fd, "", AT_EMPTY_PATH, STATX_MTIME, &st)))
 		return 0;
 	return served_second(st.stx_mtime.tv_sec);
@@ -278,7 +278,7 @@ static enum exit_code add_directory(size_t len, int fd)
 	}
 	enum exit_code r = check_room(len);
 	if (r == EXIT_OK)
-		file_cache_add_entry(len, CACHED_DIRECTORY)->mtime = directory_mtime(fd);
+		site_add_entry(len, CACHED_DIRECTORY)->mtime = directory_mtime(fd);
 	return r;
 }
 
@@ -297,12 +297,12 @@ static int settle_wait(uint64_t settle_ns)
 	return 1;
 }
 
-/* A file that did not settle (file_cache_settle): the bytes and validators the previous
+/* A file that did not settle (site_settle): the bytes and validators the previous
  * image had of it, or, with none, left out (out->size FILE_SKIPPED). Counted. */
 static void keep_previous(size_t len, struct loaded_file *out)
 {
 	cache.unsettled++;
-	const struct file_manifest_record *old = file_cache_reusable(len, 0, 0);
+	const struct file_manifest_record *old = site_reusable(len, 0, 0);
 	out->size = FILE_SKIPPED;
 	if (!old)
 		return;
@@ -316,9 +316,9 @@ static void keep_previous(size_t len, struct loaded_file *out)
 static enum exit_code load_file(int dirfd, const char *name, size_t len)
 {
 	if (cache.counting) {
-		enum file_encoding e = file_cache_suffix_encoding(cache.path, len);
+		enum file_encoding e = site_suffix_encoding(cache.path, len);
 		cache.variants_max += e != FILE_ENCODING_IDENTITY ||
-				      file_cache_may_compress(cache.path, len);
+				      site_may_compress(cache.path, len);
 		return count_entry(len);
 	}
 	/* Zeroed: GCC cannot see that copy_file fills it whenever it returns EXIT_OK, once
@@ -331,13 +331,13 @@ static enum exit_code load_file(int dirfd, const char *name, size_t len)
 	if (r == EXIT_OK && l.size == FILE_UNSETTLED)
 		keep_previous(len, &l);
 	if (r == EXIT_OK && l.size != FILE_SKIPPED)
-		file_cache_add_file(len, &l);
+		site_add_file(len, &l);
 	return r;
 }
 
 static enum exit_code walk(int dirfd, int depth, size_t len);
 
-void file_cache_on_directory(file_cache_directory_fn hook)
+void site_on_directory(site_directory_fn hook)
 {
 	cache.on_directory = hook;
 }
@@ -354,7 +354,7 @@ static enum exit_code walk_directory(int dirfd, int depth, size_t len)
 /* The type of directory entry d (named `name` in dirfd): K_DT_DIR, K_DT_REG or another
  * value for anything never served. Some file systems leave d_type unknown: then it asks
  * statx, without following a symbolic link; an entry it cannot stat is skipped
- * (file_cache_skip) as one never served. Returns EXIT_OK. */
+ * (site_skip) as one never served. Returns EXIT_OK. */
 static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned *type)
 {
 	*type = d->d_type;
@@ -363,7 +363,7 @@ static enum exit_code entry_type(int dirfd, const struct k_dirent64 *d, unsigned
 	struct statx st;
 	long r = sys_statx(dirfd, d->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (sys_is_error(r))
-		return file_cache_skip("cannot stat", r);
+		return site_skip("cannot stat", r);
 	*type = (st.stx_mode & S_IFMT) == S_IFDIR   ? K_DT_DIR
 		: (st.stx_mode & S_IFMT) == S_IFREG ? K_DT_REG
 						    : K_DT_UNKNOWN;
@@ -380,13 +380,13 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	size_t name_len = cstr_len(name);
 	int well_known = len == 0 && name_len == sizeof(WELL_KNOWN_NAME) - 1 &&
 			 span_eq(name, LITERAL(WELL_KNOWN_NAME));
-	int dotfiles = (cache.load_flags & FILE_CACHE_DOTFILES) != 0;
+	int dotfiles = (cache.load_flags & SITE_DOTFILES) != 0;
 	if (name[0] == '.' && ((!dotfiles && !well_known) || name_len == 1 ||
 				(name_len == 2 && name[1] == '.')))
 		return EXIT_OK; /* ".", "..", and dotfiles unless --dotfiles */
 	size_t sub_len = len + (len ? 1 : 0) + name_len;
-	if (sub_len > FILE_CACHE_PATH_MAX) /* never in DIR itself: a name has 255 bytes */
-		return file_cache_skip("a path longer than 255 bytes, in", 0);
+	if (sub_len > SITE_PATH_MAX) /* never in DIR itself: a name has 255 bytes */
+		return site_skip("a path longer than 255 bytes, in", 0);
 	char *p = cache.path + len;
 	if (len)
 		*p++ = '/';
@@ -396,10 +396,10 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	enum exit_code r = entry_type(dirfd, d, &type);
 	if (well_known && !dotfiles && type != K_DT_DIR)
 		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
-	if (r == EXIT_OK && type == K_DT_DIR) { /* depth < FILE_CACHE_DEPTH_MAX: sub_len */
+	if (r == EXIT_OK && type == K_DT_DIR) { /* depth < SITE_DEPTH_MAX: sub_len */
 		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub)) {
-			r = file_cache_skip("cannot open directory", sub);
+			r = site_skip("cannot open directory", sub);
 		} else {
 			r = add_directory(sub_len, (int)sub);
 			if (r == EXIT_OK)
@@ -425,8 +425,8 @@ static enum exit_code walk(int dirfd, int depth, size_t len)
 		if (n == 0)
 			return EXIT_OK;
 		if (sys_is_error(n))
-			return depth ? file_cache_skip("cannot list", n)
-				     : file_cache_fail(EXIT_ROOT_READ, "cannot list", n);
+			return depth ? site_skip("cannot list", n)
+				     : site_fail(EXIT_ROOT_READ, "cannot list", n);
 		for (long off = 0; off < n;) {
 			const struct k_dirent64 *d = (const struct k_dirent64 *)(buf + off);
 			off += d->d_reclen;
@@ -444,18 +444,18 @@ static enum exit_code walk_root(const char *root)
 	cache.path[0] = '\0';
 	long fd = sys_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_is_error(fd))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot open directory", fd);
+		return site_fail(EXIT_ROOT_READ, "cannot open directory", fd);
 	if (!cache.counting)
 		cache.root_mtime = directory_mtime((int)fd);
 	enum exit_code r = walk_directory((int)fd, 0, 0);
 	if (cache.counting)
 		sys_close((int)fd);
 	else /* disk-served files open beneath it */
-		cache.root_fd = file_cache_above_slots((int)fd);
+		cache.root_fd = site_above_slots((int)fd);
 	return r;
 }
 
-enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files)
+enum exit_code site_load(const char *root, unsigned flags, uint32_t max_files)
 {
 	cache.root_dir = root;
 	cache.load_flags = flags;
@@ -465,21 +465,21 @@ enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_fi
 	cache.body_fd = -1;
 	cache.manifest_fd = -1;
 	if (!cache.budget_set)
-		cache.budget = FILE_CACHE_BUDGET_DEFAULT;
+		cache.budget = SITE_BUDGET_DEFAULT;
 	cache.counting = 1; /* first the size of the table, then the table */
 	enum exit_code r = walk_root(root);
 	cache.counting = 0;
 	if (r == EXIT_OK)
-		r = file_cache_allocate();
+		r = site_allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
 	if (r == EXIT_OK)
-		file_cache_add_gzip(); /* into the body arena, before it is sealed */
-	file_cache_forget_old_manifest();
+		site_add_gzip(); /* into the body arena, before it is sealed */
+	site_forget_old_manifest();
 	if (r == EXIT_OK)
-		r = file_cache_seal_arenas();
+		r = site_seal_arenas();
 	if (r == EXIT_OK)
-		r = file_cache_finish();
+		r = site_finish();
 	return r;
 }
 

@@ -1,6 +1,6 @@
 /* --listing's pages (BEHAVIOUR 10.14): picks and sorts each directory's rows from the
  * table and stores its page (listing.h renders it) as a file of the snapshot. */
-#include "common/answer/file_cache_state.h"
+#include "common/answer/site_snapshot.h"
 
 #include "common/answer/disk_file.h"
 #include "common/answer/listing.h"
@@ -10,7 +10,7 @@
 #define LISTING_NAME_EXTRA 3 /* the '/' after dir, LISTING_ORDER_MARK and the digit */
 
 /* A directory whose pages are rendered per request (FILE_LISTED_LIVE, BEHAVIOUR 10.14):
- * what file_cache_live_listing reads, in the listing arena, and every one of its
+ * what site_live_listing reads, in the listing arena, and every one of its
  * LISTING_ORDERS pages points at it (cached_file.live). */
 struct live_directory {
 	uint64_t mtime;   /* the directory's own Last-Modified second */
@@ -126,12 +126,12 @@ static size_t first_child(const uint32_t *order, size_t n, const char *dir, size
 /* Returns 1 when directory dir[0..len) ("" for the root) holds a loaded index page. */
 static int has_index(const char *dir, size_t len)
 {
-	char name[FILE_CACHE_PATH_MAX + sizeof("/" FILE_INDEX_NAME)];
+	char name[SITE_PATH_MAX + sizeof("/" FILE_INDEX_NAME)];
 	char *p = copy_span(name, dir, len);
 	if (len)
 		*p++ = '/';
 	p = copy_span(p, LITERAL(FILE_INDEX_NAME));
-	const struct cached_file *f = file_cache_find(name, (size_t)(p - name));
+	const struct cached_file *f = site_find(name, (size_t)(p - name));
 	return f && f->kind == CACHED_FILE;
 }
 
@@ -211,8 +211,8 @@ static void add_listing(const struct listing_entry *rows, size_t m, const char *
 		cache.heads_used = (uint64_t)(listing_validators(cache.head_arena + cache.heads_used,
 								   f) - cache.head_arena);
 	}
-	file_cache_render_heads(f);
-	file_cache_index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
+	site_render_heads(f);
+	site_index_insert(cache.entries_max + cache.variants_max + cache.listing_count++);
 }
 
 /* The live record of a directory dir[0..len) of own Last-Modified mtime whose listed
@@ -267,13 +267,13 @@ static void add_listings(const uint32_t *order, size_t n, const char *dir, size_
 	}
 }
 
-enum exit_code file_cache_add_listings(void)
+enum exit_code site_add_listings(void)
 {
 	uint32_t *order;
 	/* order, then rows: one index per entry each; then a row per entry */
 	uint64_t bytes = (uint64_t)cache.entry_count *
 			 (2 * sizeof(uint32_t) + sizeof(struct listing_entry));
-	enum exit_code r = file_cache_reserve(bytes, (void **)&order);
+	enum exit_code r = site_reserve(bytes, (void **)&order);
 	if (r != EXIT_OK)
 		return r;
 	uint32_t *rows = order + cache.entry_count;
@@ -296,17 +296,17 @@ enum exit_code file_cache_add_listings(void)
 	return EXIT_OK;
 }
 
-void file_cache_size_listings(void)
+void site_size_listings(void)
 {
-	cache.listings_max = cache.load_flags & FILE_CACHE_LISTING
+	cache.listings_max = cache.load_flags & SITE_LISTING
 				     ? LISTING_ORDERS * (cache.directories + 1)
 				     : 0;
 	/* Every page's name and its start, and every row in each order, at their largest;
 	 * and each directory's live record (its rows are at most every entry). */
 	cache.listing_arena_max =
 		cache.listings_max ? (uint64_t)cache.listings_max *
-					       (LISTING_PAGE_MAX(FILE_CACHE_PATH_MAX) +
-						FILE_CACHE_PATH_MAX + LISTING_NAME_EXTRA) +
+					       (LISTING_PAGE_MAX(SITE_PATH_MAX) +
+						SITE_PATH_MAX + LISTING_NAME_EXTRA) +
 				       LISTING_ORDERS *
 					       ((uint64_t)cache.entries_max * LISTING_ROW_FIXED +
 						(LISTING_ESCAPE_MAX + LISTING_HREF_MAX) *
@@ -350,7 +350,7 @@ static long live_rows(const struct live_directory *d, listing_stat_fn stat, void
 	return m;
 }
 
-enum live_stat file_cache_live_listing(const struct cached_file *page, listing_stat_fn stat,
+enum live_stat site_live_listing(const struct cached_file *page, listing_stat_fn stat,
 				       void *ctx, uint64_t now_s, char *out, struct cached_file *view)
 {
 	const struct live_directory *d = page->live;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "common/answer/conn_form.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/base/counters.h"
 #include "common/base/exit_codes.h"
 #include "common/base/static_assert.h"
@@ -94,7 +94,7 @@ STATIC_ASSERT(REDIRECTS_MAX == 1024 && REDIRECT_FIELD_MAX == 1024 && REDIRECTS_F
 		      REDIRECT_CAPTURES_MAX == 8,
 	      "the limits the problem words name");
 
-/* Looks a name (relative to DIR) up in the snapshot: file_cache_find's contract. */
+/* Looks a name (relative to DIR) up in the snapshot: site_find's contract. */
 typedef const struct cached_file *(*redirect_find_fn)(const char *path, size_t len);
 
 /* Reads text[0..len) in the _redirects format into the module's tables (emptied first;

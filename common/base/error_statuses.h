@@ -1,6 +1,6 @@
 /* The statuses an --error-page may name (BEHAVIOUR 10.12): the one list the command line
  * parses "CODE=/PATH" from (process/cli.c), the file cache renders each page's head from
- * (answer/file_cache.c) and the static responses take their status lines from
+ * (answer/site.c) and the static responses take their status lines from
  * (answer/responses.h). In base so that both layers read the same list. */
 #ifndef APOLLOD_COMMON_BASE_ERROR_STATUSES_H
 #define APOLLOD_COMMON_BASE_ERROR_STATUSES_H

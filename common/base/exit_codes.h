@@ -10,7 +10,7 @@ enum exit_code {
 	EXIT_LISTEN = 4,     /* listen(2) or getsockname(2) right after it */
 	EXIT_ACCEPT = 5,     /* an accept4(2) error that is not transient */
 	EXIT_EPOLL_CREATE = 7,
-	EXIT_EPOLL = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
+	EXIT_WAIT = 8,      /* epoll_ctl(2) on the listener, or epoll_wait(2) */
 	EXIT_ROOT_LIMIT = 9, /* --root: a file cache limit was exceeded */
 	EXIT_ROOT_READ = 10, /* --root: a directory or file could not be opened or mapped */
 	EXIT_URING = 11,     /* the uring tier: io_uring refused or unusable at start-up */

@@ -30,7 +30,7 @@
 /* --header-for: per-path fields given at most this often. */
 #define PATH_FIELDS_MAX 32
 /* --site: named sites at most, and the sites a generation holds (the default, --root,
- * is site 0). Each holds a file table and arenas of its own (file_cache_state.h), which
+ * is site 0). Each holds a file table and arenas of its own (site_snapshot.h), which
  * bounds it: 16 sites' arenas are 128 descriptors at most. */
 #define SITES_NAMED_MAX 15
 #define SITES_MAX (SITES_NAMED_MAX + 1)

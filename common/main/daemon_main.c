@@ -22,13 +22,13 @@
 #include "common/serve/event_backend.h"
 #include "common/base/exit_codes.h"
 #include "common/answer/extra_fields.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/answer/path_fields.h"
 #include "common/answer/metrics.h"
 #include "common/answer/mime_types.h"
 #include "common/answer/redirects.h"
 #include "common/answer/sites.h"
-#include "common/serve/idle.h"
+#include "common/serve/deadline.h"
 #include "common/process/listener.h"
 #include "common/serve/loop.h"
 #include "common/process/reload.h"
@@ -64,8 +64,8 @@ STATIC_ASSERT(CLI_LOG_FORMATS == ACCESS_LOG_JSON + 1 && ACCESS_LOG_COMMON == 0 &
 		      ACCESS_LOG_COMBINED == 1,
 	      "--access-log-format's words are enum access_log_format in order");
 STATIC_ASSERT(CLI_WORKERS_MAX * CLI_LISTEN_MAX <= RELOAD_FDS_MAX, "a reload passes them all");
-STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == FILE_CACHE_BUDGET_DEFAULT &&
-		      CLI_CACHE_BYTES_MAX == FILE_CACHE_BUDGET_MAX,
+STATIC_ASSERT(CLI_DEFAULT_CACHE_BYTES == SITE_BUDGET_DEFAULT &&
+		      CLI_CACHE_BYTES_MAX == SITE_BUDGET_MAX,
 	      "--cache-bytes: one default, one bound");
 STATIC_ASSERT(CLI_DEFAULT_COMPRESS_LEVEL == COMPRESS_LEVEL_DEFAULT &&
 		      CLI_COMPRESS_LEVEL_MAX == COMPRESS_LEVEL_MAX,
@@ -139,12 +139,12 @@ static uint32_t connection_capacity(uint32_t asked)
 	return cap ? cap : 1;
 }
 
-/* The kinds' lengths (idle.h) from the command line, in milliseconds. */
-static void deadline_lengths(const struct cli_options *opts, uint64_t ms[IDLE_KINDS])
+/* The kinds' lengths (deadline.h) from the command line, in milliseconds. */
+static void deadline_lengths(const struct cli_options *opts, uint64_t ms[DEADLINE_KINDS])
 {
-	ms[IDLE_WAITING] = (uint64_t)opts->idle_timeout_s * MS_PER_S;
-	ms[IDLE_HEAD] = (uint64_t)opts->header_timeout_s * MS_PER_S;
-	ms[IDLE_SEND] = (uint64_t)opts->send_timeout_s * MS_PER_S;
+	ms[DEADLINE_WAITING] = (uint64_t)opts->idle_timeout_s * MS_PER_S;
+	ms[DEADLINE_HEAD] = (uint64_t)opts->header_timeout_s * MS_PER_S;
+	ms[DEADLINE_SEND] = (uint64_t)opts->send_timeout_s * MS_PER_S;
 }
 
 /* What every serving process needs. */
@@ -251,17 +251,17 @@ static enum exit_code serve(void *ctx, uint32_t index)
 		return opened;
 	if (workers > 1)
 		backend_share_listeners(); /* the others accept on them too */
-	uint64_t deadline_ms[IDLE_KINDS];
+	uint64_t deadline_ms[DEADLINE_KINDS];
 	deadline_lengths(&plan->opts, deadline_ms);
 	clock_init(plan->auxv); /* deadlines and the Date field read it */
-	idle_init(plan->auxv, deadline_ms);
+	deadline_init(plan->auxv, deadline_ms);
 	conn_setup_pipes(); /* before the table is sized: they take descriptors */
 	for (uint32_t s = 1; s < plan->site_count; s++) { /* each reads its own rules */
 		sites_enter(s);
-		conn_setup_site(s, file_cache_find, &plan->pages[s]);
+		conn_setup_site(s, site_find, &plan->pages[s]);
 	}
 	sites_enter(SITE_DEFAULT);
-	conn_setup(plan->opts.root ? file_cache_find : 0, &plan->pages[SITE_DEFAULT],
+	conn_setup(plan->opts.root ? site_find : 0, &plan->pages[SITE_DEFAULT],
 		   connection_capacity(plan->opts.max_connections));
 	if (plan->opts.admin) /* the last listener (cli_parse; a reload passes it last) */
 		conn_admin_listener(plan->listen_fd[index][addresses - 1]);
@@ -486,7 +486,7 @@ static enum exit_code setup_site_flags(const struct serve_plan *plan)
 	return EXIT_USAGE;
 }
 
-STATIC_ASSERT(FILE_CACHE_HANDOVER_MAX * SITES_MAX <= RELOAD_HANDOVER_MAX,
+STATIC_ASSERT(SITE_HANDOVER_MAX * SITES_MAX <= RELOAD_HANDOVER_MAX,
 	      "every site's snapshot hand-over fits");
 
 /* BEHAVIOUR 10.21: the sites, plan->site[0] --root's settings (copied from the options)
@@ -574,7 +574,7 @@ static int read_command_line(int argc, char **argv, char **envp, struct serve_pl
  * (the default site's only: it alone hands on a manifest), its tree read, its
  * --error-page and --fallback found in it, its --redirects read. Returns EXIT_OK or the
  * failing step's code (reported). handed[0..n) is what the previous image handed over:
- * the site's own group (file_cache_handed_group) is passed to file_cache_reuse and
+ * the site's own group (site_handed_group) is passed to site_reuse and
  * marked taken (-1). */
 static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t shares,
 				int *handed, uint32_t n)
@@ -583,27 +583,27 @@ static enum exit_code load_site(struct serve_plan *plan, uint32_t s, uint32_t sh
 	const struct cli_site *site = &plan->site[s];
 	sites_enter(s);
 	if (opts->watch) {
-		file_cache_on_directory(watch_directory);
-		file_cache_settle(WATCH_QUIET_MS, WATCH_CAP_MS); /* 10.16: only settled files */
+		site_on_directory(watch_directory);
+		site_settle(WATCH_QUIET_MS, WATCH_CAP_MS); /* 10.16: only settled files */
 	}
-	file_cache_set_budget(site->cache_bytes != CLI_SITE_CACHE_SHARED ? site->cache_bytes
+	site_set_budget(site->cache_bytes != CLI_SITE_CACHE_SHARED ? site->cache_bytes
 								       : opts->cache_bytes / shares);
-	file_cache_set_compression(opts->compress ? (int)opts->compress_level : 0);
+	site_set_compression(opts->compress ? (int)opts->compress_level : 0);
 	if (opts->compress && !reload_is_generation())
-		file_cache_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
-	uint32_t at = 0, len = file_cache_handed_group(handed, n, site->root, &at);
-	file_cache_reuse(handed + at, len); /* BEHAVIOUR 10.17: closes or keeps them */
+		site_defer_gzip(); /* BEHAVIOUR 10.10: the first start serves at once */
+	uint32_t at = 0, len = site_handed_group(handed, n, site->root, &at);
+	site_reuse(handed + at, len); /* BEHAVIOUR 10.17: closes or keeps them */
 	for (uint32_t i = at; i < at + len; i++)
 		handed[i] = -1;
-	enum exit_code r = file_cache_load(
+	enum exit_code r = site_load(
 		site->root,
-		(opts->dotfiles || site->dotfiles ? FILE_CACHE_DOTFILES : 0u) |
-			(opts->listing || site->listing ? FILE_CACHE_LISTING : 0u),
+		(opts->dotfiles || site->dotfiles ? SITE_DOTFILES : 0u) |
+			(opts->listing || site->listing ? SITE_LISTING : 0u),
 		opts->max_files);
 	if (r == EXIT_OK)
-		r = file_cache_pages(site->error_page, site->fallback, &plan->pages[s]);
+		r = site_load_pages(site->error_page, site->fallback, &plan->pages[s]);
 	if (r == EXIT_OK && site->redirects) /* after the tree: a 200 rule names its file */
-		r = redirects_load(site->redirects, file_cache_find);
+		r = redirects_load(site->redirects, site_find);
 	return r;
 }
 
@@ -615,17 +615,17 @@ enum site_sum { SUM_FILES, SUM_BYTES, SUM_SKIPPED, SUM_GZIP, SUM_GZIP_PENDING, S
  * generation; and counts its compressions at load. */
 static void count_site(uint64_t sum[SUM_COUNT])
 {
-	sum[SUM_FILES] += file_cache_count();
-	sum[SUM_BYTES] += file_cache_bytes();
-	sum[SUM_SKIPPED] += file_cache_skipped();
-	sum[SUM_GZIP] += file_cache_gzip_count() + file_cache_gzip_reused();
-	sum[SUM_GZIP_PENDING] += file_cache_gzip_pending();
-	counter_add(C_compressions_at_load, file_cache_gzip_runs()); /* BEHAVIOUR 10.10 */
-	if (file_cache_unsettled())
+	sum[SUM_FILES] += site_file_count();
+	sum[SUM_BYTES] += site_bytes();
+	sum[SUM_SKIPPED] += site_skipped();
+	sum[SUM_GZIP] += site_gzip_count() + site_gzip_reused();
+	sum[SUM_GZIP_PENDING] += site_gzip_pending();
+	counter_add(C_compressions_at_load, site_gzip_runs()); /* BEHAVIOUR 10.10 */
+	if (site_unsettled())
 		watch_recheck(); /* read them again once they are quiet */
 }
 
-/* Gathers every loaded site's manifest and arenas (file_cache_hand_over), site after
+/* Gathers every loaded site's manifest and arenas (site_hand_over), site after
  * site, and registers them for the next image (reload_hand_over). Leaves the default
  * site current. */
 static void hand_over_sites(const struct serve_plan *plan)
@@ -635,7 +635,7 @@ static void hand_over_sites(const struct serve_plan *plan)
 	for (uint32_t s = 0; s < plan->site_count; s++) {
 		sites_enter(s);
 		if (plan->site[s].root)
-			n += file_cache_hand_over(hand + n);
+			n += site_hand_over(hand + n);
 	}
 	sites_enter(SITE_DEFAULT);
 	reload_hand_over(hand, n);
@@ -788,7 +788,7 @@ static int reload_allowed(void)
 }
 
 /* supervisor_compress_later's step, in the compressing generation (BEHAVIOUR 10.10): the
- * deferred gzip forms made (file_cache_compress_late), the snapshot handed on as a load's
+ * deferred gzip forms made (site_compress_late), the snapshot handed on as a load's
  * is, the counters a load sets set again. Returns 0, or the exit code (reported). */
 static int compress_late(void)
 {
@@ -797,11 +797,11 @@ static int compress_late(void)
 	uint64_t bytes = 0, gzip = 0;
 	for (uint32_t s = 0; s < plan->site_count && r == EXIT_OK; s++) {
 		sites_enter(s); /* each site's table, and its --header-for fields for the heads */
-		if (plan->site[s].root && file_cache_gzip_pending())
-			r = file_cache_compress_late();
-		counter_add(C_compressions_at_load, file_cache_gzip_runs());
-		bytes += file_cache_bytes();
-		gzip += file_cache_gzip_count();
+		if (plan->site[s].root && site_gzip_pending())
+			r = site_compress_late();
+		counter_add(C_compressions_at_load, site_gzip_runs());
+		bytes += site_bytes();
+		gzip += site_gzip_count();
 	}
 	sites_enter(SITE_DEFAULT);
 	if (r != EXIT_OK)
@@ -838,7 +838,7 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 	if (plan->gzip_pending)
 		supervisor_compress_later(compress_late);
 	return supervisor_run(&plan->listen_fd[0][0], rows * CLI_LISTEN_MAX, rows, argv, envp,
-			      file_cache_release);
+			      site_release);
 }
 
 /* Start-up in BEHAVIOUR 3 order, step by step, then --user (bound and loaded: root is no

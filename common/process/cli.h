@@ -26,7 +26,7 @@ APOLLOD_EXTERN_C_BEGIN
 #define CLI_WORKERS_AUTO 0        /* --workers auto: one per CPU this process may run on */
 #define CLI_DEFAULT_MAX_FILES (1u << 20) /* --root: files and directories loaded at most */
 #define CLI_MAX_FILES_MAX (1u << 24)     /* --max-files: 16 Mi entries, 768 MiB of table */
-/* --cache-bytes: the snapshot's budget (file_cache.h's FILE_CACHE_BUDGET_DEFAULT and _MAX,
+/* --cache-bytes: the snapshot's budget (site.h's SITE_BUDGET_DEFAULT and _MAX,
  * checked equal in daemon_main.c; BEHAVIOUR 10.18 says why 256 MiB). */
 #define CLI_DEFAULT_CACHE_BYTES (256ull << 20)
 #define CLI_CACHE_BYTES_MAX (1ull << 40)

@@ -49,7 +49,7 @@ STATIC_ASSERT(RELOAD_RETIRE_SIGNAL <= K_SIGNAL_MAX, "a real-time signal: only th
 
 #define RELOAD_FDS_MAX 512    /* sockets passed: CLI_WORKERS_MAX x CLI_LISTEN_MAX */
 /* Descriptors one generation hands the next: eight a site (a manifest and up to seven
- * arenas: FILE_CACHE_HANDOVER_MAX), for every site (issue 31: the named ones too). 128,
+ * arenas: SITE_HANDOVER_MAX), for every site (issue 31: the named ones too). 128,
  * well under the 253 one SCM_RIGHTS message may carry (the kernel's SCM_MAX_FD). */
 #define RELOAD_HANDOVER_MAX (8 * SITES_MAX)
 STATIC_ASSERT(RELOAD_HANDOVER_MAX <= 253, "one SCM_RIGHTS message carries them");

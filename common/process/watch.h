@@ -6,7 +6,7 @@
  * raises WATCH_SIGNAL, which the signalfd the loop (or the supervisor) already reads
  * reports, so neither event backend changes. The wait for quiet is part of the loop's
  * timeout (loop.c) and of the supervisor's ppoll (workers.c): no thread, no busy loop.
- * A watch is added to a directory before the loader lists it (file_cache.h's hook), so
+ * A watch is added to a directory before the loader lists it (site.h's hook), so
  * a change after the listing is always an event; one during the load makes one more
  * reload once quiet. Events are not parsed: any event is a change. */
 #ifndef APOLLOD_COMMON_PROCESS_WATCH_H
@@ -35,11 +35,11 @@ STATIC_ASSERT(WATCH_READ_SIZE >= K_INOTIFY_EVENT_SIZE + K_NAME_MAX + 1,
 STATIC_ASSERT(WATCH_QUIET_MS < WATCH_CAP_MS, "the cap bounds a burst longer than the quiet");
 
 /* Opens the inotify descriptor (non-blocking, close-on-exec), owned by this process with
- * WATCH_SIGNAL. Call before file_cache_load, with watch_directory as its hook. Returns
+ * WATCH_SIGNAL. Call before site_load, with watch_directory as its hook. Returns
  * EXIT_OK, or EXIT_ROOT_READ after one stderr line naming the call and its reason. */
 enum exit_code watch_open(void);
 
-/* file_cache_load's directory hook: watches directory dirfd, whose path relative to
+/* site_load's directory hook: watches directory dirfd, whose path relative to
  * --root is path ("" for the root itself). Returns EXIT_OK; EXIT_ROOT_LIMIT past
  * WATCH_DIRS_MAX directories, or EXIT_ROOT_READ when inotify_add_watch fails (the user's
  * fs.inotify.max_user_watches: ENOSPC); either after one stderr line. */
@@ -50,7 +50,7 @@ enum exit_code watch_directory(int dirfd, const char *path);
  * Returns 0 or -errno (the watch then stays silent). Nothing without --watch. */
 long watch_own(void);
 
-/* After a load that left files unsettled (file_cache_unsettled, BEHAVIOUR 10.16): starts
+/* After a load that left files unsettled (site_unsettled, BEHAVIOUR 10.16): starts
  * a burst now, as a change would, so that the tree is read again one quiet period later
  * (watch_filter). Nothing without --watch. */
 void watch_recheck(void);

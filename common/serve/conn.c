@@ -17,7 +17,7 @@
 #include "common/http/date_field.h"
 #include "common/answer/extra_fields.h"
 #include "common/http/http_request.h"
-#include "common/serve/idle.h"
+#include "common/serve/deadline.h"
 #include "common/serve/live_listing.h"
 #include "common/answer/metrics.h"
 #include "common/answer/path_fields.h"
@@ -44,7 +44,7 @@
 STATIC_ASSERT(FILE_HEAD_FORM != CONN_FORM_CLOSE, "only a closing response splices");
 STATIC_ASSERT(CONN_QUEUE_MAX >= RESPONSE_IOV_MAX, "a queue holds at least one response");
 STATIC_ASSERT(CONN_QUEUE_MAX + SPLICE_IOV <= 1024, "writev takes at most IOV_MAX entries");
-STATIC_ASSERT(IDLE_SLOTS >= CONN_SLOTS, "the idle unit tracks every slot");
+STATIC_ASSERT(DEADLINE_SLOTS >= CONN_SLOTS, "the deadline unit tracks every slot");
 STATIC_ASSERT(OPTIONS_HEAD_MAX(PATH_FIELDS_BLOCK_MAX) <= CONN_SCRATCH_SIZE,
 	      "an OPTIONS 204 with every --header-for field fits the scratch");
 STATIC_ASSERT(REDIRECT_MAX(REDIRECT_LOCATION_MAX) <= CONN_SCRATCH_SIZE,
@@ -63,7 +63,7 @@ enum conn_state {
 			     * closes */
 };
 
-/* What a connection waits for, which decides its kind of deadline (idle.h) and what its
+/* What a connection waits for, which decides its kind of deadline (deadline.h) and what its
  * expiry does (conn_expire, BEHAVIOUR 5). */
 enum conn_phase {
 	CONN_P_WAITING = 0, /* for a request: nothing buffered, nothing queued */
@@ -165,7 +165,7 @@ struct conn_site {
 };
 
 /* What every connection shares. */
-struct conn_pool {
+struct conns_state {
 	struct conn_site site[SITES_MAX]; /* by site number; 0 is --root's */
 	uint32_t site_now;        /* the site of the request being answered (sites_enter'ed) */
 	uint8_t sites_on;         /* --site given: each request's host picks its site */
@@ -182,15 +182,15 @@ struct conn_pool {
 	struct live_listings live; /* buffers lent to listings made per request: last, so
 				    * that only a live listing touches its pages */
 };
-static struct conn_pool pool;
+static struct conns_state conns;
 
 /* The deadline each phase waits under (CONN_P_ANSWERED never waits). */
 static const uint8_t phase_deadline[] = {
-	[CONN_P_WAITING] = IDLE_WAITING,
-	[CONN_P_HEAD] = IDLE_HEAD,
-	[CONN_P_BODY] = IDLE_HEAD,
-	[CONN_P_SEND] = IDLE_SEND,
-	[CONN_P_LINGER] = IDLE_WAITING,
+	[CONN_P_WAITING] = DEADLINE_WAITING,
+	[CONN_P_HEAD] = DEADLINE_HEAD,
+	[CONN_P_BODY] = DEADLINE_HEAD,
+	[CONN_P_SEND] = DEADLINE_SEND,
+	[CONN_P_LINGER] = DEADLINE_WAITING,
 };
 STATIC_ASSERT(sizeof(phase_deadline) == CONN_P_ANSWERED, "a deadline for each waiting phase");
 
@@ -200,22 +200,22 @@ uint32_t conn_setup_pipes(void)
 	sys_prlimit64(0, K_RLIMIT_NOFILE, 0, &lim);
 	uint64_t share = lim.rlim_cur / SEND_PIPE_DESCRIPTOR_SHARE; /* at least one pipe */
 	uint32_t want = share >= SEND_PIPES ? SEND_PIPES : share ? (uint32_t)share : 1;
-	return send_pipes_open(&pool.pipes, want);
+	return send_pipes_open(&conns.pipes, want);
 }
 
 void conn_setup(file_lookup_fn find, const struct site_pages *pages, uint32_t max_connections)
 {
 	conn_setup_site(SITE_DEFAULT, find, pages);
-	pool.sites_on = sites_named() != 0;
-	access_log.vhost_on = pool.sites_on; /* BEHAVIOUR 14: the line names the host */
-	pool.open_max = max_connections;
+	conns.sites_on = sites_named() != 0;
+	access_log.vhost_on = conns.sites_on; /* BEHAVIOUR 14: the line names the host */
+	conns.open_max = max_connections;
 }
 
 void conn_setup_site(uint32_t s, file_lookup_fn find, const struct site_pages *pages)
 {
-	pool.site[s].find_file = find;
-	pool.site[s].pages = *pages;
-	pool.site[s].match_rule = find && redirects_rules() ? redirect_match : 0;
+	conns.site[s].find_file = find;
+	conns.site[s].pages = *pages;
+	conns.site[s].match_rule = find && redirects_rules() ? redirect_match : 0;
 }
 
 /* With --site: the site of the request req (a COMPLETE head at `head`; otherwise none:
@@ -235,7 +235,7 @@ static uint32_t conn_enter_site(const struct http_request *req, enum parse_outco
 	}
 	uint32_t s = sites_match(host.text, host.len);
 	access_log.vhost = host;
-	pool.site_now = s;
+	conns.site_now = s;
 	if (s != SITE_NONE)
 		sites_enter(s);
 	return s;
@@ -245,7 +245,7 @@ static uint32_t conn_enter_site(const struct http_request *req, enum parse_outco
  * rules. */
 static inline void conn_site_input(struct answer_input *in, uint32_t s)
 {
-	const struct conn_site *site = &pool.site[s != SITE_NONE ? s : SITE_DEFAULT];
+	const struct conn_site *site = &conns.site[s != SITE_NONE ? s : SITE_DEFAULT];
 	in->find_file = s != SITE_NONE ? site->find_file : 0;
 	in->pages = s != SITE_NONE ? &site->pages : 0;
 	in->match_rule = s != SITE_NONE ? site->match_rule : 0;
@@ -254,10 +254,10 @@ static inline void conn_site_input(struct answer_input *in, uint32_t s)
 
 void conn_admin_listener(int fd)
 {
-	uint32_t len = sizeof(pool.admin);
-	pool.admin_on = 1;
-	if (sys_is_error(sys_getsockname(fd, &pool.admin, &len)))
-		pool.admin.family = 0; /* no connection matches: none is admin */
+	uint32_t len = sizeof(conns.admin);
+	conns.admin_on = 1;
+	if (sys_is_error(sys_getsockname(fd, &conns.admin, &len)))
+		conns.admin.family = 0; /* no connection matches: none is admin */
 }
 
 /* Whether local, a connection's own address, is the admin listener's: the same family
@@ -265,7 +265,7 @@ void conn_admin_listener(int fd)
 static int admin_address_is(const union k_sockaddr *local)
 {
 	static const uint8_t any6[K_IN6_ADDR_SIZE];
-	const union k_sockaddr *a = &pool.admin;
+	const union k_sockaddr *a = &conns.admin;
 	if (a->family != local->family)
 		return 0;
 	if (a->family == K_AF_INET)
@@ -290,23 +290,23 @@ static int conn_on_admin(int fd)
 
 int conn_table_full(void)
 {
-	return pool.open_count >= pool.open_max;
+	return conns.open_count >= conns.open_max;
 }
 
 uint32_t conn_room(void)
 {
-	return pool.open_count >= pool.open_max ? 0 : pool.open_max - pool.open_count;
+	return conns.open_count >= conns.open_max ? 0 : conns.open_max - conns.open_count;
 }
 
 int conn_open_count(void)
 {
-	return (int)pool.open_count;
+	return (int)conns.open_count;
 }
 
 int conn_slots_freed(void)
 {
-	int freed = pool.slots_freed;
-	pool.slots_freed = 0;
+	int freed = conns.slots_freed;
+	conns.slots_freed = 0;
 	return freed;
 }
 
@@ -317,7 +317,7 @@ static void conn_pop_reference(int fd, struct conn *c)
 {
 	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
 	if (r->pipe != SEND_PIPE_NONE)
-		send_pipe_give(&pool.pipes, r->pipe);
+		send_pipe_give(&conns.pipes, r->pipe);
 	if (r->flags & BODY_REF_OWNED)
 		sys_close(r->fd); /* a read-only file: nothing to lose; AUDIT: close */
 	c->ref_head = (uint8_t)((c->ref_head + 1) & (CONN_REFS_MAX - 1));
@@ -332,15 +332,15 @@ static void conn_end(int fd, struct conn *c, int at_once)
 	access_log_end(fd); /* responses it did not finish: logged as cut */
 	while (c->ref_count)
 		conn_pop_reference(fd, c);
-	idle_cancel(fd);
-	pool.open_count--;
+	deadline_cancel(fd);
+	conns.open_count--;
 	c->state = CONN_FREE;
 	if (at_once)
 		io_close_now(&c->io);
 	else
 		io_close(&c->io);
 	counter_add(C_connections_closed, 1);
-	pool.slots_freed = 1;
+	conns.slots_freed = 1;
 }
 
 /* Ends a connection (see conn_end); its descriptor is released as the backend sees fit. */
@@ -353,7 +353,7 @@ static void conn_close(int fd, struct conn *c)
 static void conn_enter(int fd, struct conn *c, enum conn_phase p)
 {
 	c->phase = (uint8_t)p;
-	idle_arm(fd, (enum idle_kind)phase_deadline[p]);
+	deadline_arm(fd, (enum deadline_kind)phase_deadline[p]);
 }
 
 /* The connection must wait for the peer; an I/O call has arranged the report. What it
@@ -369,7 +369,7 @@ static void conn_wait(int fd, struct conn *c, int progressed)
 	if (p != c->phase)
 		conn_enter(fd, c, p);
 	else if (p == CONN_P_SEND && progressed)
-		idle_touch(fd);
+		deadline_touch(fd);
 }
 
 /* Appends len bytes at p to c's response queue; the caller checked there is room. */
@@ -533,7 +533,7 @@ static void conn_take_file(int fd, struct conn *c, const struct answer *a,
 static void conn_take_page_416(int fd, struct conn *c, const struct answer *a,
 			       struct access_log_request *log)
 {
-	const struct cached_file *page = pool.site[pool.site_now].pages.error[a->page];
+	const struct cached_file *page = conns.site[conns.site_now].pages.error[a->page];
 	struct text_span head = {page->head, file_head_cut(page)};
 	uint32_t n = (uint32_t)render_page_416(conn_scratch[fd], head, a->file->size,
 					       (enum conn_form)a->form);
@@ -557,7 +557,7 @@ static int conn_open_disk(int fd, const struct answer_input *in, struct answer *
 			  struct cached_file *view)
 {
 	struct disk_stat st;
-	long file = disk_open(file_cache_root_fd(), a->file, &st, &pool.no_openat2);
+	long file = disk_open(site_root_fd(), a->file, &st, &conns.no_openat2);
 	if ((file == -EMFILE || file == -ENFILE) && a->kind == ANSWER_DISK) { /* try soon */
 		counter_add(C_disk_opens_refused, 1);
 		answer_disk_refused(a);
@@ -592,13 +592,13 @@ static int conn_still_sending(int fd, uint32_t gen)
 static void conn_live_listing(int fd, const struct conn *c, const struct answer_input *in,
 			      struct answer *a, struct cached_file *view)
 {
-	char *buf = live_listing_buffer(&pool.live, fd, c->gen, conn_still_sending);
+	char *buf = live_listing_buffer(&conns.live, fd, c->gen, conn_still_sending);
 	if (!buf) {
 		counter_add(C_listings_refused, 1);
 		answer_disk_refused(a);
 		return;
 	}
-	if (file_cache_live_listing(a->file, live_listing_stat, &pool.no_openat2, in->now(), buf,
+	if (site_live_listing(a->file, live_listing_stat, &conns.no_openat2, in->now(), buf,
 				    view) != LIVE_STAT_OK) {
 		counter_add(C_disk_opens_refused, 1);
 		answer_disk_refused(a);
@@ -630,7 +630,7 @@ static uint32_t conn_render_options(int fd, const struct answer *a)
 	size_t len = 0;
 	int index;
 	struct text_span f = {fields, 0};
-	if (pool.site[pool.site_now].find_file &&
+	if (conns.site[conns.site_now].find_file &&
 	    answer_lookup_name(a->target, a->path_len, name, &len, &index) == URL_PATH_OK)
 		f.len = (uint32_t)path_fields_render(name, len, fields);
 	return (uint32_t)render_options(conn_scratch[fd], f, (enum conn_form)a->form);
@@ -648,7 +648,7 @@ static uint32_t conn_render_rule(int fd, const struct answer *a, uint32_t *head_
 	answer_lookup_name(a->target, a->path_len, name, &len, &index);
 	if (index)
 		len -= sizeof(ANSWER_INDEX_NAME) - 1;
-	pool.site[pool.site_now].match_rule(name, len, &captures);
+	conns.site[conns.site_now].match_rule(name, len, &captures);
 	return (uint32_t)redirect_render(conn_scratch[fd], a->rule, &captures,
 					 a->target + a->path_len, a->target_len - a->path_len,
 					 (enum conn_form)a->form, head_len);
@@ -775,11 +775,11 @@ static inline __attribute__((always_inline)) void conn_answer_pending(int fd, st
 			.buffer_full = c->in_end == CONN_BUFFER_SIZE,
 			.peer_eof = (c->flags & CONN_F_PEER_EOF) != 0,
 			.queue_busy = c->out_count != 0,
-			.stopping = (uint8_t)pool.stopping,
-			.routes = !pool.admin_on ? ROUTES_ALL
+			.stopping = (uint8_t)conns.stopping,
+			.routes = !conns.admin_on ? ROUTES_ALL
 				  : (c->flags & CONN_F_ADMIN) ? ROUTES_ADMIN : ROUTES_SITE,
 		};
-		conn_site_input(&in, pool.sites_on ? conn_enter_site(&req, r, buf + c->in_start)
+		conn_site_input(&in, conns.sites_on ? conn_enter_site(&req, r, buf + c->in_start)
 						   : SITE_DEFAULT);
 		struct answer a;
 		answer_request(&in, &a);
@@ -827,9 +827,9 @@ static void conn_reference_sent(int fd, struct conn *c, const struct k_iovec *re
  * connection then closes, and the pipe with what is in it is made anew). */
 static long conn_send_piped(struct conn *c, struct body_ref *r, uint64_t left)
 {
-	struct send_pipe *p = &pool.pipes.pipe[r->pipe];
+	struct send_pipe *p = &conns.pipes.pipe[r->pipe];
 	if (left > p->held) { /* bytes not in the pipe yet: as many as fit */
-		long k = send_pipe_fill(&pool.pipes, r->pipe, r->map + r->offset, left - p->held);
+		long k = send_pipe_fill(&conns.pipes, r->pipe, r->map + r->offset, left - p->held);
 		if (k < 0)
 			return k;
 		r->offset += k;
@@ -842,7 +842,7 @@ static long conn_send_piped(struct conn *c, struct body_ref *r, uint64_t left)
 		counter_add(C_bytes_by_pipe, (uint64_t)n);
 	}
 	if (!p->held) {
-		send_pipe_give(&pool.pipes, r->pipe);
+		send_pipe_give(&conns.pipes, r->pipe);
 		r->pipe = SEND_PIPE_NONE;
 	}
 	return n;
@@ -858,7 +858,7 @@ static long conn_send_reference(int fd, struct conn *c, struct k_iovec *iov)
 {
 	struct body_ref *r = &conn_out[fd].refs[c->ref_head];
 	if (r->map && r->pipe == SEND_PIPE_NONE)
-		r->pipe = (int8_t)send_pipe_take(&pool.pipes);
+		r->pipe = (int8_t)send_pipe_take(&conns.pipes);
 	long n = r->pipe != SEND_PIPE_NONE ? conn_send_piped(c, r, iov->iov_len)
 					   : io_send_file(&c->io, r->fd, &r->offset, iov->iov_len);
 	if (n == 0) { /* a disk-served file shrank under it (BEHAVIOUR 10.18) */
@@ -990,7 +990,7 @@ static void conn_service(int fd, struct conn *c)
 		 * stop ends a connection between requests; a fresh one still reads the request
 		 * its client sent and gets its answer, the last: conn_stop, BEHAVIOUR 11). */
 		if ((c->flags & CONN_F_PEER_EOF) ||
-		    (pool.stopping && !pool.retiring && (c->flags & CONN_F_ANSWERED))) {
+		    (conns.stopping && !conns.retiring && (c->flags & CONN_F_ANSWERED))) {
 			conn_close(fd, c);
 			return;
 		}
@@ -1030,7 +1030,7 @@ static int conn_renumber(int fd)
 	}
 	if (sys_is_error(low)) {
 		int victim = conn_evict_one(); /* closed now (io_close_now): its number free */
-		if (victim != IDLE_NONE)
+		if (victim != DEADLINE_NONE)
 			low = COUNTED(sys_dup3(fd, victim, K_O_CLOEXEC));
 	}
 	if (!sys_is_error(low)) {
@@ -1049,8 +1049,8 @@ void conn_open(int fd)
 	c->gen++;
 	io_open(&c->io, fd, ((uint64_t)c->gen << CONN_TOKEN_GEN_SHIFT) | (uint32_t)fd);
 	c->state = CONN_OPEN;
-	pool.open_count++;
-	c->flags = pool.admin_on && conn_on_admin(fd) ? CONN_F_ADMIN : 0;
+	conns.open_count++;
+	c->flags = conns.admin_on && conn_on_admin(fd) ? CONN_F_ADMIN : 0;
 	c->in_start = c->in_end = 0;
 	c->skip = 0;
 	c->out_head = c->out_count = 0;
@@ -1062,14 +1062,14 @@ void conn_open(int fd)
 
 void conn_retire(void)
 {
-	pool.stopping = 1;
-	pool.retiring = 1;
+	conns.stopping = 1;
+	conns.retiring = 1;
 }
 
 void conn_stop(void)
 {
-	pool.stopping = 1;
-	pool.retiring = 0;
+	conns.stopping = 1;
+	conns.retiring = 0;
 	for (int fd = 0; fd < CONN_SLOTS; fd++) {
 		struct conn *c = &conn_table[fd];
 		/* Nothing in flight: waiting, or mid-head. A fresh connection keeps its
@@ -1099,12 +1099,12 @@ void conn_event(uint64_t token, const backend_event *e)
 static void conn_answer_timeout(int fd, struct conn *c)
 {
 	const struct static_response *r = &static_responses[CONN_FORM_CLOSE][RESP_TIMEOUT];
-	if (pool.sites_on) { /* no request, so no host: the default site's page */
-		pool.site_now = SITE_DEFAULT;
+	if (conns.sites_on) { /* no request, so no host: the default site's page */
+		conns.site_now = SITE_DEFAULT;
 		sites_enter(SITE_DEFAULT);
 		access_log.vhost.len = 0;
 	}
-	const struct cached_file *page = pool.site[SITE_DEFAULT].pages.error[ERROR_PAGE_408];
+	const struct cached_file *page = conns.site[SITE_DEFAULT].pages.error[ERROR_PAGE_408];
 	struct access_log_request no_request = {.line = {0, 0}};
 	io_abandon(&c->io); /* the read that waited for the rest of the head */
 	counter_add((enum counter_id)r->counter, 1);
@@ -1146,19 +1146,19 @@ void conn_expire(int fd)
 
 /* The connection to evict: the one that has waited longest between requests whose socket
  * holds no byte yet (or its peer's FIN), looking at CONN_EVICT_LOOKS_MAX at most, else the
- * one that has waited longest; IDLE_NONE when none waits. A waiting connection may hold a
+ * one that has waited longest; DEADLINE_NONE when none waits. A waiting connection may hold a
  * request the loop has not read yet (its readiness report comes after the accept being
  * made room for): closing it would drop a client that has done nothing wrong. */
 static int conn_idle_victim(void)
 {
-	int oldest = idle_oldest_waiting();
+	int oldest = deadline_oldest_waiting();
 	int fd = oldest;
-	for (int looks = 0; fd != IDLE_NONE && looks < CONN_EVICT_LOOKS_MAX; looks++) {
+	for (int looks = 0; fd != DEADLINE_NONE && looks < CONN_EVICT_LOOKS_MAX; looks++) {
 		uint8_t byte;
 		long n = COUNTED(sys_recv(fd, &byte, sizeof(byte), SYS_PEEK_SERVE));
 		if (n <= 0 && n != -EINTR)
 			return fd; /* nothing queued (EAGAIN), the peer's FIN, or an error */
-		fd = idle_next_waiting(fd);
+		fd = deadline_next_waiting(fd);
 	}
 	return oldest;
 }
@@ -1166,8 +1166,8 @@ static int conn_idle_victim(void)
 int conn_evict_one(void)
 {
 	int fd = conn_idle_victim();
-	if (fd == IDLE_NONE)
-		return IDLE_NONE;
+	if (fd == DEADLINE_NONE)
+		return DEADLINE_NONE;
 	counter_add(C_connections_evicted, 1);
 	conn_end(fd, &conn_table[fd], 1); /* the new connection needs the descriptor now */
 	return fd;

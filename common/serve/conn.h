@@ -3,7 +3,7 @@
  * descriptor, with its request buffer, response queue and scratch in separate static
  * arrays) and is the only code that queues responses. Every I/O it performs goes through
  * the backend's connection interface (event_backend.h); what to answer comes from
- * answer_request (answer.h); deadlines from the idle unit (idle.h). The loop hands it new
+ * answer_request (answer.h); deadlines from the deadline unit (deadline.h). The loop hands it new
  * descriptors, reports and expired deadlines, and asks whether slots were freed. */
 #ifndef APOLLOD_COMMON_CONN_H
 #define APOLLOD_COMMON_CONN_H
@@ -30,7 +30,7 @@ STATIC_ASSERT(CONN_QUEUE_MAX <= 1024, "writev takes at most IOV_MAX (1024) entri
 uint32_t conn_setup_pipes(void);
 
 /* Sets what every connection serves: find_file looks up paths no built-in route takes
- * (file_cache_find), or is NULL without --root; pages what a path that finds no file
+ * (site_find), or is NULL without --root; pages what a path that finds no file
  * gets (copied; NULL members: the 404); and how many connections may be open at once
  * (--max-connections, 1..CONN_SLOTS). Call once, before the first conn_open. */
 void conn_setup(file_lookup_fn find_file, const struct site_pages *pages,
@@ -57,7 +57,7 @@ uint32_t conn_room(void);
 /* Makes room for a new connection: closes one that waits between requests (never one
  * inside a request or a response; a lingering one may go), the longest waiting whose
  * socket holds no request yet, among the CONN_EVICT_LOOKS_MAX longest waiting, counting
- * connections_evicted. Returns the slot (descriptor) closed, or IDLE_NONE if none
+ * connections_evicted. Returns the slot (descriptor) closed, or DEADLINE_NONE if none
  * qualifies. */
 int conn_evict_one(void);
 

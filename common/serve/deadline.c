@@ -1,67 +1,46 @@
-/* One deadline FIFO (see deadline.h). */
+/* The deadline unit's state, set-up and the two questions that look at every queue (see
+ * deadline.h). Linked only by tiers with deadlines. */
 #include "common/serve/deadline.h"
 
-#define INT32_MAX_MS 2147483647
+#if !APOLLOD_HAVE_DEADLINES
+#error "deadline.c is linked only by tiers with deadlines"
+#endif
 
-void deadline_init(struct deadline_queue *q, uint64_t timeout_ms)
+struct deadline_state deadline_state;
+
+void deadline_init(const uint64_t *auxv, const uint64_t timeout_ms[DEADLINE_KINDS])
 {
-	q->head = DEADLINE_NONE;
-	q->tail = DEADLINE_NONE;
-	q->timeout_ms = timeout_ms;
+	(void)auxv; /* daemon_main found the vDSO clock already (clock_init) */
+	for (int k = 0; k < DEADLINE_KINDS; k++)
+		deadline_queue_init(&deadline_state.queue[k], timeout_ms[k]);
+	for (int s = 0; s < DEADLINE_SLOTS; s++)
+		deadline_state.kind_of[s] = DEADLINE_UNQUEUED;
+	deadline_tick();
 }
 
-void deadline_arm(struct deadline_queue *q, int32_t slot, uint64_t now_ms)
+int deadline_wait_ms(void)
 {
-	struct deadline_node *n = &q->node[slot];
-	n->expires_ms = now_ms + q->timeout_ms;
-	n->next = DEADLINE_NONE;
-	n->prev = q->tail;
-	if (q->tail != DEADLINE_NONE)
-		q->node[q->tail].next = slot;
-	else
-		q->head = slot;
-	q->tail = slot;
-}
-
-void deadline_cancel(struct deadline_queue *q, int32_t slot)
-{
-	struct deadline_node *n = &q->node[slot];
-	if (n->prev != DEADLINE_NONE)
-		q->node[n->prev].next = n->next;
-	else
-		q->head = n->next;
-	if (n->next != DEADLINE_NONE)
-		q->node[n->next].prev = n->prev;
-	else
-		q->tail = n->prev;
-	n->prev = DEADLINE_NONE;
-	n->next = DEADLINE_NONE;
-}
-
-void deadline_touch(struct deadline_queue *q, int32_t slot, uint64_t now_ms)
-{
-	if (q->tail == slot) { /* already last: only the time moves */
-		q->node[slot].expires_ms = now_ms + q->timeout_ms;
-		return;
+	int wait = -1;
+	for (int k = 0; k < DEADLINE_KINDS; k++) {
+		int w = deadline_queue_wait_ms(&deadline_state.queue[k], deadline_state.now_ms);
+		if (w >= 0 && (wait < 0 || w < wait))
+			wait = w;
 	}
-	deadline_cancel(q, slot);
-	deadline_arm(q, slot, now_ms);
+	return wait;
 }
 
-int32_t deadline_wait_ms(const struct deadline_queue *q, uint64_t now_ms)
+int deadline_next_expired(void)
 {
-	if (q->head == DEADLINE_NONE)
-		return -1;
-	uint64_t expires = q->node[q->head].expires_ms;
-	if (expires <= now_ms)
-		return 0;
-	uint64_t left = expires - now_ms;
-	return left > INT32_MAX_MS ? INT32_MAX_MS : (int32_t)left;
-}
-
-int32_t deadline_expired(const struct deadline_queue *q, uint64_t now_ms)
-{
-	if (q->head != DEADLINE_NONE && q->node[q->head].expires_ms <= now_ms)
-		return q->head;
-	return DEADLINE_NONE;
+	int slot = DEADLINE_NONE;
+	uint64_t earliest = 0;
+	for (int k = 0; k < DEADLINE_KINDS; k++) {
+		const struct deadline_queue *q = &deadline_state.queue[k];
+		int s = deadline_queue_expired(q, deadline_state.now_ms);
+		if (s != DEADLINE_QUEUE_NONE &&
+		    (slot == DEADLINE_NONE || q->node[s].expires_ms < earliest)) {
+			slot = s;
+			earliest = q->node[s].expires_ms;
+		}
+	}
+	return slot;
 }

@@ -53,7 +53,7 @@ static long open_by_components(int root_fd, char *path)
 long disk_open(int root_fd, const struct cached_file *f, struct disk_stat *st,
 	       uint8_t *no_openat2)
 {
-	char path[FILE_CACHE_PATH_MAX + 1];
+	char path[SITE_PATH_MAX + 1];
 	copy_span(path, f->disk_name, file_disk_name_len(f))[0] = '\0';
 	long fd = -ENOSYS;
 	if (!*no_openat2) {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/answer/disk_file.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 
 /* Opens f's disk_name (a FILE_ON_DISK entry: a loaded name, so no "." or ".." component
  * and no leading '/') beneath root_fd for reading, close-on-exec and non-blocking (a

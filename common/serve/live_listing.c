@@ -24,7 +24,7 @@ char *live_listing_buffer(struct live_listings *l, int fd, uint32_t gen,
 
 int live_listing_stat(void *ctx, const struct cached_file *f, struct disk_stat *st)
 {
-	long file = disk_open(file_cache_root_fd(), f, st, (uint8_t *)ctx);
+	long file = disk_open(site_root_fd(), f, st, (uint8_t *)ctx);
 	if (file == -EMFILE || file == -ENFILE)
 		return LIVE_STAT_BUSY;
 	if (sys_is_error(file))

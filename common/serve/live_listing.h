@@ -2,8 +2,8 @@
  * rendered into and the statx of their disk-served rows. A listing's bytes must outlive
  * the request (they wait in the connection's queue), and no heap is used while serving:
  * each process holds LIVE_LISTING_BUFFERS buffers of LISTING_LIVE_MAX bytes in .bss
- * (struct live_listings, in the connections' shared pool: touched only when used), each
- * lent to one connection until its queue is empty. */
+ * (struct live_listings, in the connections' shared state, conn.c's conns: touched only
+ * when used), each lent to one connection until its queue is empty. */
 #ifndef APOLLOD_COMMON_SERVE_LIVE_LISTING_H
 #define APOLLOD_COMMON_SERVE_LIVE_LISTING_H
 

@@ -11,7 +11,7 @@
 #include "common/serve/conn.h"
 #include "common/base/counters.h"
 #include "common/serve/event_backend.h"
-#include "common/serve/idle.h"
+#include "common/serve/deadline.h"
 #include "common/process/listener.h"
 #include "common/process/reload.h"
 #include "common/process/signals.h"
@@ -36,7 +36,7 @@ struct loop_state {
 static struct loop_state loop;
 
 /* CLOCK_MONOTONIC in ms by the raw syscall: read only while stopping, so the tiers
- * without the idle unit's vDSO clock have it too. */
+ * without the deadline unit's vDSO clock have it too. */
 static uint64_t stop_clock_ms(void)
 {
 	struct k_timespec t = {0, 0};
@@ -149,14 +149,15 @@ static int loop_stop_status(int *timeout_ms)
 	return -1;
 }
 
-/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK, or EXIT_EPOLL after
+/* Stops (park = 1) or resumes watching every listener. Returns EXIT_OK, or EXIT_WAIT after
  * the line that says which listener and why. */
 static enum exit_code listener_set_parked(int park)
 {
 	for (uint32_t i = 0; i < loop.listener_count; i++) {
 		long r = backend_watch_listener(i, loop.listener_fd[i], !park);
 		if (sys_is_error(r))
-			return console_fail_fd(BACKEND_WATCH_STEP, loop.listener_fd[i], r, EXIT_EPOLL);
+			return console_fail_fd(BACKEND_WATCH_STEP, loop.listener_fd[i], r,
+					       EXIT_WAIT);
 	}
 	loop.listener_parked = park;
 	conn_slots_freed(); /* only a close after this point can make room */
@@ -205,7 +206,7 @@ static int listeners_waiting(void)
  * report that started this batch; or, after a refused accept, seen in a backlog by
  * listeners_waiting). A connection accepted with nothing to evict is answered 503 and
  * closed (conn_refuse); an accept refused with nothing to evict parks the listener
- * (every listener: a slot freed serves any of them). Returns EXIT_OK, or EXIT_ACCEPT / EXIT_EPOLL after the
+ * (every listener: a slot freed serves any of them). Returns EXIT_OK, or EXIT_ACCEPT / EXIT_WAIT after the
  * line that says which listener and why. */
 static enum exit_code accept_ready(int index)
 {
@@ -214,7 +215,7 @@ static enum exit_code accept_ready(int index)
 		long fd = backend_accept(loop.listener_fd[index]);
 		if (!sys_is_error(fd)) {
 			counter_add(C_connections_accepted, 1);
-			if (full && conn_evict_one() == IDLE_NONE)
+			if (full && conn_evict_one() == DEADLINE_NONE)
 				conn_refuse((int)fd); /* every slot busy: 503, never a wait */
 			else
 				conn_open((int)fd);
@@ -225,7 +226,7 @@ static enum exit_code accept_ready(int index)
 		if (fd == -EMFILE || fd == -ENFILE) {
 			if (!first && !listeners_waiting())
 				return EXIT_OK; /* nobody waits: keep every connection */
-			if (conn_evict_one() != IDLE_NONE)
+			if (conn_evict_one() != DEADLINE_NONE)
 				continue; /* a descriptor is free now */
 		}
 		/* Descriptor table or kernel memory full: leave the rest in the backlog. */
@@ -260,7 +261,7 @@ static enum exit_code accept_taken(void)
  * over (and nothing was waited for), else -1. */
 static long loop_wait(int *done)
 {
-	int timeout_ms = idle_wait_ms();
+	int timeout_ms = deadline_wait_ms();
 	if (loop.listener_parked && (timeout_ms < 0 || timeout_ms > PARK_RETRY_MS))
 		timeout_ms = PARK_RETRY_MS;
 	int watch_ms = watch_wait_ms();
@@ -298,7 +299,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 	enum exit_code r = listener_set_parked(0);
 	long w = r == EXIT_OK ? backend_watch_signals(loop.signal_fd) : 0;
 	if (sys_is_error(w))
-		r = console_fail_fd("watch signalfd", -1, w, EXIT_EPOLL);
+		r = console_fail_fd("watch signalfd", -1, w, EXIT_WAIT);
 	/* A change before the signal was blocked raised nothing (SIGURG's default is to
 	 * drop it): read what the inotify queue holds as if it had. */
 	watch_filter(WATCH_SIGNAL);
@@ -312,12 +313,12 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (n == -EINTR)
 			continue;
 		if (sys_is_error(n))
-			return console_fail_fd(BACKEND_WAIT_STEP, -1, n, EXIT_EPOLL);
-		idle_tick();
+			return console_fail_fd(BACKEND_WAIT_STEP, -1, n, EXIT_WAIT);
+		deadline_tick();
 		for (long i = 0; i < n && r == EXIT_OK; i++)
 			r = loop_dispatch(&loop.events[i]);
 		int fd;
-		while ((fd = idle_next_expired()) != IDLE_NONE)
+		while ((fd = deadline_next_expired()) != DEADLINE_NONE)
 			conn_expire(fd);
 		if (r == EXIT_OK)
 			r = loop_signal(watch_filter(0)); /* --watch's burst due: a HUP */

@@ -11,13 +11,13 @@
 
 /* Serves listen_fds[0..listeners) (non-blocking, listening; listeners <= LISTENERS_MAX)
  * until it is stopped. Expects the backend
- * open, the idle unit and the connection code set up (idle_init, conn_setup).
+ * open, the deadline unit and the connection code set up (deadline_init, conn_setup).
  * signal_fd reports SIGTERM and SIGINT (signals.h, non-blocking). The first starts a
  * graceful stop: the listeners close, connections without a response in flight close,
  * the others finish theirs, within drain_ms.
  * Returns EXIT_OK when every connection finished after a stop, EXIT_DRAIN_TIMEOUT when
  * drain_ms passed first, EXIT_STOP_AGAIN on a second stop signal, or a fatal error's
- * code (EXIT_ACCEPT, EXIT_EPOLL). */
+ * code (EXIT_ACCEPT, EXIT_WAIT). */
 enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signal_fd,
 			uint64_t drain_ms);
 

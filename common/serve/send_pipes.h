@@ -21,7 +21,7 @@
  * pipe given back with bytes in it (its connection ended first: reset, deadline, stop)
  * still holds references to pages another response would never send: it is closed and
  * made anew (send_pipes_recreated; send_pipes_lost when that fails). The state lives in
- * the caller's struct send_pipes (conn.c's pool): this unit has none of its own. */
+ * the caller's struct send_pipes (conn.c's conns): this unit has none of its own. */
 #ifndef APOLLOD_COMMON_SEND_PIPES_H
 #define APOLLOD_COMMON_SEND_PIPES_H
 

@@ -11,7 +11,7 @@
 
 #include "common/answer/answer.h"
 #include "common/answer/disk_file.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/http/http_request.h"
 #include "test/unit/site_pages.h"
 

@@ -29,7 +29,7 @@ namespace {
 
 constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;
-constexpr size_t kByReferenceMin = kMiB; // FILE_BY_REFERENCE_MIN (file_cache.h)
+constexpr size_t kByReferenceMin = kMiB; // FILE_BY_REFERENCE_MIN (site.h)
 constexpr size_t kPipeBytes = kMiB;            // SEND_PIPE_BYTES (send_pipes.h)
 constexpr size_t kPipes = 16;                  // SEND_PIPES (send_pipes.h)
 constexpr size_t kStallBody = 16 * kMiB; // more than a loopback socket's buffers hold

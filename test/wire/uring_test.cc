@@ -347,7 +347,7 @@ TEST(UringTest, ClientsThatNeverReadDoNotStarveAFreshOne)
 // A direct sendfile beside the ring, on a non-blocking socket (backend_uring.h).
 constexpr size_t kMiB = 1u << 20;
 constexpr int kTransfers = 16; // large transfers at once: more than one loop turn's worth
-constexpr size_t kByReferenceMin = 1u << 20; // FILE_BY_REFERENCE_MIN in common/answer/file_cache.h
+constexpr size_t kByReferenceMin = 1u << 20; // FILE_BY_REFERENCE_MIN in common/answer/site.h
 constexpr size_t kBigBytes = 10 * kMiB + 123; // many sendfiles' worth, a ragged end
 // The 206 slice: by reference, four MiB past the threshold.
 constexpr size_t kSliceBytes = kByReferenceMin + 4 * kMiB + 4000;

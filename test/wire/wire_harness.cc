@@ -1189,7 +1189,7 @@ const std::vector<std::string> kKeepAliveCounterNames = {
 	"syscalls_total",
 };
 
-const std::vector<std::string> kFileCacheCounterNames = {
+const std::vector<std::string> kFilesCounterNames = {
 	"cache_hits",     "cache_misses", "response_syscalls",
 	"write_eagains",  "files_cached", "bytes_cached",
 };
@@ -1252,8 +1252,8 @@ std::vector<std::string> ExpectedCounterNames()
 		names.insert(names.end(), kKeepAliveCounterNames.begin(),
 			     kKeepAliveCounterNames.end());
 	if (HasFeature("files"))
-		names.insert(names.end(), kFileCacheCounterNames.begin(),
-			     kFileCacheCounterNames.end());
+		names.insert(names.end(), kFilesCounterNames.begin(),
+			     kFilesCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kSlowClientCounterNames.begin(),
 			     kSlowClientCounterNames.end());

@@ -413,7 +413,7 @@ extern const std::vector<std::string> kSpecCounterNames;
 extern const std::vector<std::string> kKeepAliveCounterNames;
 
 // The six counters of the warm file cache (feature files), after the keepalive ones.
-extern const std::vector<std::string> kFileCacheCounterNames;
+extern const std::vector<std::string> kFilesCounterNames;
 
 // The deadline and eviction counters every routed tier appends after the file cache's.
 extern const std::vector<std::string> kSlowClientCounterNames;

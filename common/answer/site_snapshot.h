@@ -1,10 +1,10 @@
 /* The file cache's one state struct and the calls its four files make of each other:
- * file_cache.c (the table and lookup), file_walk.c (the two walks and the load),
+ * site.c (the table and lookup), file_walk.c (the two walks and the load),
  * listing_pages.c (--listing's pages), file_arenas.c (the arenas and a reload's
- * reuse) and file_gzip.c (gzip representations made at load). Start-up only, except what file_cache_find and file_body_offset read. Nothing
+ * reuse) and file_gzip.c (gzip representations made at load). Start-up only, except what site_find and file_body_offset read. Nothing
  * outside those four files includes it. */
-#ifndef APOLLOD_COMMON_FILE_CACHE_STATE_H
-#define APOLLOD_COMMON_FILE_CACHE_STATE_H
+#ifndef APOLLOD_COMMON_SITE_SNAPSHOT_H
+#define APOLLOD_COMMON_SITE_SNAPSHOT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include <linux/mman.h>              /* PROT_*, MAP_PRIVATE, MAP_ANONYMOUS, ... */
 
 #include "common/base/exit_codes.h"
-#include "common/answer/file_cache.h"
+#include "common/answer/site.h"
 #include "common/answer/file_manifest.h"
 #include "common/base/limits.h"
 #include "common/base/static_assert.h"
@@ -22,7 +22,7 @@ APOLLOD_EXTERN_C_BEGIN
 /* What one file (or representation) takes of the head arena: its validators and its 200
  * head in FILE_HEAD_FORM (the other form and a 304 are made per request, conn.c), without
  * its --header-for fields (path_fields_max() more at most). */
-#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + FILE_CACHE_HEAD_MAX)
+#define HEAD_ARENA_PER_FILE (FILE_VALIDATORS_MAX + SITE_HEAD_MAX)
 #define HEAD_ARENA_PAGES ERROR_PAGE_COUNT /* heads after the files': the --error-page ones */
 /* The one name of DIR that starts with '.' and is loaded without --dotfiles (RFC 8615),
  * and that a listing shows. */
@@ -41,16 +41,16 @@ struct file_arena {
 	uint32_t reserved;
 };
 
-/* file_cache_state.body_fd_at when the memfd's offset is not known (after a failed
+/* site_snapshot.body_fd_at when the memfd's offset is not known (after a failed
  * lseek or sendfile): the next sendfile seeks first. */
 #define FILE_FILL_OFFSET_UNKNOWN UINT64_MAX
-/* file_cache_state.body_allocated after a fallocate failed: none asked again. */
+/* site_snapshot.body_allocated after a fallocate failed: none asked again. */
 #define FILE_FILL_NO_ALLOCATE UINT64_MAX
 
-/* The cache: the table file_cache_find reads, and what the two walks that fill it keep
- * (the first counts, the second loads; file_cache_load). */
-struct file_cache_state {
-	/* Sized by the first walk, in anonymous memory; what file_cache_find reads: */
+/* The cache: the table site_find reads, and what the two walks that fill it keep
+ * (the first counts, the second loads; site_load). */
+struct site_snapshot {
+	/* Sized by the first walk, in anonymous memory; what site_find reads: */
 	struct cached_file *files; /* entries_max + variants_max entries */
 	uint32_t *index_slot;      /* index_size slots: entry number + 1; 0 is empty */
 	uint32_t index_size;       /* a power of two, at least 2 * entries_max: load <= 1/2 */
@@ -58,11 +58,11 @@ struct file_cache_state {
 	char *name_arena;          /* names_max bytes: every relative path, unterminated */
 	char *head_arena;          /* every file's and representation's validators and heads
 				    * (HEAD_ARENA_PER_FILE at most each), packed */
-	char *body_arena;          /* file_cache_arena_span() bytes reserved: the bodies read
+	char *body_arena;          /* site_arena_span() bytes reserved: the bodies read
 				    * by this load, packed (large ones aligned), in the memfd
 				    * body_fd (arenas[new_arena] once sealed) */
 	uint64_t body_fill;        /* the bytes in it, padding included */
-	uint64_t body_padding;     /* the padding in it (file_cache_body_start) */
+	uint64_t body_padding;     /* the padding in it (site_body_start) */
 	int body_fd;               /* the memfd being filled; -1 when none */
 	uint64_t body_fd_at;       /* body_fd's file offset, where the next sendfile writes
 				    * (FILE_FILL_OFFSET_UNKNOWN when not known) */
@@ -70,19 +70,19 @@ struct file_cache_state {
 				    * (file_walk.c allocate_ahead); FILE_FILL_NO_ALLOCATE
 				    * once fallocate failed */
 	int fill_by_sendfile;      /* bodies go in by sendfile into body_fd, not read into
-				    * the mapping (file_cache_open_body_arena, copy_body) */
+				    * the mapping (site_open_body_arena, copy_body) */
 	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
 	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
 	struct file_stamp *stamps; /* entries_max: files[i]'s stamp at stamps[i] */
-	/* A reload's reuse (file_cache_reuse): the previous image's manifest, checked: */
+	/* A reload's reuse (site_reuse): the previous image's manifest, checked: */
 	const void *old_manifest;  /* its read-only mapping; NULL when none */
 	uint64_t old_manifest_bytes;
 	uint32_t *old_slot;        /* old_slots slots: record number + 1; 0 is empty */
 	uint32_t old_slots;        /* a power of two, at least twice the records */
 	uint64_t arena_live[FILE_ARENAS_MAX]; /* bytes of each arena that files use */
 	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
-	int budget_set;            /* file_cache_set_budget was called */
-	int root_fd;               /* DIR, open from the loading walk on (file_cache_root_fd) */
+	int budget_set;            /* site_set_budget was called */
+	int root_fd;               /* DIR, open from the loading walk on (site_root_fd) */
 	/* What the first walk counted: */
 	uint32_t entries_max;      /* entries */
 	uint32_t variants_max;     /* files whose name ends in .br, .zst or .gz, and those of a
@@ -104,8 +104,8 @@ struct file_cache_state {
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
-	uint32_t skipped;          /* entries passed over (file_cache_skip) */
-	uint32_t unsettled;        /* files that never settled (file_cache_settle) */
+	uint32_t skipped;          /* entries passed over (site_skip) */
+	uint32_t unsettled;        /* files that never settled (site_settle) */
 	uint64_t quiet_ns;         /* --watch: how old an mtime must be; 0: take every file */
 	uint64_t settle_left_ns;   /* what the load may still wait for files to settle */
 	uint64_t load_ns;          /* CLOCK_REALTIME when the load began */
@@ -117,7 +117,7 @@ struct file_cache_state {
 	uint32_t generated;        /* gzip_count + gzip_reused: the first representations,
 				    * files[entries_max ...], until link_variants adds those
 				    * beside their files */
-	int gzip_deferred;         /* file_cache_defer_gzip: count the candidates, make none */
+	int gzip_deferred;         /* site_defer_gzip: count the candidates, make none */
 	uint32_t gzip_pending;     /* the candidates a deferred load counted */
 	uint64_t heads_reserved;   /* the head arena's bytes (twice the need when deferred) */
 	uint64_t files_reserved;   /* the table's bytes (files[]) */
@@ -127,23 +127,23 @@ struct file_cache_state {
 	/* The load: */
 	int counting;              /* the first walk: count entries, open no file */
 	uint32_t max_entries;      /* --max-files */
-	unsigned load_flags;       /* FILE_CACHE_* */
+	unsigned load_flags;       /* SITE_* */
 	const char *root_dir;      /* --root */
-	file_cache_directory_fn on_directory; /* --watch's hook, or NULL */
+	site_directory_fn on_directory; /* --watch's hook, or NULL */
 	uint64_t load_second;      /* the wall clock when the load began */
-	char path[FILE_CACHE_PATH_MAX + 1]; /* the walk's current relative path */
-	char dirent_buffer[FILE_CACHE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
+	char path[SITE_PATH_MAX + 1]; /* the walk's current relative path */
+	char dirent_buffer[SITE_DEPTH_MAX + 1][DIRENT_BUFFER_SIZE]; /* one per level */
 	struct cached_file error_pages[ERROR_PAGE_COUNT]; /* --error-page: each its file, its
 							  * head of its status */
 	struct file_arena arenas[FILE_ARENAS_MAX]; /* cached_file.arena indexes it */
 };
 /* Every site's cache (sites.h), and the one current: the request's being answered, or the
  * site being loaded. The four files read and write the current one as `cache`. */
-struct file_cache_sites {
-	uint32_t current;                          /* file_cache_enter */
-	struct file_cache_state site[SITES_MAX];
+struct site_snapshots {
+	uint32_t current;                          /* site_enter */
+	struct site_snapshot site[SITES_MAX];
 };
-extern struct file_cache_sites cache_sites; /* file_cache.c */
+extern struct site_snapshots cache_sites; /* site.c */
 #define cache (cache_sites.site[cache_sites.current])
 
 /* What the loading walk learnt of one file (file_walk.c's copy_file). */
@@ -160,7 +160,7 @@ struct loaded_file {
 
 /* FNV-1a over the name: cheap, and good enough for short path keys. Returns the hash
  * both the table's index and the previous manifest's are probed from. */
-static inline uint32_t file_cache_name_hash(const char *s, size_t n)
+static inline uint32_t site_name_hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < n; i++)
@@ -168,141 +168,141 @@ static inline uint32_t file_cache_name_hash(const char *s, size_t n)
 	return h;
 }
 
-/* file_cache.c: the table. */
+/* site.c: the table. */
 
 /* Writes "apollod: --root DIR: <what>[: <relative path>][: <reason>]\n" to stderr, the
  * relative path being cache.path (none when empty), the reason err's text (none when
  * err is 0: a limit). Returns code. */
-enum exit_code file_cache_fail(enum exit_code code, const char *what, long err);
+enum exit_code site_fail(enum exit_code code, const char *what, long err);
 
 /* An entry start-up passes over (BEHAVIOUR 10.3): in the loading walk, writes
  * "apollod: --root DIR: skipped: <what>[: <relative path>][: <reason>]\n" and counts it
- * (file_cache_skipped); the counting walk, which meets it first, says nothing. Returns
+ * (site_skipped); the counting walk, which meets it first, says nothing. Returns
  * EXIT_OK: the walk goes on. */
-enum exit_code file_cache_skip(const char *what, long err);
+enum exit_code site_skip(const char *what, long err);
 
 /* Maps bytes of anonymous memory at *at (nothing, *at NULL, for 0). Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
-enum exit_code file_cache_reserve(uint64_t bytes, void **at);
+enum exit_code site_reserve(uint64_t bytes, void **at);
 
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it
  * and the arenas, and resets the counts for the second walk. Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
-enum exit_code file_cache_allocate(void);
+enum exit_code site_allocate(void);
 
 /* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
-void file_cache_index_insert(uint32_t at);
+void site_index_insert(uint32_t at);
 
 /* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
  * checked every limit. Returns the entry. */
-struct cached_file *file_cache_add_entry(size_t len, enum cached_kind kind);
+struct cached_file *site_add_entry(size_t len, enum cached_kind kind);
 
 /* Records the loaded file path[0..len): its entry and, in memory, its stamp and
- * validators; its heads come once every file is loaded (file_cache_finish). The caller
+ * validators; its heads come once every file is loaded (site_finish). The caller
  * checked every limit. */
-void file_cache_add_file(size_t len, const struct loaded_file *l);
+void site_add_file(size_t len, const struct loaded_file *l);
 
 /* The encoding whose file name suffix name[0..len) ends with (".br", ".zst", ".gz", after at
  * least one byte), or FILE_ENCODING_IDENTITY. */
-enum file_encoding file_cache_suffix_encoding(const char *name, size_t len);
+enum file_encoding site_suffix_encoding(const char *name, size_t len);
 
 /* Renders f's 200 head in FILE_HEAD_FORM at the end of the head arena, from its name
  * (the type: a listing's is LISTING_TYPE; its --header-for fields), encoding,
  * validators and variants (file_head_render). A file on disk keeps only its type and
  * --header-for lines there (struct cached_file's head): its head is made per request. */
-void file_cache_render_heads(struct cached_file *f);
+void site_render_heads(struct cached_file *f);
 
 /* After the loading walk: links the variants, renders every file's and representation's
  * heads, then (--listing) makes the listings. Returns EXIT_OK or the start-up error
  * (reported). */
-enum exit_code file_cache_finish(void);
+enum exit_code site_finish(void);
 
 /* listing_pages.c: --listing's pages (BEHAVIOUR 10.14). */
 
 /* Before the table is mapped, from what the first walk counted: sets listings_max and
  * listing_arena_max (both 0 without --listing). */
-void file_cache_size_listings(void);
+void site_size_listings(void);
 
 /* With --listing: the listing of every directory, the root included, that has no index
  * page and no hidden component. Returns EXIT_OK or EXIT_ROOT_READ (reported) when the
  * sorting space cannot be mapped. */
-enum exit_code file_cache_add_listings(void);
+enum exit_code site_add_listings(void);
 
 /* file_gzip.c: gzip representations made at load (BEHAVIOUR 10.10). */
 
 /* Returns 1 when a file named name[0..len) would get a gzip representation if long
  * enough and worth it: compression is on and its type is compressible. */
-int file_cache_may_compress(const char *name, size_t len);
+int site_may_compress(const char *name, size_t len);
 
 /* After the loading walk, before the arenas are sealed: gives every candidate file (in
  * memory, COMPRESS_MIN_BYTES or more, compressible, no X.gz beside it) its gzip
  * representation: the previous image's when its bytes were carried and its gzip record
- * was made at this level (file_cache_reusable_gzip: nothing compressed, and a result
+ * was made at this level (site_reusable_gzip: nothing compressed, and a result
  * once not worth keeping is not tried again), else compressed now into the body arena
  * when it saves 5% and fits the budget. Sets gzip_count, gzip_reused, gzip_runs,
  * generated and gzip_none. Nothing when compression is off or there is no body arena;
  * no file is compressed when no compressor can be made. */
-void file_cache_add_gzip(void);
+void site_add_gzip(void);
 
 /* Runs the compressor over every candidate not given a representation yet (each kept
  * result made into the body arena, counted against the budget and linked), with the
- * previous image's carried first when there is a manifest (file_cache_add_gzip). Sets
+ * previous image's carried first when there is a manifest (site_add_gzip). Sets
  * gzip_count, gzip_reused and gzip_runs. */
-void file_cache_gzip_all(void);
+void site_gzip_all(void);
 
-/* file_cache_compress_late's arena steps (file_arenas.c): the first free arena slot
+/* site_compress_late's arena steps (file_arenas.c): the first free arena slot
  * becomes new_arena and a fresh body arena is opened for it (EXIT_OK or EXIT_ROOT_READ,
- * reported); then file_cache_seal_late seals it and writes the manifest anew (the one
+ * reported); then site_seal_late seals it and writes the manifest anew (the one
  * inherited closed). */
-enum exit_code file_cache_open_late_arena(void);
-enum exit_code file_cache_seal_late(void);
+enum exit_code site_open_late_arena(void);
+enum exit_code site_seal_late(void);
 
 /* file_arenas.c: the arenas and a reload's reuse (BEHAVIOUR 10.17). */
 
-/* Creates the body arena: a memfd that can be sealed, file_cache_arena_span() long
+/* Creates the body arena: a memfd that can be sealed, site_arena_span() long
  * (sparse), mapped shared and writable at body_arena for the loading walk. Returns
  * EXIT_OK or EXIT_ROOT_READ (reported). */
-enum exit_code file_cache_open_body_arena(void);
+enum exit_code site_open_body_arena(void);
 
 /* The body arena's length while it is filled: the budget, and room for the padding of
  * every body that can be aligned (FILE_BODY_ALIGN): at most budget / FILE_BODY_ALIGNED_MIN
  * of them fit the budget. */
-uint64_t file_cache_arena_span(void);
+uint64_t site_arena_span(void);
 
 /* Moves the body arena's fill to where a body of size bytes starts (FILE_BODY_ALIGN for
  * FILE_BODY_ALIGNED_MIN bytes or more, while the padding so far leaves room: then the
  * fill never passes budget + that room, whatever bodies are read and not kept) and
  * returns that place. */
-char *file_cache_body_start(uint64_t size);
+char *site_body_start(uint64_t size);
 
 /* Moves descriptor fd above the connection slots (CONN_SLOTS), where it takes no slot a
  * connection could use, when RLIMIT_NOFILE allows it. Returns the descriptor it now has
  * (fd itself when it could not move). */
-int file_cache_above_slots(int fd);
+int site_above_slots(int fd);
 
 /* The previous image's record of path[0..len) when its stamp is the file's now (device,
  * inode, size, mtime and ctime): its bytes are the file's; with now NULL, whatever its
- * stamp (a file that never settled keeps it: file_cache_settle). NULL when there is none. */
-const struct file_manifest_record *file_cache_reusable(size_t len,
+ * stamp (a file that never settled keeps it: site_settle). NULL when there is none. */
+const struct file_manifest_record *site_reusable(size_t len,
 						       const struct file_stamp *now,
 						       uint64_t size);
 
 /* The previous image's gzip record of the file name[0..len) (file_manifest.h) when it
  * was made at level from the bytes stamp describes (its stamp is *stamp): its
  * representation, or with size 0 a result not worth keeping. NULL when there is none. */
-const struct file_manifest_record *file_cache_reusable_gzip(const char *name, size_t len,
+const struct file_manifest_record *site_reusable_gzip(const char *name, size_t len,
 							    const struct file_stamp *stamp,
 							    int level);
 
 /* Forgets the previous image's manifest (its mapping and index; the memfd is closed).
  * Nothing when there is none. */
-void file_cache_forget_old_manifest(void);
+void site_forget_old_manifest(void);
 
 /* After a loading walk that succeeded: settles the reused arenas (the compaction rule),
  * seals the body arena and writes the manifest for the next image. Returns EXIT_OK or
  * EXIT_ROOT_READ (reported) when the body arena cannot be sealed. */
-enum exit_code file_cache_seal_arenas(void);
+enum exit_code site_seal_arenas(void);
 
 APOLLOD_EXTERN_C_END
 
-#endif /* APOLLOD_COMMON_FILE_CACHE_STATE_H */
+#endif /* APOLLOD_COMMON_SITE_SNAPSHOT_H */

@@ -1,5 +1,5 @@
 /* The warm file cache (--root DIR): at start-up every regular file under DIR that fits
- * what is left of --cache-bytes (file_cache_set_budget; the others are recorded by name,
+ * what is left of --cache-bytes (site_set_budget; the others are recorded by name,
  * size and mtime only and served from disk: disk_file.h, BEHAVIOUR 10.18) is copied
  * into a sealed memory file (the snapshot, an arena: one memfd holding the bodies back to
  * back, sealed against write, shrink and grow, mapped read-only and shared by the
@@ -9,7 +9,7 @@
  * table is sized by a first walk that only counts, so it costs what the tree needs
  * (benchmarks/reports/2026-12-01-root-memory.md); every directory is recorded too, so
  * that /dir can be redirected to /dir/. Names starting with '.' (dotfiles and
- * dot-directories, with all below them) are left out unless FILE_CACHE_DOTFILES is given,
+ * dot-directories, with all below them) are left out unless SITE_DOTFILES is given,
  * but for DIR's own .well-known directory (RFC 8615), whose entries follow the same rule.
  * --header-for fields (path_fields.h) are rendered into the heads of the files they name.
  * A request then costs a lookup and one writev of head + the snapshot's copy (a body of
@@ -17,8 +17,8 @@
  * arena, by reference): no open, no read, no copy, no allocation (a file on disk: one
  * open beneath DIR and one statx). Lookup only ever matches names loaded at start-up, so
  * no request can reach outside DIR. */
-#ifndef APOLLOD_COMMON_FILE_CACHE_H
-#define APOLLOD_COMMON_FILE_CACHE_H
+#ifndef APOLLOD_COMMON_SITE_H
+#define APOLLOD_COMMON_SITE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,26 +33,26 @@ APOLLOD_EXTERN_C_BEGIN
 
 /* Limits. More files and directories than --max-files (cli.h) is a start-up error
  * (EXIT_ROOT_LIMIT), never a silent truncation; an entry whose path is too long is
- * skipped with one line (file_cache_load). */
-#define FILE_CACHE_PATH_MAX 255                 /* bytes of a path relative to DIR */
+ * skipped with one line (site_load). */
+#define SITE_PATH_MAX 255                 /* bytes of a path relative to DIR */
 /* Directory levels below DIR. No limit of its own: each level takes a name of at least
  * one byte and a '/', so a 255-byte path holds at most 128 directories, and the walk's
  * state per level (a getdents buffer, in .bss and touched only as deep as the tree goes,
  * an open descriptor and a few stack frames) is bounded by the path limit. */
-#define FILE_CACHE_DEPTH_MAX ((FILE_CACHE_PATH_MAX + 1) / 2)
-STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
-	      "a path one level deeper than FILE_CACHE_DEPTH_MAX is longer than the limit");
+#define SITE_DEPTH_MAX ((SITE_PATH_MAX + 1) / 2)
+STATIC_ASSERT(2 * SITE_DEPTH_MAX + 1 > SITE_PATH_MAX,
+	      "a path one level deeper than SITE_DEPTH_MAX is longer than the limit");
 /* --cache-bytes: the snapshot's budget, the body bytes held in memory (BEHAVIOUR 10.18).
  * 256 MiB by default: a site's pages, styles, scripts and images fit many times over, so
  * they keep the snapshot and the one-writev path, while what does not fit (downloads,
  * videos, images of disks) is what sendfile from the page cache serves as fast anyway;
  * and a reload, during which two images hold a snapshot each, costs at most twice it. */
-#define FILE_CACHE_BUDGET_DEFAULT (256ull << 20)
-#define FILE_CACHE_BUDGET_MAX (1ull << 40) /* 1 TiB: address space reserved, not memory */
-#define FILE_CACHE_HEAD_MAX 384                 /* one rendered 200 head */
+#define SITE_BUDGET_DEFAULT (256ull << 20)
+#define SITE_BUDGET_MAX (1ull << 40) /* 1 TiB: address space reserved, not memory */
+#define SITE_HEAD_MAX 384                 /* one rendered 200 head */
 /* One stored head with every --header-for field in it. */
-#define FILE_HEAD_STORED_MAX (FILE_CACHE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
-#define FILE_CACHE_ENTRY_SIZE 88                /* sizeof(struct cached_file) */
+#define FILE_HEAD_STORED_MAX (SITE_HEAD_MAX + PATH_FIELDS_BLOCK_MAX)
+#define SITE_ENTRY_SIZE 88                /* sizeof(struct cached_file) */
 /* A body (or a 206's slice) this long or longer leaves by reference (head with MSG_MORE,
  * then through a send pipe, vmsplice and splice, or by sendfile from its arena when no
  * pipe is free: send_pipes.h); a shorter one is copied by the one writev. Set from the
@@ -71,7 +71,7 @@ STATIC_ASSERT(2 * FILE_CACHE_DEPTH_MAX + 1 > FILE_CACHE_PATH_MAX,
  * at 4 MiB, 2026-12-03-crossover-remeasured.md §12). The padding, under FILE_BODY_ALIGN
  * bytes a body, lies in the page the previous body ends in, so it takes no memory; it
  * is not counted against --cache-bytes (the arena's memfd has room for it:
- * file_cache_arena_span). Not below FILE_BODY_ALIGN: that bounds the padding by the
+ * site_arena_span). Not below FILE_BODY_ALIGN: that bounds the padding by the
  * budget however small the threshold a bench build sets. */
 #define FILE_BODY_ALIGN 4096u
 #define FILE_BODY_ALIGNED_MIN \
@@ -120,7 +120,7 @@ enum file_place {
 			     * recorded (for lookup and listings); each request opens it and
 			     * takes length and validators from the open (disk_file.h) */
 	FILE_LISTED_LIVE = 2, /* a listing of a directory with a child on disk: rendered per
-			       * request (file_cache_live_listing, BEHAVIOUR 10.14) from its
+			       * request (site_live_listing, BEHAVIOUR 10.14) from its
 			       * rows (live) and that child's statx now */
 };
 
@@ -254,72 +254,72 @@ size_t file_head_render(char *out, struct cached_file *f, struct text_span type,
 /* Where a 200 head's Content-Type value starts. */
 #define HEAD_200_TYPE_AT (sizeof(HEAD_200_PREFIX) - 1)
 
-/* file_cache_load flags */
-#define FILE_CACHE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
-#define FILE_CACHE_LISTING 0x2  /* --listing: list each directory without FILE_INDEX_NAME */
+/* site_load flags */
+#define SITE_DOTFILES 0x1 /* --dotfiles: load names starting with '.' too */
+#define SITE_LISTING 0x2  /* --listing: list each directory without FILE_INDEX_NAME */
 
 /* The page a path ending in '/' serves (BEHAVIOUR 10.4: index pages). */
 #define FILE_INDEX_NAME "index.html"
 
-/* Sets --cache-bytes (at most FILE_CACHE_BUDGET_MAX) before file_cache_load: the body
- * bytes the snapshot holds. FILE_CACHE_BUDGET_DEFAULT when never called. Files are given
+/* Sets --cache-bytes (at most SITE_BUDGET_MAX) before site_load: the body
+ * bytes the snapshot holds. SITE_BUDGET_DEFAULT when never called. Files are given
  * memory first fit in walk order (getdents order, depth first): each file whose bytes fit
  * what is left of the budget is read; any other is recorded with metadata only and
  * served from disk (BEHAVIOUR 10.18). */
-void file_cache_set_budget(uint64_t bytes);
+void site_set_budget(uint64_t bytes);
 
-/* Sets the level gzip representations are made at by file_cache_load (compress.h's
+/* Sets the level gzip representations are made at by site_load (compress.h's
  * COMPRESS_LEVEL_MIN..MAX; BEHAVIOUR 10.10), or 0 for none (--compress off). None when
  * never called. */
-void file_cache_set_compression(int level);
+void site_set_compression(int level);
 
-/* What the last file_cache_load did with gzip (all 0 with compression off): the
+/* What the last site_load did with gzip (all 0 with compression off): the
  * representations it compressed and kept; those it carried from the previous image
- * unchanged (a reload: file_cache_reuse), compressing nothing; and the files it ran the
+ * unchanged (a reload: site_reuse), compressing nothing; and the files it ran the
  * compressor over, kept or not. */
-uint32_t file_cache_gzip_count(void);
-uint32_t file_cache_gzip_reused(void);
-uint32_t file_cache_gzip_runs(void);
+uint32_t site_gzip_count(void);
+uint32_t site_gzip_reused(void);
+uint32_t site_gzip_runs(void);
 
-/* BEHAVIOUR 10.10: the first start serves files as stored at once. Before file_cache_load
+/* BEHAVIOUR 10.10: the first start serves files as stored at once. Before site_load
  * in the process the user started (compression on): the load makes no gzip
- * representation, only counts the files that would get one (file_cache_gzip_pending),
- * and reserves head room to render every head once more; file_cache_compress_late makes
+ * representation, only counts the files that would get one (site_gzip_pending),
+ * and reserves head room to render every head once more; site_compress_late makes
  * them later, in the compressing generation the resident supervisor forks. */
-void file_cache_defer_gzip(void);
-uint32_t file_cache_gzip_pending(void);
+void site_defer_gzip(void);
+uint32_t site_gzip_pending(void);
 
 /* In the compressing generation (forked from the supervisor, which holds the deferred
  * load's table and arenas): compresses every pending candidate into a new sealed arena
  * beside the identity ones (shared, not copied), links each kept result as its file's
  * gzip variant, renders the heads of those files again (now with Vary) and of their
- * representations, and writes the manifest anew for both arenas (file_cache_hand_over
- * then hands them on). Sets what file_cache_gzip_count and _runs read. Returns EXIT_OK,
+ * representations, and writes the manifest anew for both arenas (site_hand_over
+ * then hands them on). Sets what site_gzip_count and _runs read. Returns EXIT_OK,
  * or EXIT_ROOT_READ (reported) when the arena cannot be made or sealed. */
-enum exit_code file_cache_compress_late(void);
+enum exit_code site_compress_late(void);
 
-/* DIR's directory descriptor, held open (O_PATH, close-on-exec) from file_cache_load on:
+/* DIR's directory descriptor, held open (O_PATH, close-on-exec) from site_load on:
  * what a disk-served file is opened beneath (disk_open.h); -1 before a load. */
-int file_cache_root_fd(void);
+int site_root_fd(void);
 
 /* Loads every regular file under root (a NUL-terminated path), whatever bytes its name
- * holds (a request names it percent-encoded); flags is FILE_CACHE_* bits; at most
+ * holds (a request names it percent-encoded); flags is SITE_* bits; at most
  * max_files files and directories together. Symbolic links and other non-regular
  * entries are skipped, never followed. An entry that cannot be opened, listed or read,
- * or whose path is longer than FILE_CACHE_PATH_MAX, is skipped with one line naming it
- * (file_cache_skip; file_cache_skipped counts them) and the rest is loaded. Returns
+ * or whose path is longer than SITE_PATH_MAX, is skipped with one line naming it
+ * (site_skip; site_skipped counts them) and the rest is loaded. Returns
  * EXIT_OK, EXIT_ROOT_LIMIT past max_files, or EXIT_ROOT_READ when DIR itself cannot be
  * opened or listed or memory cannot be mapped; in both failure cases a one-line reason
  * has gone to stderr. */
-enum exit_code file_cache_load(const char *root, unsigned flags, uint32_t max_files);
+enum exit_code site_load(const char *root, unsigned flags, uint32_t max_files);
 
-/* A hook the first walk of file_cache_load calls for every directory it is about to list
+/* A hook the first walk of site_load calls for every directory it is about to list
  * (the root first, path ""; path is relative to root, NUL-terminated, valid for the call):
  * --watch (common/process/watch.h) watches it there, so a change after the listing is
  * never missed. Returns EXIT_OK, or a start-up error it has reported, which ends the
- * load. Set it before file_cache_load; NULL (the default): none. */
-typedef enum exit_code (*file_cache_directory_fn)(int dirfd, const char *path);
-void file_cache_on_directory(file_cache_directory_fn hook);
+ * load. Set it before site_load; NULL (the default): none. */
+typedef enum exit_code (*site_directory_fn)(int dirfd, const char *path);
+void site_on_directory(site_directory_fn hook);
 
 /* --error-page and --fallback (BEHAVIOUR 10.12): files of the snapshot served for a GET
  * or HEAD that finds no file, and for the other answers with a body; NULL when not given. */
@@ -330,75 +330,75 @@ struct site_pages {
 	const struct cached_file *fallback;  /* served as the file itself: 200, 304, 206 */
 };
 
-/* After file_cache_load: finds the loaded files the targets name (a '/' then the name
+/* After site_load: finds the loaded files the targets name (a '/' then the name
  * relative to DIR, exactly: no decoding; NULL when not given) and renders each error
  * page's head (its status, type, length and --header-for fields). Returns EXIT_OK with
  * *pages filled, or EXIT_ROOT_READ when a target is no loaded file, after the line
  * "apollod: --root DIR: --fallback names no loaded file: NAME\n" (or --error-page CODE). */
-enum exit_code file_cache_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
+enum exit_code site_load_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
 				struct site_pages *pages);
 
 /* A reload's reuse (BEHAVIOUR 10.17): what one image hands the next (the reload
  * hand-over, common/process/reload.h): the manifest's memfd, then the arenas' memfds. */
-#define FILE_CACHE_HANDOVER_MAX 8
+#define SITE_HANDOVER_MAX 8
 
-/* Before file_cache_load, in an image a reload started: takes fds[0..n), what the previous
- * image handed over (file_cache_hand_over's order). When the manifest and every arena
+/* Before site_load, in an image a reload started: takes fds[0..n), what the previous
+ * image handed over (site_hand_over's order). When the manifest and every arena
  * check out (sealed memfds, file_manifest_check), the load reuses the bytes of each file
  * whose device, inode, size, mtime and ctime are unchanged instead of reading it; else
  * it closes them all and the load reads everything. Returns the arenas taken (0: none).
  * Never fails start-up. */
-uint32_t file_cache_reuse(const int *fds, uint32_t n);
+uint32_t site_reuse(const int *fds, uint32_t n);
 
-/* In an image a reload started, before a site's file_cache_reuse: fds[0..n) is what the
- * previous image handed over, every site's group (file_cache_hand_over's order, one
+/* In an image a reload started, before a site's site_reuse: fds[0..n) is what the
+ * previous image handed over, every site's group (site_hand_over's order, one
  * group after another; -1: a descriptor already taken). Finds the group whose manifest
  * says it was loaded from root (file_manifest_site_key): sets *at to its first
  * descriptor and returns its length, the manifest's and its arenas'; 0 when none does
  * (then the site reads everything). Reads each manifest's head (mapped for a moment);
  * stops at anything that is not one. Takes nothing: the caller passes the group on. */
-uint32_t file_cache_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at);
+uint32_t site_handed_group(const int *fds, uint32_t n, const char *root, uint32_t *at);
 
-/* After file_cache_load: the descriptors the image a reload starts must receive, the
- * manifest's then the arenas' (fds: FILE_CACHE_HANDOVER_MAX room). Returns their count,
+/* After site_load: the descriptors the image a reload starts must receive, the
+ * manifest's then the arenas' (fds: SITE_HANDOVER_MAX room). Returns their count,
  * 0 when there is no arena (or no manifest could be made). */
-uint32_t file_cache_hand_over(int *fds);
+uint32_t site_hand_over(int *fds);
 
 /* In the resident supervisor, which loaded the first snapshot and then forked the first
  * serving generation (and the compressing one, supervisor.h): unmaps the snapshot's
- * arenas and closes their memfds unless they were handed over (file_cache_hand_over:
+ * arenas and closes their memfds unless they were handed over (site_hand_over:
  * reload_release_hand_over closes those), unmaps the table, its index, names, stamps,
  * heads and listings, and closes DIR: the supervisor holds no tree (BEHAVIOUR 17).
- * Nothing may read the cache afterwards (file_cache_find finds nothing). */
-void file_cache_release(void);
+ * Nothing may read the cache afterwards (site_find finds nothing). */
+void site_release(void);
 
 /* Number of regular files held in memory (directories and files on disk not included)
  * and of body bytes loaded. */
-uint32_t file_cache_count(void);
-uint64_t file_cache_bytes(void);
+uint32_t site_file_count(void);
+uint64_t site_bytes(void);
 
-/* Entries the last load skipped (file_cache_load): unreadable or too long a path. */
-uint32_t file_cache_skipped(void);
+/* Entries the last load skipped (site_load): unreadable or too long a path. */
+uint32_t site_skipped(void);
 
-/* --watch (BEHAVIOUR 10.16): before file_cache_load, makes it take only settled files. A
+/* --watch (BEHAVIOUR 10.16): before site_load, makes it take only settled files. A
  * file whose size, mtime or ctime changed while it was read, or whose mtime is less than
  * quiet_ms old, is read again once its mtime is quiet_ms old; the load waits wait_ms at
  * most in all. A file that does not settle in time keeps the bytes and validators the
  * previous image had of it (a reload's manifest) or, with none, is left out, and counts
- * in file_cache_unsettled: the caller reads the tree again later. Never called: every
+ * in site_unsettled: the caller reads the tree again later. Never called: every
  * file is taken as read. */
-void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms);
-uint32_t file_cache_unsettled(void);
+void site_settle(uint32_t quiet_ms, uint32_t wait_ms);
+uint32_t site_unsettled(void);
 
 /* Returns the file or directory whose relative name is exactly the len bytes at path (no leading '/'),
  * or NULL. With --listing, a directory's listing is a file named "dir/" ("" for the
  * root's): no loaded name ends in '/' or is empty. Pure: no syscalls. */
-const struct cached_file *file_cache_find(const char *path, size_t len);
+const struct cached_file *site_find(const char *path, size_t len);
 
-/* Makes site (< SITES_MAX) current: every file_cache_* call from now on loads, reads or
+/* Makes site (< SITES_MAX) current: every site_* call from now on loads, reads or
  * releases its table and arenas (sites.h). Site 0, the default, is current at first. */
-void file_cache_enter(uint32_t site);
+void site_enter(uint32_t site);
 
 APOLLOD_EXTERN_C_END
 
-#endif /* APOLLOD_COMMON_FILE_CACHE_H */
+#endif /* APOLLOD_COMMON_SITE_H */

@@ -1,6 +1,6 @@
-/* The file cache's table and its lookup (see file_cache.h): entries, representations,
- * heads and the --error-page and --fallback pages. Start-up only, except file_cache_find. */
-#include "common/answer/file_cache_state.h"
+/* The file cache's table and its lookup (see site.h): entries, representations,
+ * heads and the --error-page and --fallback pages. Start-up only, except site_find. */
+#include "common/answer/site_snapshot.h"
 #include "common/answer/redirects.h"
 #include "common/answer/sites.h"
 
@@ -13,18 +13,18 @@
 #include "common/base/span.h"
 #include "common/base/sys.h"
 
-STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= FILE_CACHE_HEAD_MAX,
-	      "every rendered 200 head fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(FILE_HEAD_200_MAX(CONTENT_TYPE_MAX) <= SITE_HEAD_MAX,
+	      "every rendered 200 head fits SITE_HEAD_MAX");
 STATIC_ASSERT(FILE_HEAD_STORED_MAX <= UINT16_MAX, "head lengths and offsets fit 16 bits");
-STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) + HEAD_PAGE_EXTRA_MAX <= FILE_CACHE_HEAD_MAX,
-	      "an --error-page head (no validators) fits FILE_CACHE_HEAD_MAX");
+STATIC_ASSERT(HEAD_200_MAX(CONTENT_TYPE_MAX) + HEAD_PAGE_EXTRA_MAX <= SITE_HEAD_MAX,
+	      "an --error-page head (no validators) fits SITE_HEAD_MAX");
 STATIC_ASSERT(CONTENT_TYPE_MAX <= UINT8_MAX && ETAG_MAX <= UINT8_MAX, "type_len, etag_len");
-STATIC_ASSERT(FILE_CACHE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
-STATIC_ASSERT(sizeof(struct cached_file) == FILE_CACHE_ENTRY_SIZE, "entry layout");
+STATIC_ASSERT(SITE_PATH_MAX == FILE_MANIFEST_NAME_MAX, "a manifest holds every name");
+STATIC_ASSERT(sizeof(struct cached_file) == SITE_ENTRY_SIZE, "entry layout");
 
-struct file_cache_sites cache_sites;
+struct site_snapshots cache_sites;
 
-void file_cache_enter(uint32_t site)
+void site_enter(uint32_t site)
 {
 	cache_sites.current = site;
 }
@@ -33,14 +33,14 @@ void file_cache_enter(uint32_t site)
  * the unit tests without the file cache). */
 void sites_enter(uint32_t s)
 {
-	file_cache_enter(s);
+	site_enter(s);
 	redirects_enter(s);
 	path_fields_enter(s);
 }
 
 #define NS_PER_MS 1000000ull
 
-/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (file_cache_fail),
+/* Writes "apollod: --root DIR: <lead><what>[: <path>][: <reason>]\n" (site_fail),
  * "--site DIR" for a named site's (sites.h). */
 static void root_line(const char *lead, const char *what, long err)
 {
@@ -64,13 +64,13 @@ static void root_line(const char *lead, const char *what, long err)
 	write_stderr(LITERAL("\n"));
 }
 
-enum exit_code file_cache_fail(enum exit_code code, const char *what, long err)
+enum exit_code site_fail(enum exit_code code, const char *what, long err)
 {
 	root_line("", what, err);
 	return code;
 }
 
-enum exit_code file_cache_skip(const char *what, long err)
+enum exit_code site_skip(const char *what, long err)
 {
 	if (!cache.counting) { /* the loading walk meets every entry the counting one did */
 		cache.skipped++;
@@ -80,12 +80,12 @@ enum exit_code file_cache_skip(const char *what, long err)
 }
 
 
-const struct cached_file *file_cache_find(const char *name, size_t len)
+const struct cached_file *site_find(const char *name, size_t len)
 {
-	const struct file_cache_state *c = &cache; /* the current site's, read once */
+	const struct site_snapshot *c = &cache; /* the current site's, read once */
 	if (c->entry_count == 0)
 		return 0;
-	for (uint32_t i = file_cache_name_hash(name, len);; i++) {
+	for (uint32_t i = site_name_hash(name, len);; i++) {
 		uint32_t slot = c->index_slot[i & (c->index_size - 1)];
 		if (slot == 0)
 			return 0;
@@ -95,60 +95,60 @@ const struct cached_file *file_cache_find(const char *name, size_t len)
 	}
 }
 
-uint32_t file_cache_count(void)
+uint32_t site_file_count(void)
 {
 	return cache.file_count;
 }
 
-uint64_t file_cache_bytes(void)
+uint64_t site_bytes(void)
 {
 	return cache.bytes_total;
 }
 
-uint32_t file_cache_skipped(void)
+uint32_t site_skipped(void)
 {
 	return cache.skipped;
 }
 
-void file_cache_settle(uint32_t quiet_ms, uint32_t wait_ms)
+void site_settle(uint32_t quiet_ms, uint32_t wait_ms)
 {
 	cache.quiet_ns = (uint64_t)quiet_ms * NS_PER_MS;
 	cache.settle_left_ns = (uint64_t)wait_ms * NS_PER_MS;
 }
 
-uint32_t file_cache_unsettled(void)
+uint32_t site_unsettled(void)
 {
 	return cache.unsettled;
 }
 
-void file_cache_set_budget(uint64_t bytes)
+void site_set_budget(uint64_t bytes)
 {
-	cache.budget = bytes < FILE_CACHE_BUDGET_MAX ? bytes : FILE_CACHE_BUDGET_MAX;
+	cache.budget = bytes < SITE_BUDGET_MAX ? bytes : SITE_BUDGET_MAX;
 	cache.budget_set = 1;
 }
 
-int file_cache_root_fd(void)
+int site_root_fd(void)
 {
 	return cache.root_fd;
 }
 
-void file_cache_index_insert(uint32_t at)
+void site_index_insert(uint32_t at)
 {
 	const struct cached_file *f = &cache.files[at];
-	uint32_t i = file_cache_name_hash(f->name, f->name_len);
+	uint32_t i = site_name_hash(f->name, f->name_len);
 	while (cache.index_slot[i & (cache.index_size - 1)])
 		i++;
 	cache.index_slot[i & (cache.index_size - 1)] = at + 1;
 }
 
-struct cached_file *file_cache_add_entry(size_t len, enum cached_kind kind)
+struct cached_file *site_add_entry(size_t len, enum cached_kind kind)
 {
 	struct cached_file *f = &cache.files[cache.entry_count];
 	f->name = copy_span(cache.name_arena + cache.names_used, cache.path, len) - len;
 	f->name_len = (uint16_t)len;
 	f->kind = (uint8_t)kind;
 	cache.names_used += (uint32_t)len;
-	file_cache_index_insert(cache.entry_count++);
+	site_index_insert(cache.entry_count++);
 	return f;
 }
 
@@ -160,9 +160,9 @@ static void add_validators(struct cached_file *f, const struct loaded_file *l)
 						   l->size, l->mtime_ns, l->stamp.inode);
 }
 
-void file_cache_add_file(size_t len, const struct loaded_file *l)
+void site_add_file(size_t len, const struct loaded_file *l)
 {
-	struct cached_file *f = file_cache_add_entry(len, CACHED_FILE);
+	struct cached_file *f = site_add_entry(len, CACHED_FILE);
 	f->size = l->size;
 	f->mtime = l->mtime;
 	f->place = l->place;
@@ -179,7 +179,7 @@ void file_cache_add_file(size_t len, const struct loaded_file *l)
 	add_validators(f, l);
 }
 
-enum file_encoding file_cache_suffix_encoding(const char *name, size_t len)
+enum file_encoding site_suffix_encoding(const char *name, size_t len)
 {
 	for (int e = FILE_ENCODING_IDENTITY + 1; e < FILE_ENCODING_COUNT; e++) {
 		const struct text_span *x = &file_encoding_suffix[e];
@@ -222,11 +222,11 @@ static void link_variants(void)
 	for (uint32_t i = 0; i < cache.entry_count; i++) {
 		const struct cached_file *v = &cache.files[i];
 		enum file_encoding e = v->kind == CACHED_FILE
-					       ? file_cache_suffix_encoding(v->name, v->name_len)
+					       ? site_suffix_encoding(v->name, v->name_len)
 					       : FILE_ENCODING_IDENTITY;
 		if (e == FILE_ENCODING_IDENTITY)
 			continue;
-		struct cached_file *base = (struct cached_file *)file_cache_find(
+		struct cached_file *base = (struct cached_file *)site_find(
 			v->name, v->name_len - file_encoding_suffix[e].len);
 		if (base && base->kind == CACHED_FILE)
 			add_variant(base, v, e);
@@ -243,7 +243,7 @@ static int is_listing(const struct cached_file *f)
 	return n == 0 || f->name[n - 1] == '/';
 }
 
-void file_cache_render_heads(struct cached_file *f)
+void site_render_heads(struct cached_file *f)
 {
 	struct text_span type = {LITERAL(LISTING_TYPE)};
 	if (!is_listing(f))
@@ -264,65 +264,65 @@ void file_cache_render_heads(struct cached_file *f)
 	cache.heads_used += file_head_render(h, f, type, header_for);
 }
 
-enum exit_code file_cache_reserve(uint64_t bytes, void **at)
+enum exit_code site_reserve(uint64_t bytes, void **at)
 {
 	*at = 0;
 	if (bytes == 0)
 		return EXIT_OK;
 	long m = sys_mmap(0, bytes, ARENA_PROT, ARENA_FLAGS, -1, 0);
 	if (sys_is_error(m))
-		return file_cache_fail(EXIT_ROOT_READ, "cannot map memory for the cache",
+		return site_fail(EXIT_ROOT_READ, "cannot map memory for the cache",
 					       m);
 	*at = (void *)m;
 	return EXIT_OK;
 }
 
-enum exit_code file_cache_finish(void)
+enum exit_code site_finish(void)
 {
 	link_variants();
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		if (cache.files[i].kind == CACHED_FILE)
-			file_cache_render_heads(&cache.files[i]);
+			site_render_heads(&cache.files[i]);
 	for (uint32_t k = 0; k < cache.variant_count; k++)
-		file_cache_render_heads(&cache.files[cache.entries_max + k]);
-	return cache.listings_max ? file_cache_add_listings() : EXIT_OK;
+		site_render_heads(&cache.files[cache.entries_max + k]);
+	return cache.listings_max ? site_add_listings() : EXIT_OK;
 }
 
-enum exit_code file_cache_allocate(void)
+enum exit_code site_allocate(void)
 {
 	cache.entries_max = cache.entry_count;
 	cache.names_max = cache.names_used;
 	cache.entry_count = 0;
 	cache.names_used = 0;
-	file_cache_size_listings();
+	site_size_listings();
 	cache.index_size = 2;
 	while (cache.index_size < 2 * ((uint64_t)cache.entries_max + cache.listings_max))
 		cache.index_size *= 2;
 	/* The representations come after the entries, the listings after them. */
 	uint64_t files_max = (uint64_t)cache.entries_max + cache.variants_max + cache.listings_max;
 	uint64_t heads = (files_max + HEAD_ARENA_PAGES) * (HEAD_ARENA_PER_FILE + path_fields_max());
-	if (cache.gzip_deferred && cache.compress_level) /* file_cache_compress_late renders */
+	if (cache.gzip_deferred && cache.compress_level) /* site_compress_late renders */
 		heads *= 2;                               /* them again (untouched: free) */
 	cache.heads_reserved = heads;
 	cache.files_reserved = files_max * sizeof(struct cached_file);
-	enum exit_code r = file_cache_reserve(files_max * sizeof(struct cached_file),
+	enum exit_code r = site_reserve(files_max * sizeof(struct cached_file),
 					      (void **)&cache.files);
 	if (r == EXIT_OK)
-		r = file_cache_reserve((uint64_t)cache.index_size * sizeof(uint32_t),
+		r = site_reserve((uint64_t)cache.index_size * sizeof(uint32_t),
 				       (void **)&cache.index_slot);
 	if (r == EXIT_OK)
-		r = file_cache_reserve(cache.names_max, (void **)&cache.name_arena);
+		r = site_reserve(cache.names_max, (void **)&cache.name_arena);
 	if (r == EXIT_OK)
-		r = file_cache_reserve((uint64_t)cache.entries_max * sizeof(struct file_stamp),
+		r = site_reserve((uint64_t)cache.entries_max * sizeof(struct file_stamp),
 				       (void **)&cache.stamps);
 	if (r == EXIT_OK)
-		r = file_cache_reserve(heads, (void **)&cache.head_arena);
+		r = site_reserve(heads, (void **)&cache.head_arena);
 	if (r == EXIT_OK && cache.compress_level) /* file_gzip.c's notes, a byte a file */
-		r = file_cache_reserve(cache.entries_max, (void **)&cache.gzip_none);
+		r = site_reserve(cache.entries_max, (void **)&cache.gzip_none);
 	if (r == EXIT_OK && cache.entries_max && cache.budget) /* --cache-bytes 0: none */
-		r = file_cache_open_body_arena();
+		r = site_open_body_arena();
 	if (r == EXIT_OK)
-		r = file_cache_reserve(cache.listing_arena_max, (void **)&cache.listing_arena);
+		r = site_reserve(cache.listing_arena_max, (void **)&cache.listing_arena);
 	return r;
 }
 
@@ -331,15 +331,15 @@ enum exit_code file_cache_allocate(void)
 static const struct cached_file *page_target(const char *target, const char *flag)
 {
 	size_t len = cstr_len(target) - 1; /* cli.c took only targets that start with '/' */
-	const struct cached_file *f = file_cache_find(target + 1, len);
+	const struct cached_file *f = site_find(target + 1, len);
 	if (f && f->kind == CACHED_FILE && f->place != FILE_LISTED_LIVE) /* made per request */
 		return f;
-	if (len > FILE_CACHE_PATH_MAX)
-		len = FILE_CACHE_PATH_MAX; /* no such name is loaded: said in part */
+	if (len > SITE_PATH_MAX)
+		len = SITE_PATH_MAX; /* no such name is loaded: said in part */
 	copy_span(cache.path, target + 1, len)[0] = '\0';
 	char what[sizeof("--error-page 404 names no loaded file")];
 	copy_span(copy_span(what, flag, cstr_len(flag)), LITERAL(" names no loaded file"))[0] = '\0';
-	file_cache_fail(EXIT_ROOT_READ, what, 0);
+	site_fail(EXIT_ROOT_READ, what, 0);
 	return 0;
 }
 
@@ -377,7 +377,7 @@ static const char *const page_flag[ERROR_PAGE_COUNT] = {
 #undef PAGE_FLAG
 };
 
-enum exit_code file_cache_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
+enum exit_code site_load_pages(const char *const error[ERROR_PAGE_COUNT], const char *fallback,
 				struct site_pages *pages)
 {
 	for (unsigned id = 0; id < ERROR_PAGE_COUNT; id++) {
