@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #include "common/answer/disk_file.h"
+#include "common/base/config.h"
+
+APOLLOD_EXTERN_C_BEGIN
 
 /* Buffers per process: listings being sent at once. A fifth connection asking while four
  * are still sending theirs gets the 503 with Retry-After (listings_refused). */
@@ -42,5 +45,7 @@ char *live_listing_buffer(struct live_listings *l, int fd, uint32_t gen,
  * disk_open's open and statx of f beneath the current site's DIR, then its close; each
  * counted in syscalls_total. */
 int live_listing_stat(void *ctx, const struct cached_file *f, struct disk_stat *st);
+
+APOLLOD_EXTERN_C_END
 
 #endif /* APOLLOD_COMMON_SERVE_LIVE_LISTING_H */
