@@ -122,14 +122,6 @@ void site_release(void)
 	site_enter(SITE_DEFAULT);
 }
 
-/* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
-static int same_stamp(const struct file_stamp *a, const struct file_stamp *b)
-{
-	return a->inode == b->inode && a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
-	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns &&
-	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
-}
-
 /* The previous image's record of name[0..len) of `coding` (enum file_manifest_coding),
  * or NULL. */
 static const struct file_manifest_record *old_record(const char *name, size_t len,
@@ -154,7 +146,7 @@ const struct file_manifest_record *site_reusable(size_t len,
 						       uint64_t size)
 {
 	const struct file_manifest_record *r = old_record(cache.path, len, FILE_MANIFEST_IDENTITY);
-	return r && (!now || (r->size == size && same_stamp(&r->stamp, now))) ? r : 0;
+	return r && (!now || (r->size == size && file_stamp_same(&r->stamp, now))) ? r : 0;
 }
 
 const struct file_manifest_record *site_reusable_gzip(const char *name, size_t len,
@@ -165,7 +157,7 @@ const struct file_manifest_record *site_reusable_gzip(const char *name, size_t l
 	if (!h || h->gzip_level != (uint32_t)level)
 		return 0; /* none, or made at another level: compressed anew */
 	const struct file_manifest_record *r = old_record(name, len, FILE_MANIFEST_GZIP);
-	return r && same_stamp(&r->stamp, stamp) ? r : 0;
+	return r && file_stamp_same(&r->stamp, stamp) ? r : 0;
 }
 
 /* Whether text[0..len) begins with word[0..n). */

@@ -63,6 +63,14 @@ struct file_stamp {
 	uint32_t dev_minor;
 };
 
+/* Whether stamps a and b are the same: device, inode, mtime and ctime to the ns. */
+static inline int file_stamp_same(const struct file_stamp *a, const struct file_stamp *b)
+{
+	return a->inode == b->inode && a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
 struct file_manifest_record {
 	struct file_stamp stamp;
 	uint64_t size;      /* the bytes in the arena: the file's size when they were read */

@@ -160,8 +160,9 @@ static uint64_t realtime_ns(void)
 }
 
 /* Whether the file just read from fd, stat'ed (by name) as *before the open, is settled
- * (site_settle): always without it; else it is the same inode (not one renamed in
- * between), its size, mtime and ctime are as before and its mtime is quiet_ns old.
+ * (site_settle): always without it; else it is the same file (device and inode: not
+ * one renamed in between), its size, mtime and ctime are as before and its mtime is
+ * quiet_ns old.
  * Sets out->settle_ns: when its mtime will be. */
 static int settled(int fd, const struct statx *before, struct loaded_file *out)
 {
@@ -172,8 +173,7 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 		return 0;
 	struct file_stamp a = stamp_of(before), b = stamp_of(&now);
 	out->settle_ns = (uint64_t)b.mtime_s * NS_PER_S + b.mtime_ns + cache.quiet_ns;
-	return now.stx_size == before->stx_size && a.inode == b.inode &&
-	       a.mtime_s == b.mtime_s && a.mtime_ns == b.mtime_ns && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns &&
+	return now.stx_size == before->stx_size && file_stamp_same(&a, &b) &&
 	       (out->settle_ns <= cache.load_ns || out->settle_ns <= realtime_ns());
 }
 
