@@ -104,6 +104,8 @@ struct site_snapshot {
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
+	uint64_t heads_prefaulted; /* the head arena's bytes from 0 faulted in ahead of the
+				    * rendering (site_heads_ahead) */
 	uint32_t skipped;          /* entries passed over (site_skip) */
 	uint32_t unsettled;        /* files that never settled (site_settle) */
 	uint64_t quiet_ns;         /* --watch: how old an mtime must be; 0: take every file */
@@ -184,6 +186,18 @@ enum exit_code site_skip(const char *what, long err);
 /* Maps bytes of anonymous memory at *at (nothing, *at NULL, for 0). Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
 enum exit_code site_reserve(uint64_t bytes, void **at);
+
+/* Faults in bytes of writable memory at `at` (page-aligned) by one
+ * madvise(MADV_POPULATE_WRITE), where the first write of each 4 KiB page would take a
+ * fault of its own: memory the load is about to fill whole (the table, the names, the
+ * stamps, the manifest). Only a saving: a refusal (a kernel before 5.14) leaves the
+ * pages to be faulted one by one as before, so the result is not checked. */
+void site_prefault(void *at, uint64_t bytes);
+
+/* Faults in the head arena (site_prefault) from what is faulted in so far up to
+ * heads_used + need, at least HEAD_PREFAULT_STEP at a time and never past what is
+ * reserved: called before a head or validators are rendered there. */
+void site_heads_ahead(uint64_t need);
 
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it
  * and the arenas, and resets the counts for the second walk. Returns EXIT_OK or
