@@ -154,7 +154,7 @@ struct cached_file *site_add_entry(size_t len, enum cached_kind kind)
 	f->name_len = (uint16_t)len;
 	f->kind = (uint8_t)kind;
 	cache.names_used += (uint32_t)len;
-	site_index_insert(cache.entry_count++);
+	cache.entry_count++; /* indexed once the walk is done (site_finish) */
 	return f;
 }
 
@@ -306,6 +306,8 @@ enum exit_code site_reserve(uint64_t bytes, void **at)
 
 enum exit_code site_finish(void)
 {
+	for (uint32_t i = 0; i < cache.entry_count; i++)
+		site_index_insert(i);
 	link_variants();
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		if (cache.files[i].kind == CACHED_FILE)

@@ -214,8 +214,9 @@ enum exit_code site_allocate(void);
 /* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
 void site_index_insert(uint32_t at);
 
-/* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
- * checked every limit. Returns the entry. */
+/* Records the entry path[0..len) of `kind`: its name; its index slot comes once the
+ * walk is done (site_finish), so site_find finds none of the walk's entries before. The
+ * caller checked every limit. Returns the entry. */
 struct cached_file *site_add_entry(size_t len, enum cached_kind kind);
 
 /* Records the loaded file path[0..len): its entry and, in memory, its stamp and
@@ -233,8 +234,10 @@ enum file_encoding site_suffix_encoding(const char *name, size_t len);
  * --header-for lines there (struct cached_file's head): its head is made per request. */
 void site_render_heads(struct cached_file *f);
 
-/* After the loading walk: links the variants, renders every file's and representation's
- * heads, then (--listing) makes the listings. Returns EXIT_OK or the start-up error
+/* After the loading walk: indexes its entries (in one pass: between the walk's syscalls
+ * each insert cost four times as much, benchmarks/reports/2026-12-06-loader.md), links
+ * the variants, renders every file's and representation's heads, then (--listing) makes
+ * the listings. Returns EXIT_OK or the start-up error
  * (reported). */
 enum exit_code site_finish(void);
 
