@@ -519,6 +519,8 @@ enum exit_code site_load(const char *root, unsigned flags, uint32_t max_files)
 	if (r == EXIT_OK)
 		r = walk_root(root);
 	if (r == EXIT_OK)
+		site_index_entries();
+	if (r == EXIT_OK)
 		site_add_gzip(); /* into the body arena, before it is sealed */
 	site_forget_old_manifest();
 	if (r == EXIT_OK)

@@ -154,7 +154,7 @@ struct cached_file *site_add_entry(size_t len, enum cached_kind kind)
 	f->name_len = (uint16_t)len;
 	f->kind = (uint8_t)kind;
 	cache.names_used += (uint32_t)len;
-	cache.entry_count++; /* indexed once the walk is done (site_finish) */
+	cache.entry_count++; /* indexed once the walk is done (site_index_entries) */
 	return f;
 }
 
@@ -304,10 +304,14 @@ enum exit_code site_reserve(uint64_t bytes, void **at)
 	return EXIT_OK;
 }
 
-enum exit_code site_finish(void)
+void site_index_entries(void)
 {
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		site_index_insert(i);
+}
+
+enum exit_code site_finish(void)
+{
 	link_variants();
 	for (uint32_t i = 0; i < cache.entry_count; i++)
 		if (cache.files[i].kind == CACHED_FILE)

@@ -214,9 +214,15 @@ enum exit_code site_allocate(void);
 /* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
 void site_index_insert(uint32_t at);
 
+/* Puts every entry the loading walk recorded in the hash index, in one pass once the walk
+ * is done and before anything looks one up (site_add_gzip, site_finish): between the
+ * walk's syscalls each insert cost about four times as much
+ * (benchmarks/reports/2026-12-06-loader.md). */
+void site_index_entries(void);
+
 /* Records the entry path[0..len) of `kind`: its name; its index slot comes once the
- * walk is done (site_finish), so site_find finds none of the walk's entries before. The
- * caller checked every limit. Returns the entry. */
+ * walk is done (site_index_entries), so site_find finds none of the walk's entries
+ * before. The caller checked every limit. Returns the entry. */
 struct cached_file *site_add_entry(size_t len, enum cached_kind kind);
 
 /* Records the loaded file path[0..len): its entry and, in memory, its stamp and
@@ -234,10 +240,8 @@ enum file_encoding site_suffix_encoding(const char *name, size_t len);
  * --header-for lines there (struct cached_file's head): its head is made per request. */
 void site_render_heads(struct cached_file *f);
 
-/* After the loading walk: indexes its entries (in one pass: between the walk's syscalls
- * each insert cost four times as much, benchmarks/reports/2026-12-06-loader.md), links
- * the variants, renders every file's and representation's heads, then (--listing) makes
- * the listings. Returns EXIT_OK or the start-up error
+/* After the loading walk: links the variants, renders every file's and representation's
+ * heads, then (--listing) makes the listings. Returns EXIT_OK or the start-up error
  * (reported). */
 enum exit_code site_finish(void);
 
