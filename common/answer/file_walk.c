@@ -170,11 +170,10 @@ static uint64_t served_second(int64_t s)
 }
 
 /* The file's times as served, from its stamp: Last-Modified is served_second of its
- * mtime; the ETag takes the mtime as it is, to the ns. */
+ * mtime; the ETag takes the stamp's mtime as it is, to the ns (site_index_entries). */
 static void note_times(const struct file_stamp *s, struct loaded_file *out)
 {
 	out->mtime = served_second(s->mtime_s);
-	out->mtime_ns = (uint64_t)s->mtime_s * NS_PER_S + s->mtime_ns;
 	out->stamp = *s;
 }
 

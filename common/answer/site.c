@@ -39,6 +39,7 @@ void sites_enter(uint32_t s)
 }
 
 #define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
 /* What site_heads_ahead faults in at least: 1 MiB, 256 pages a call (about 15 calls for
  * the 50,000 heads of bench/doc_tree.py's tree), and at most that much faulted in past
  * the last head. */
@@ -177,13 +178,15 @@ void site_heads_ahead(uint64_t need)
 	cache.heads_prefaulted = from + len;
 }
 
-/* Renders the validators of the file l (its mtime in f->mtime) at the end of the head
- * arena: the ETag "<size>-<mtime ns>-<inode>" (BEHAVIOUR 10.8). */
-static void add_validators(struct cached_file *f, const struct loaded_file *l)
+/* Renders the validators of f, a file in memory whose stamp is *s (its mtime in
+ * f->mtime), at the end of the head arena: the ETag "<size>-<mtime ns>-<inode>", the
+ * mtime to the ns (BEHAVIOUR 10.8). */
+static void add_validators(struct cached_file *f, const struct file_stamp *s)
 {
 	site_heads_ahead(FILE_VALIDATORS_MAX);
+	uint64_t mtime_ns = (uint64_t)s->mtime_s * NS_PER_S + s->mtime_ns;
 	cache.heads_used += file_validators_render(cache.head_arena + cache.heads_used, f,
-						   l->size, l->mtime_ns, l->stamp.inode);
+						   f->size, mtime_ns, s->inode);
 }
 
 void site_add_file(size_t len, const struct loaded_file *l)
@@ -202,7 +205,6 @@ void site_add_file(size_t len, const struct loaded_file *l)
 	cache.stamps[f - cache.files] = l->stamp;
 	cache.bytes_total += l->size;
 	cache.file_count++;
-	add_validators(f, l);
 }
 
 enum file_encoding site_suffix_encoding(const char *name, size_t len)
@@ -306,8 +308,12 @@ enum exit_code site_reserve(uint64_t bytes, void **at)
 
 void site_index_entries(void)
 {
-	for (uint32_t i = 0; i < cache.entry_count; i++)
+	for (uint32_t i = 0; i < cache.entry_count; i++) {
 		site_index_insert(i);
+		struct cached_file *f = &cache.files[i];
+		if (f->kind == CACHED_FILE && f->place == FILE_IN_MEMORY)
+			add_validators(f, &cache.stamps[i]);
+	}
 }
 
 enum exit_code site_finish(void)

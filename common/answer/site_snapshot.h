@@ -163,7 +163,6 @@ struct loaded_file {
 	struct file_stamp stamp; /* its inode names it in the ETag */
 	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
 	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
-	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
 	uint64_t settle_ns; /* FILE_UNSETTLED: when it may be settled (CLOCK_REALTIME) */
 };
 
@@ -214,9 +213,10 @@ enum exit_code site_allocate(void);
 /* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
 void site_index_insert(uint32_t at);
 
-/* Puts every entry the loading walk recorded in the hash index, in one pass once the walk
- * is done and before anything looks one up (site_add_gzip, site_finish): between the
- * walk's syscalls each insert cost about four times as much
+/* Puts every entry the loading walk recorded in the hash index, and renders each file
+ * in memory's validators from its size and stamp, in one pass once the walk is done and
+ * before anything looks one up or reads an ETag (site_add_gzip, site_finish): between
+ * the walk's syscalls each insert cost about four times as much
  * (benchmarks/reports/2026-12-06-loader.md). */
 void site_index_entries(void);
 
@@ -225,9 +225,9 @@ void site_index_entries(void);
  * before. The caller checked every limit. Returns the entry. */
 struct cached_file *site_add_entry(size_t len, enum cached_kind kind);
 
-/* Records the loaded file path[0..len): its entry and, in memory, its stamp and
- * validators; its heads come once every file is loaded (site_finish). The caller
- * checked every limit. */
+/* Records the loaded file path[0..len): its entry and, in memory, its stamp; its
+ * validators come once the walk is done (site_index_entries), its heads once every
+ * file is loaded (site_finish). The caller checked every limit. */
 void site_add_file(size_t len, const struct loaded_file *l);
 
 /* The encoding whose file name suffix name[0..len) ends with (".br", ".zst", ".gz", after at
