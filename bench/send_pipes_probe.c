@@ -3,6 +3,9 @@
  * discards what it reads:
  *   copy      writev(head, body) from the mapping (apollod below FILE_BY_REFERENCE_MIN);
  *   sendfile  sendmsg(head, MSG_MORE) then sendfile from the memfd (apollod at 2 MiB+);
+ *   file      the same sendfile from a regular file in the page cache (nginx's way, and
+ *             apollod's for a file served from disk): the same bytes written to a file
+ *             in $PROBE_DIR (default /var/tmp), read once, unlinked at exit;
  *   pipe      sendmsg(head, MSG_MORE) then vmsplice the mapping's pages into a pipe and
  *             splice the pipe to the socket (SPLICE_F_MOVE | SPLICE_F_NONBLOCK).
  * The sender runs connections sockets in one thread on epoll (edge triggered, like
@@ -149,11 +152,14 @@ static void reader(int n, int *fds, int cpu)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: %s copy|sendfile|pipe SIZE_KIB SECONDS [CONNS] [SCPU RCPU]\n",
+		fprintf(stderr, "usage: %s copy|sendfile|file|pipe SIZE_KIB SECONDS [CONNS] [SCPU RCPU]\n",
 			argv[0]);
 		return 2;
 	}
-	enum mode m = !strcmp(argv[1], "copy") ? COPY : !strcmp(argv[1], "sendfile") ? SENDFILE : PIPE;
+	int from_file = !strcmp(argv[1], "file");
+	enum mode m = !strcmp(argv[1], "copy")			    ? COPY
+		      : !strcmp(argv[1], "sendfile") || from_file ? SENDFILE
+								    : PIPE;
 	uint64_t size = strtoull(argv[2], 0, 10) << 10;
 	double seconds = atof(argv[3]);
 	int conns = argc > 4 ? atoi(argv[4]) : 8;
@@ -167,6 +173,12 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < size; i++)
 		w[i] = (char)(i * 7);
 	if (write(memfd, w, size) != (long)size)
+		return 1;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/send_pipes_probe.XXXXXX",
+		 getenv("PROBE_DIR") ? getenv("PROBE_DIR") : "/var/tmp");
+	int file = from_file ? mkstemp(path) : -1;
+	if (from_file && (file < 0 || write(file, w, size) != (long)size))
 		return 1;
 	free(w);
 	fcntl(memfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK);
@@ -214,7 +226,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < conns; i++) { /* one body each, in turn, like a server's loop */
 			if (!ready[i])
 				continue;
-			int r = pump(&o[i], m, body, memfd, size);
+			int r = pump(&o[i], m, body, from_file ? file : memfd, size);
 			if (r < 0) {
 				perror("send");
 				return 1;
@@ -226,6 +238,8 @@ int main(int argc, char **argv)
 	double c1 = cpu_us();
 	kill(child, SIGKILL);
 	waitpid(child, 0, 0);
+	if (from_file)
+		unlink(path);
 	printf("%s %llu KiB bodies %llu cpu_us_per_body %.1f\n", argv[1],
 	       (unsigned long long)(size >> 10), (unsigned long long)bodies,
 	       bodies ? (c1 - c0) / bodies : 0.0);
