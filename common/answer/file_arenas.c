@@ -7,6 +7,7 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/stat.h>              /* struct statx, STATX_SIZE */
 
+#include "common/answer/huge_pages.h"
 #include "common/answer/sites.h"
 #include "common/base/limits.h"
 #include "common/base/span.h"
@@ -198,7 +199,9 @@ enum exit_code site_open_body_arena(void)
 	long r = sys_ftruncate((int)fd, site_arena_span());
 	if (sys_is_error(r))
 		return site_fail(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
-	long m = sys_mmap(0, site_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+	cache.huge_page = huge_page_size(); /* the sealed mapping keeps this address */
+	long m = huge_map_aligned(site_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd,
+				  cache.huge_page);
 	if (sys_is_error(m))
 		return site_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
 	cache.body_arena = (char *)m;
@@ -216,6 +219,27 @@ int site_above_slots(int fd)
 		return fd; /* EINVAL: the limit is CONN_SLOTS; the arena keeps its low slot */
 	sys_close(fd);
 	return (int)high;
+}
+
+/* Joins into huge pages every huge page of the new arena that holds bytes of a body
+ * of files[from, to) leaving by reference (FILE_BY_REFERENCE_MIN or more: through a
+ * send pipe or by sendfile, which pay per 4 KiB page; its neighbours sent by copy share
+ * the page and lose nothing), the arena sealed and mapped read-only at the fill's
+ * block-aligned address (huge_pages.h). The table lists the walk's files, and apart
+ * the representations, in the order they were copied, so a block two of them share is
+ * asked once. Unused slots are zero (no body). */
+static void join_large_bodies(uint32_t from, uint32_t to)
+{
+	const struct file_arena *a = &cache.arenas[cache.new_arena];
+	uint64_t done = 0;
+	for (uint32_t i = from; i < to; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (f->place != FILE_IN_MEMORY || f->arena != cache.new_arena || !f->body ||
+		    f->size < FILE_BY_REFERENCE_MIN)
+			continue;
+		uint64_t at = (uint64_t)(f->body - a->base);
+		done = huge_join(a->base, at, at + f->size, done, a->size, cache.huge_page);
+	}
 }
 
 /* After the loading walk: the body arena becomes the sealed arena arenas[new_arena]. The
@@ -251,6 +275,8 @@ static enum exit_code seal_body_arena(void)
 	int fd = site_above_slots(cache.body_fd);
 	cache.arenas[cache.new_arena] = (struct file_arena){cache.body_arena, bytes, fd, 0};
 	cache.body_fd = -1;
+	join_large_bodies(0, cache.entry_count);
+	join_large_bodies(cache.entries_max, cache.entries_max + cache.variant_count);
 	return EXIT_OK;
 }
 
