@@ -48,16 +48,16 @@ long huge_map_aligned(uint64_t bytes, int prot, int flags, int fd, uint64_t alig
 	return m;
 }
 
-uint64_t huge_join(const char *base, uint64_t from, uint64_t to, uint64_t done, uint64_t end,
-		   uint64_t block)
+void huge_join(const char *base, uint64_t from, uint64_t to, uint64_t block)
 {
 	if (!block || to <= from)
-		return done;
-	uint64_t at = from & ~(block - 1);
-	for (at = at > done ? at : done; at < to && at + block <= end; at += block) {
+		return;
+	if (!sys_is_error(sys_madvise((void *)(base + from), to - from, K_MADV_COLLAPSE))) {
+		counter_add(C_huge_pages_joined, (to - from) / block);
+		return;
+	}
+	for (uint64_t at = from; at < to; at += block) {
 		long r = sys_madvise((void *)(base + at), block, K_MADV_COLLAPSE);
 		counter_add(sys_is_error(r) ? C_huge_pages_refused : C_huge_pages_joined, 1);
-		done = at + block;
 	}
-	return done;
 }
