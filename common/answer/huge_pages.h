@@ -31,9 +31,9 @@ long huge_map_aligned(uint64_t bytes, int prot, int flags, int fd, uint64_t alig
 
 /* Joins into huge pages the blocks of size `block` (huge_page_size) that make up
  * [from, to), both multiples of block, of the mapping at base (block-aligned, as
- * huge_map_aligned makes it): one MADV_COLLAPSE for the whole run (the kernel drains
- * every CPU's page lists once per call, so a call per block cost the load about 3
- * times the CPU on a tree of 16 MiB files), then, only when that fails, one per block,
+ * huge_map_aligned makes it): one MADV_COLLAPSE for the whole run (one system call, and
+ * the kernel drains every CPU's page lists once per call), then, only when that fails,
+ * one per block,
  * so each block is counted in huge_pages_joined or, refused (EINVAL on a kernel before
  * 6.1, "deny", ENOMEM or EAGAIN when no huge page can be had now), in
  * huge_pages_refused. The bytes read the same either way. Nothing when block is 0. */
