@@ -88,6 +88,11 @@ struct site_snapshot {
 	uint32_t old_slots;        /* a power of two, at least twice the records */
 	uint64_t arena_live[FILE_ARENAS_MAX]; /* bytes of each arena that files use */
 	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
+	uint64_t huge_page;        /* huge_page_size() at the body arena's opening: its
+				    * mapping's alignment, the blocks join_large_bodies joins */
+	uint8_t huge_join_due;     /* 1: the walk's arena (huge_join_arena) is sealed and its
+				    * large bodies not joined yet (site_join_huge_pages) */
+	uint8_t huge_join_arena;
 	int budget_set;            /* site_set_budget was called */
 	int root_fd;               /* DIR, open from the loading walk on (site_root_fd) */
 	/* What the first walk counted: */
