@@ -459,6 +459,7 @@ static void write_manifest(void)
 	long r = sys_ftruncate((int)fd, size);
 	long m = sys_is_error(r) ? r : sys_mmap(0, size, ARENA_PROT, MAP_SHARED, (int)fd, 0);
 	if (!sys_is_error(m)) {
+		site_prefault((void *)m, size); /* written whole: a call, not a fault a page */
 		fill_manifest((char *)m, handed, arenas, count, names);
 		r = sys_munmap((void *)m, size);
 	}
