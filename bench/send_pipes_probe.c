@@ -8,6 +8,8 @@
  *             in $PROBE_DIR (default /var/tmp), read once, unlinked at exit;
  *   pipe      sendmsg(head, MSG_MORE) then vmsplice the mapping's pages into a pipe and
  *             splice the pipe to the socket (SPLICE_F_MOVE | SPLICE_F_NONBLOCK).
+ * With COLLAPSE=1 in the environment the memfd's whole 2 MiB blocks are joined into huge
+ * pages first (madvise MADV_COLLAPSE), as apollod does for its large bodies.
  * The sender runs connections sockets in one thread on epoll (edge triggered, like
  * apollod's epoll backend); the reader is a child process. Not a server, no HTTP: it
  * isolates the send path's kernel cost. Build and run:
@@ -149,6 +151,23 @@ static void reader(int n, int *fds, int cpu)
 	}
 }
 
+#define HUGE_BLOCK (2u << 20) /* x86_64's PMD size */
+
+/* The memfd mapped read-only; with collapse at a HUGE_BLOCK boundary, then joined into
+ * huge pages by madvise(MADV_COLLAPSE) (Linux 6.1; 25 in mman-common.h), whose result
+ * goes to stderr. */
+static const char *map_body(int memfd, uint64_t size, int collapse)
+{
+	if (!collapse)
+		return mmap(0, size, PROT_READ, MAP_SHARED | MAP_POPULATE, memfd, 0);
+	char *r = mmap(0, size + HUGE_BLOCK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *at = (char *)(((uintptr_t)r + HUGE_BLOCK - 1) & ~(uintptr_t)(HUGE_BLOCK - 1));
+	char *m = mmap(at, size, PROT_READ, MAP_SHARED | MAP_FIXED | MAP_POPULATE, memfd, 0);
+	int rc = madvise(m, size & ~(uint64_t)(HUGE_BLOCK - 1), 25 /* MADV_COLLAPSE */);
+	fprintf(stderr, "collapse: %s\n", rc ? strerror(errno) : "joined");
+	return m;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -182,7 +201,9 @@ int main(int argc, char **argv)
 		return 1;
 	free(w);
 	fcntl(memfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK);
-	const char *body = mmap(0, size, PROT_READ, MAP_SHARED | MAP_POPULATE, memfd, 0);
+	/* COLLAPSE=1: mapped at a 2 MiB boundary and joined into huge pages first, as the
+	 * daemon's large bodies are (huge_pages.h); a memfd under 2 MiB has no whole block. */
+	const char *body = map_body(memfd, size, getenv("COLLAPSE") != NULL);
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t al = sizeof a;

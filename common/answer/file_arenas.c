@@ -7,6 +7,7 @@
 #include <linux/fcntl.h>             /* AT_EMPTY_PATH, AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/stat.h>              /* struct statx, STATX_SIZE */
 
+#include "common/answer/huge_pages.h"
 #include "common/answer/sites.h"
 #include "common/base/limits.h"
 #include "common/base/span.h"
@@ -105,6 +106,7 @@ static void release_table(void)
 
 void site_release(void)
 {
+	site_join_huge_pages(); /* the first generation serves meanwhile */
 	for (uint32_t s = 0; s < SITES_MAX; s++) {
 		site_enter(s);
 		for (uint32_t i = 0; i < FILE_ARENAS_MAX; i++) {
@@ -198,7 +200,9 @@ enum exit_code site_open_body_arena(void)
 	long r = sys_ftruncate((int)fd, site_arena_span());
 	if (sys_is_error(r))
 		return site_fail(EXIT_ROOT_READ, "cannot size the snapshot's memfd", r);
-	long m = sys_mmap(0, site_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd, 0);
+	cache.huge_page = huge_page_size(); /* the sealed mapping keeps this address */
+	long m = huge_map_aligned(site_arena_span(), ARENA_PROT, BODY_FILL_FLAGS, (int)fd,
+				  cache.huge_page);
 	if (sys_is_error(m))
 		return site_fail(EXIT_ROOT_READ, "cannot map the snapshot's memfd", m);
 	cache.body_arena = (char *)m;
@@ -216,6 +220,45 @@ int site_above_slots(int fd)
 		return fd; /* EINVAL: the limit is CONN_SLOTS; the arena keeps its low slot */
 	sys_close(fd);
 	return (int)high;
+}
+
+/* Joins into huge pages every huge page of arena k that holds bytes of a body of
+ * files[from, to) leaving by reference (FILE_BY_REFERENCE_MIN or more: through a send
+ * pipe or by sendfile, which pay per 4 KiB page; its neighbours sent by copy share the
+ * page and lose nothing) and lies wholly inside the memfd, the arena sealed and mapped
+ * read-only at its fill's block-aligned address (huge_pages.h). The table lists the
+ * walk's files, and apart the representations, in the order they were copied, so
+ * consecutive bodies' blocks gather into one run, joined by one call, and a block two
+ * bodies share is asked once. Unused slots are zero (no body). */
+static void join_large_bodies(uint8_t k, uint32_t from, uint32_t to)
+{
+	const struct file_arena *a = &cache.arenas[k];
+	uint64_t block = cache.huge_page, run_from = 0, run_to = 0;
+	for (uint32_t i = from; block && i < to; i++) {
+		const struct cached_file *f = &cache.files[i];
+		if (f->place != FILE_IN_MEMORY || f->arena != k || !f->body ||
+		    f->size < FILE_BY_REFERENCE_MIN)
+			continue;
+		uint64_t at = (uint64_t)(f->body - a->base) & ~(block - 1);
+		uint64_t end = ((uint64_t)(f->body - a->base) + f->size + block - 1) & ~(block - 1);
+		end = end <= a->size ? end : a->size & ~(block - 1); /* not past the memfd */
+		at = at > run_to || at < run_from ? at : run_to;     /* asked already */
+		if (at >= end)
+			continue;
+		if (at != run_to) { /* not next to the run: join the run, start another */
+			huge_join(a->base, run_from, run_to, block);
+			run_from = at;
+		}
+		run_to = end;
+	}
+	huge_join(a->base, run_from, run_to, block);
+}
+
+/* Joins the large bodies of arena k, the entries' and the representations'. */
+static void join_arena(uint8_t k)
+{
+	join_large_bodies(k, 0, cache.entry_count);
+	join_large_bodies(k, cache.entries_max, cache.entries_max + cache.variant_count);
 }
 
 /* After the loading walk: the body arena becomes the sealed arena arenas[new_arena]. The
@@ -416,6 +459,7 @@ static void write_manifest(void)
 	long r = sys_ftruncate((int)fd, size);
 	long m = sys_is_error(r) ? r : sys_mmap(0, size, ARENA_PROT, MAP_SHARED, (int)fd, 0);
 	if (!sys_is_error(m)) {
+		site_prefault((void *)m, size); /* written whole: a call, not a fault a page */
 		fill_manifest((char *)m, handed, arenas, count, names);
 		r = sys_munmap((void *)m, size);
 	}
@@ -564,12 +608,25 @@ uint32_t site_reuse(const int *fds, uint32_t n)
 	return arenas;
 }
 
+void site_join_huge_pages(void)
+{
+	for (uint32_t s = 0; s < SITES_MAX; s++) {
+		site_enter(s);
+		if (cache.huge_join_due && cache.arenas[cache.huge_join_arena].base)
+			join_arena(cache.huge_join_arena);
+		cache.huge_join_due = 0;
+	}
+	site_enter(SITE_DEFAULT);
+}
+
 enum exit_code site_seal_arenas(void)
 {
 	settle_arenas();
 	enum exit_code r = seal_body_arena();
 	if (r == EXIT_OK)
 		write_manifest();
+	cache.huge_join_arena = cache.new_arena; /* for site_join_huge_pages */
+	cache.huge_join_due = r == EXIT_OK && cache.arenas[cache.new_arena].base;
 	return r;
 }
 
@@ -591,6 +648,7 @@ enum exit_code site_seal_late(void)
 	enum exit_code r = seal_body_arena();
 	if (r != EXIT_OK)
 		return r;
+	join_arena(cache.new_arena); /* the compressing generation's: no one waits on it */
 	if (cache.manifest_fd >= 0) /* the supervisor's copy of the deferred load's */
 		sys_close(cache.manifest_fd);
 	cache.manifest_fd = -1;

@@ -74,6 +74,50 @@ static long send_body(int fd, uint64_t at, uint64_t size)
 	return (long)got;
 }
 
+/* Closes the loaded files' descriptors close_later kept (none: nothing): each run of
+ * consecutive numbers among them by one close_range(2), or by one close each where that
+ * fails (ENOSYS before Linux 5.9: close_range then closes none). Every number in a run
+ * is one of them, so no other descriptor is closed. */
+static void close_pending(void)
+{
+	uint32_t n = cache.close_count;
+	cache.close_count = 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		int first = cache.close_fds[i];
+		for (j = i + 1; j < n && cache.close_fds[j] == first + (int)(j - i);)
+			j++;
+		int last = first + (int)(j - i) - 1;
+		if (last == first || sys_is_error(sys_close_range((unsigned)first,
+								  (unsigned)last, 0)))
+			for (int fd = first; fd <= last; fd++)
+				sys_close(fd);
+	}
+}
+
+/* Closes fd, a loaded file's descriptor, later: with the ones opened around it,
+ * SITE_CLOSE_BATCH at a time, by close_range (close_pending), where a close each was a
+ * fifth of the loader's syscalls (benchmarks/reports/2026-12-06-loader.md). openat
+ * gives the lowest free number, so the batch's numbers come mostly consecutive. */
+static void close_later(int fd)
+{
+	cache.close_fds[cache.close_count++] = fd;
+	if (cache.close_count == SITE_CLOSE_BATCH)
+		close_pending();
+}
+
+/* openat(dirfd, name, flags) for the loading walk: when it fails for want of a
+ * descriptor (EMFILE) while close_later keeps some, closes them and asks again.
+ * Returns the descriptor or -errno. */
+static long open_entry(int dirfd, const char *name, int flags)
+{
+	long fd = sys_openat(dirfd, name, flags);
+	if (fd == -EMFILE && cache.close_count) {
+		close_pending();
+		fd = sys_openat(dirfd, name, flags);
+	}
+	return fd;
+}
+
 /* Whether fd, open from a name whose statx said a regular file, still is one (a FIFO or
  * a directory may have been renamed over the name between the statx and the open).
  * Asked only when a copy failed or came up short, so a file read whole costs no second
@@ -126,11 +170,10 @@ static uint64_t served_second(int64_t s)
 }
 
 /* The file's times as served, from its stamp: Last-Modified is served_second of its
- * mtime; the ETag takes the mtime as it is, to the ns. */
+ * mtime; the ETag takes the stamp's mtime as it is, to the ns (site_index_entries). */
 static void note_times(const struct file_stamp *s, struct loaded_file *out)
 {
 	out->mtime = served_second(s->mtime_s);
-	out->mtime_ns = (uint64_t)s->mtime_s * NS_PER_S + s->mtime_ns;
 	out->stamp = *s;
 }
 
@@ -178,7 +221,7 @@ static int settled(int fd, const struct statx *before, struct loaded_file *out)
 }
 
 /* Copies the file open as fd, stat'ed as *st, into the body arena for *out, and closes
- * fd. Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (site_settle:
+ * fd (close_later). Returns EXIT_OK with out->size the bytes copied, FILE_UNSETTLED (site_settle:
  * the bytes are left where the next file's go) or FILE_SKIPPED: silently when a copy
  * that failed or came up short finds fd no longer a regular file (is_regular), else
  * after a read error (site_skip). */
@@ -186,11 +229,11 @@ static enum exit_code read_body(long fd, const struct statx *st, struct loaded_f
 {
 	long got = copy_body((int)fd, st->stx_size);
 	if ((sys_is_error(got) || (uint64_t)got < st->stx_size) && !is_regular((int)fd)) {
-		sys_close((int)fd); /* replaced since its statx: skipped as when listed */
+		close_later((int)fd); /* replaced since its statx: skipped as when listed */
 		return EXIT_OK;
 	}
 	int stable = !sys_is_error(got) && settled((int)fd, st, out);
-	sys_close((int)fd);
+	close_later((int)fd);
 	if (sys_is_error(got))
 		return site_skip("cannot read", got);
 	out->size = stable ? (uint64_t)got : FILE_UNSETTLED;
@@ -239,7 +282,7 @@ static enum exit_code copy_file(int dirfd, const char *name, size_t len,
 		use_record(old, out);
 		return EXIT_OK;
 	}
-	long fd = sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	long fd = open_entry(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sys_is_error(fd))
 		return site_skip("cannot open", fd);
 	return read_body(fd, &st, out);
@@ -397,7 +440,7 @@ static enum exit_code walk_entry(int dirfd, int depth, size_t len, const struct 
 	if (well_known && !dotfiles && type != K_DT_DIR)
 		type = K_DT_UNKNOWN; /* DIR/.well-known is loaded as the directory RFC 8615 names */
 	if (r == EXIT_OK && type == K_DT_DIR) { /* depth < SITE_DEPTH_MAX: sub_len */
-		long sub = sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		long sub = open_entry(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sys_is_error(sub)) {
 			r = site_skip("cannot open directory", sub);
 		} else {
@@ -448,6 +491,7 @@ static enum exit_code walk_root(const char *root)
 	if (!cache.counting)
 		cache.root_mtime = directory_mtime((int)fd);
 	enum exit_code r = walk_directory((int)fd, 0, 0);
+	close_pending();
 	if (cache.counting)
 		sys_close((int)fd);
 	else /* disk-served files open beneath it */
@@ -473,6 +517,8 @@ enum exit_code site_load(const char *root, unsigned flags, uint32_t max_files)
 		r = site_allocate();
 	if (r == EXIT_OK)
 		r = walk_root(root);
+	if (r == EXIT_OK)
+		site_index_entries();
 	if (r == EXIT_OK)
 		site_add_gzip(); /* into the body arena, before it is sealed */
 	site_forget_old_manifest();

@@ -364,8 +364,17 @@ uint32_t site_handed_group(const int *fds, uint32_t n, const char *root, uint32_
  * 0 when there is no arena (or no manifest could be made). */
 uint32_t site_hand_over(int *fds);
 
+/* Joins into huge pages the large bodies of each site's walk, which site_seal_arenas
+ * left for later (BEHAVIOUR 10.17, huge_pages.h: the kernel may have to make room for
+ * each huge page, which cost up to 2 CPU s on 800 MB of 16 MiB files, so it is kept off
+ * the first start's path to readiness): site_release does it in the supervisor while
+ * the first generation serves, and a reload's generation before it says it is ready
+ * (the old one serves meanwhile). Each site's once; nothing for a site without it. */
+void site_join_huge_pages(void);
+
 /* In the resident supervisor, which loaded the first snapshot and then forked the first
- * serving generation (and the compressing one, supervisor.h): unmaps the snapshot's
+ * serving generation (and the compressing one, supervisor.h): first joins the large
+ * bodies (site_join_huge_pages), then unmaps the snapshot's
  * arenas and closes their memfds unless they were handed over (site_hand_over:
  * reload_release_hand_over closes those), unmaps the table, its index, names, stamps,
  * heads and listings, and closes DIR: the supervisor holds no tree (BEHAVIOUR 17).

@@ -41,6 +41,11 @@ struct file_arena {
 	uint32_t reserved;
 };
 
+/* Loaded files' descriptors file_walk.c's close_later keeps open at most before
+ * close_range closes them: 31 syscalls saved in 32 files, for 32 descriptors more at
+ * most while loading (it makes room when they run out). */
+#define SITE_CLOSE_BATCH 32
+
 /* site_snapshot.body_fd_at when the memfd's offset is not known (after a failed
  * lseek or sendfile): the next sendfile seeks first. */
 #define FILE_FILL_OFFSET_UNKNOWN UINT64_MAX
@@ -71,6 +76,8 @@ struct site_snapshot {
 				    * once fallocate failed */
 	int fill_by_sendfile;      /* bodies go in by sendfile into body_fd, not read into
 				    * the mapping (site_open_body_arena, copy_body) */
+	int close_fds[SITE_CLOSE_BATCH]; /* the loaded files' descriptors not closed yet */
+	uint32_t close_count;      /* in close_fds (file_walk.c close_later) */
 	uint8_t new_arena;         /* the arena the body arena becomes: after the reused ones */
 	int manifest_fd;           /* this load's manifest for the next image; -1 when none */
 	struct file_stamp *stamps; /* entries_max: files[i]'s stamp at stamps[i] */
@@ -81,6 +88,11 @@ struct site_snapshot {
 	uint32_t old_slots;        /* a power of two, at least twice the records */
 	uint64_t arena_live[FILE_ARENAS_MAX]; /* bytes of each arena that files use */
 	uint64_t budget;           /* --cache-bytes: the body arena's bytes */
+	uint64_t huge_page;        /* huge_page_size() at the body arena's opening: its
+				    * mapping's alignment, the blocks join_large_bodies joins */
+	uint8_t huge_join_due;     /* 1: the walk's arena (huge_join_arena) is sealed and its
+				    * large bodies not joined yet (site_join_huge_pages) */
+	uint8_t huge_join_arena;
 	int budget_set;            /* site_set_budget was called */
 	int root_fd;               /* DIR, open from the loading walk on (site_root_fd) */
 	/* What the first walk counted: */
@@ -104,6 +116,8 @@ struct site_snapshot {
 	uint32_t variant_count;    /* representations at files[entries_max ...] */
 	uint64_t bytes_total;      /* body bytes in the snapshot, copied or reused (the budget) */
 	uint64_t heads_used;
+	uint64_t heads_prefaulted; /* the head arena's bytes from 0 faulted in ahead of the
+				    * rendering (site_heads_ahead) */
 	uint32_t skipped;          /* entries passed over (site_skip) */
 	uint32_t unsettled;        /* files that never settled (site_settle) */
 	uint64_t quiet_ns;         /* --watch: how old an mtime must be; 0: take every file */
@@ -154,7 +168,6 @@ struct loaded_file {
 	struct file_stamp stamp; /* its inode names it in the ETag */
 	uint64_t size;      /* bytes copied, or FILE_SKIPPED */
 	uint64_t mtime;     /* Last-Modified: the mtime's second, within [0, load_second] */
-	uint64_t mtime_ns;  /* the mtime in nanoseconds, as the ETag names it */
 	uint64_t settle_ns; /* FILE_UNSETTLED: when it may be settled (CLOCK_REALTIME) */
 };
 
@@ -185,6 +198,18 @@ enum exit_code site_skip(const char *what, long err);
  * EXIT_ROOT_READ (reported). */
 enum exit_code site_reserve(uint64_t bytes, void **at);
 
+/* Faults in bytes of writable memory at `at` (page-aligned) by one
+ * madvise(MADV_POPULATE_WRITE), where the first write of each 4 KiB page would take a
+ * fault of its own: memory the load is about to fill whole (the table, the names, the
+ * stamps, the manifest). Only a saving: a refusal (a kernel before 5.14) leaves the
+ * pages to be faulted one by one as before, so the result is not checked. */
+void site_prefault(void *at, uint64_t bytes);
+
+/* Faults in the head arena (site_prefault) from what is faulted in so far up to
+ * heads_used + need, at least HEAD_PREFAULT_STEP at a time and never past what is
+ * reserved: called before a head or validators are rendered there. */
+void site_heads_ahead(uint64_t need);
+
 /* Sizes the table from what the first walk counted (entry_count, names_used), maps it
  * and the arenas, and resets the counts for the second walk. Returns EXIT_OK or
  * EXIT_ROOT_READ (reported). */
@@ -193,13 +218,21 @@ enum exit_code site_allocate(void);
 /* Puts files[at], whose name is set, in the hash index (which has room: allocate). */
 void site_index_insert(uint32_t at);
 
-/* Records the entry path[0..len) of `kind`: its name and its index slot. The caller
- * checked every limit. Returns the entry. */
+/* Puts every entry the loading walk recorded in the hash index, and renders each file
+ * in memory's validators from its size and stamp, in one pass once the walk is done and
+ * before anything looks one up or reads an ETag (site_add_gzip, site_finish): between
+ * the walk's syscalls each insert cost about four times as much
+ * (benchmarks/reports/2026-12-06-loader.md). */
+void site_index_entries(void);
+
+/* Records the entry path[0..len) of `kind`: its name; its index slot comes once the
+ * walk is done (site_index_entries), so site_find finds none of the walk's entries
+ * before. The caller checked every limit. Returns the entry. */
 struct cached_file *site_add_entry(size_t len, enum cached_kind kind);
 
-/* Records the loaded file path[0..len): its entry and, in memory, its stamp and
- * validators; its heads come once every file is loaded (site_finish). The caller
- * checked every limit. */
+/* Records the loaded file path[0..len): its entry and, in memory, its stamp; its
+ * validators come once the walk is done (site_index_entries), its heads once every
+ * file is loaded (site_finish). The caller checked every limit. */
 void site_add_file(size_t len, const struct loaded_file *l);
 
 /* The encoding whose file name suffix name[0..len) ends with (".br", ".zst", ".gz", after at

@@ -81,7 +81,11 @@ APOLLOD_EXTERN_C_BEGIN
  * send pipe held and went by sendfile instead; send_pipes_recreated: send pipes closed
  * with bytes still in them (their connection ended first) and made anew; send_pipes_lost:
  * those that could not be made anew (the pool is that much smaller until the process
- * ends). */
+ * ends).
+ * huge_pages_joined: huge pages (2 MiB on x86_64) the loads made of the snapshot's large
+ * bodies (BEHAVIOUR 10.17, huge_pages.h: MADV_COLLAPSE of each whole block inside a body
+ * of 1 MiB or more); huge_pages_refused: blocks the kernel would not join (one before
+ * 6.1, shmem_enabled "deny", no huge page free): they stay in 4 KiB pages. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
 	X(requests_get)     \
@@ -142,7 +146,9 @@ APOLLOD_EXTERN_C_BEGIN
 	X(bytes_by_pipe)          \
 	X(send_pipe_misses)       \
 	X(send_pipes_recreated)   \
-	X(send_pipes_lost)
+	X(send_pipes_lost)        \
+	X(huge_pages_joined)      \
+	X(huge_pages_refused)
 
 /* The status counters: every answered request moves exactly one of them (a 408 answers
  * no request: it is not one of them). With several

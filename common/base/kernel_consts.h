@@ -106,6 +106,12 @@ STATIC_ASSERT(sizeof(struct k_sockaddr_in) == K_SOCKADDR_IN_SIZE, "sockaddr_in i
 /* madvise(2)'s advice (include/uapi/asm-generic/mman-common.h, the same on both
  * architectures): transparent huge pages for a range, here the snapshot's memfd. */
 #define K_MADV_HUGEPAGE 14
+/* ... and the join of a range's pages into huge pages now (Linux 6.1), whatever the
+ * host's THP setting but "deny" (huge_pages.h). */
+#define K_MADV_COLLAPSE 25
+/* Faults a range in, writable, in one call (Linux 5.14): the loader's tables, whose
+ * pages would otherwise each cost a fault when first written (site_prefault). */
+#define K_MADV_POPULATE_WRITE 23
 #define K_SEEK_SET 0 /* linux/fs.h: lseek's whence, from the start of the file */
 
 /* inotify(7) (include/uapi/linux/inotify.h; its flags are the O_* ones of fcntl.h). */

@@ -1,6 +1,8 @@
 /* Reference C implementations of the span and number routines (see span.h). */
 #include "common/base/span.h"
 
+#include "common/base/mem_words.h"
+
 int span_eq(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -23,10 +25,12 @@ int span_ieq(const char *a, const char *b, size_t n)
 	return 1;
 }
 
+/* A word at a time (mem_words.h): the heads and names the loader renders go through it,
+ * and a byte loop was a twentieth of the whole tree's load
+ * (benchmarks/reports/2026-12-06-loader.md). */
 char *copy_span(char *dst, const char *src, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i];
+	mem_copy_forward((unsigned char *)dst, (const unsigned char *)src, n);
 	return dst + n;
 }
 

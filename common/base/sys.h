@@ -151,6 +151,12 @@ static inline long sys_ftruncate(int fd, uint64_t length)
 	return syscall2(SYS_NR(ftruncate), fd, (long)length);
 }
 
+/* int close_range(unsigned first, unsigned last, unsigned flags); (Linux 5.9) */
+static inline long sys_close_range(unsigned first, unsigned last, unsigned flags)
+{
+	return syscall3(SYS_NR(close_range), first, last, flags);
+}
+
 /* int fallocate(int fd, int mode, off_t offset, off_t len); 64-bit offsets on both
  * architectures. */
 static inline long sys_fallocate(int fd, int mode, uint64_t offset, uint64_t len)

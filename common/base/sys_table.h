@@ -135,6 +135,7 @@ struct sys_arg_rule {
 	X(ftruncate, __NR_ftruncate, SYS_START, SYS_ARGS_ANY)                                        \
 	X(fallocate, __NR_fallocate, SYS_START, SYS_ARGS_ANY)                                        \
 	X(lseek, __NR_lseek, SYS_START, SYS_ARGS_ANY)                                                \
+	X(close_range, __NR_close_range, SYS_START, SYS_ARGS_ANY)                                    \
 	X(mmap, __NR_mmap, SYS_START, SYS_ARGS_ANY)                                                     \
 	X(munmap, __NR_munmap, SYS_START, SYS_ARGS_ANY)                                                 \
 	X(madvise, __NR_madvise, SYS_START, SYS_ARGS_ANY)                                               \

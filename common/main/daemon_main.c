@@ -831,8 +831,10 @@ static int bind_and_supervise(struct serve_plan *plan, char **argv, char **envp)
 		supervisor_hold_signals(); /* a signal sent once announced waits for the supervisor */
 	for (uint32_t a = 0; a < plan->opts.listen_count; a++)
 		listener_announce(LITERAL("apollod"), &plan->opts.listen[a]);
-	if (reload_is_generation())
+	if (reload_is_generation()) {
+		site_join_huge_pages(); /* before it says it is ready: the old one serves */
 		return SUPERVISOR_IN_GENERATION;
+	}
 	uint32_t rows = workers > 1 && !plan_shared(plan) ? workers : 1;
 	supervisor_check_reloads(reload_allowed);
 	if (plan->gzip_pending)

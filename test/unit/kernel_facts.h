@@ -92,6 +92,7 @@
 	X(K_MFD_CLOEXEC, MFD_CLOEXEC)                                                   \
 	X(K_MFD_ALLOW_SEALING, MFD_ALLOW_SEALING)                                       \
 	X(K_MADV_HUGEPAGE, MADV_HUGEPAGE)                                               \
+	X(K_MADV_POPULATE_WRITE, MADV_POPULATE_WRITE)                                   \
 	X(K_IN_NONBLOCK, IN_NONBLOCK)                                                   \
 	X(K_IN_CLOEXEC, IN_CLOEXEC)                                                     \
 	X(K_IN_MODIFY, IN_MODIFY)                                                       \

@@ -343,6 +343,23 @@ TEST_P(ReloadReuseTest, CompressedFormsAreCarriedNotMadeAgain)
 	EXPECT_EQ(d.Stop(), 0) << d.Err();
 }
 
+// A file with its X.gz beside it is never compressed, at a reload too, which compresses
+// at load (the X.gz is looked up in the table the loading walk has just made).
+TEST_P(ReloadReuseTest, AGzipBesideIsNotCompressedAtAReload)
+{
+	ReloadDaemon d;
+	const std::string page = Text(200000, 5);
+	ASSERT_EQ(d.Start(Args(), 0, {{"page.html", page}, {"page.html.gz", "the gzip beside it"}}),
+		  "");
+	pid_t second = Reload(d, d.generation(), 1);
+	ASSERT_GT(second, 0) << d.Err();
+	std::map<std::string, uint64_t> m = FetchMetrics(d.port());
+	EXPECT_EQ(m["compressions_at_load"], 0u);
+	EXPECT_EQ(m["gzip_representations"], 0u);
+	EXPECT_EQ(GetGzip(d.port(), "/page.html").body, "the gzip beside it");
+	EXPECT_EQ(d.Stop(), 0) << d.Err();
+}
+
 // --watch compresses only what a deploy changed: the reload a file replaced starts adds one
 // to compressions_at_load (one reload or more: the unchanged files are never compressed
 // again).

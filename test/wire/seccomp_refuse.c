@@ -4,12 +4,13 @@
  * suite uses it for failures a healthy kernel never gives: io_uring refused as a kernel
  * without it (ENOSYS) or with kernel.io_uring_disabled=2 (EPERM) refuses it, the
  * serving loop's fatal accept4 / epoll_wait / io_uring_enter errors (exits 5 and 8),
- * each of the min tier's fatal start-up steps (exits 1 to 4), and the loader's sendfile
- * into the snapshot's memfd refused (it reads instead: snapshot_test.cc).
+ * each of the min tier's fatal start-up steps (exits 1 to 4), the loader's sendfile
+ * into the snapshot's memfd refused (it reads instead: snapshot_test.cc) and its
+ * close_range refused as a kernel before 5.9 (it closes each instead).
  *
  * Usage: seccomp_refuse SYSCALL ERRNO PROGRAM [ARG...]
  *   SYSCALL: io_uring_setup | io_uring_enter | accept4 | epoll_wait | socket |
- *            setsockopt | bind | listen | sendfile
+ *            setsockopt | bind | listen | sendfile | close_range
  *   ERRNO:   ENOSYS | EPERM | EINVAL
  * x86_64 only (the filter compares x86_64 syscall numbers). Exits 2 on a usage error, 126
  * if the filter cannot be installed, 127 if exec fails. */
@@ -41,6 +42,7 @@ static const struct named syscalls[] = {
 	{"bind", __NR_bind},
 	{"listen", __NR_listen},
 	{"sendfile", __NR_sendfile},
+	{"close_range", __NR_close_range},
 };
 
 static const struct named errnos[] = {
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
 	if (argc < 4 || !lookup(syscalls, sizeof syscalls / sizeof syscalls[0], argv[1], &nr) ||
 	    !lookup(errnos, sizeof errnos / sizeof errnos[0], argv[2], &err)) {
 		fprintf(stderr, "usage: seccomp_refuse io_uring_setup|io_uring_enter|accept4|epoll_wait|"
-				"socket|setsockopt|bind|listen|sendfile ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
+				"socket|setsockopt|bind|listen|sendfile|close_range ENOSYS|EPERM|EINVAL PROGRAM [ARG...]\n");
 		return 2;
 	}
 	struct sock_filter filter[] = {

@@ -6,7 +6,9 @@
 // out, read from the counters; 206 slices by reference; a tree of 100,000 small
 // files in 100 directories loads and serves; the loader's fill (sendfile into the memfd,
 // or read into its mapping when sendfile is refused) loads every size byte-exact and a
-// file that grows and shrinks while the tree loads as one consistent body.
+// file that grows and shrinks while the tree loads as one consistent body; no loaded
+// file's descriptor stays open (closed in batches by close_range, one by one where that
+// is refused, and early when descriptors run out).
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -18,6 +20,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -648,6 +651,97 @@ TEST(LoaderFillTest, AFileChangingWhileLoadingByReadToo)
 	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
 #endif
 	CheckChangingFile({RunfilePath("test/wire/seccomp_refuse"), "sendfile", "EINVAL"});
+}
+
+// The loader closes each copied file's descriptor later, up to 32 at a time, by one
+// close_range per run of consecutive numbers, one close each where close_range fails
+// (BEHAVIOUR 10.1: opened, copied and closed; file_walk.c close_later). A tree of
+// kCloseDirs directories of kClosePerDir files: more than a batch, not a multiple of it,
+// each directory's descriptor taking a number between the files'.
+constexpr int kCloseDirs = 3;
+constexpr int kClosePerDir = 45;
+// RLIMIT_NOFILE for the load that runs out of descriptors: below the 32 a batch holds,
+// above what the daemon needs to start.
+constexpr rlim_t kCloseTightNofile = 24;
+
+// The descriptors of pid and its descendants that name a path below root (root itself,
+// which disk-served files are opened beneath, excepted), as "PID/fd/N -> path".
+std::vector<std::string> DescriptorsBelow(pid_t pid, const std::string &root)
+{
+	std::vector<std::string> found;
+	std::vector<pid_t> all = Descendants(pid);
+	all.push_back(pid);
+	for (pid_t p : all) {
+		std::string dir = "/proc/" + std::to_string(p) + "/fd";
+		DIR *d = opendir(dir.c_str());
+		while (struct dirent *e = d ? readdir(d) : nullptr) {
+			char target[PATH_MAX];
+			ssize_t n = readlink((dir + "/" + e->d_name).c_str(), target, sizeof target - 1);
+			if (n <= 0)
+				continue;
+			std::string t(target, static_cast<size_t>(n));
+			if (t.compare(0, root.size() + 1, root + "/") == 0)
+				found.push_back(std::to_string(p) + "/fd/" + e->d_name + " -> " + t);
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
+// Starts daemon on the tree above (under the wrapper, if any; with RLIMIT_NOFILE nofile
+// unless 0): every file is cached and served byte-exact, and no process of the daemon
+// holds a descriptor of one.
+void CheckLoadedFilesClosed(const std::vector<std::string> &wrapper, rlim_t nofile)
+{
+	ScratchDir dir;
+	ASSERT_FALSE(dir.path().empty()) << strerror(errno);
+	std::vector<std::string> names;
+	for (int d = 0; d < kCloseDirs; d++) {
+		std::string sub = "/d" + std::to_string(d);
+		ASSERT_EQ(mkdir((dir.path() + sub).c_str(), 0755), 0) << strerror(errno);
+		for (int f = 0; f < kClosePerDir; f++)
+			names.push_back(sub + "/f" + std::to_string(f));
+	}
+	names.push_back("/top");
+	for (size_t i = 0; i < names.size(); i++)
+		ASSERT_TRUE(WriteWhole(dir.path() + names[i], Random(100 + i, 70 + i)));
+	Daemon daemon;
+	DaemonOptions options;
+	options.extra_args = {"--root", dir.path()};
+	options.nofile_limit = nofile;
+	daemon.SetWrapper(wrapper);
+	START_DAEMON(daemon, options);
+	EXPECT_EQ(FetchMetrics(daemon.port())["files_cached"], names.size());
+	for (size_t i = 0; i < names.size(); i += 7) {
+		HttpResponse r = ParseResponse(
+			Roundtrip(daemon.port(), GetClose(names[i]), false, kTimeoutMs).bytes);
+		EXPECT_EQ(r.status, 200) << names[i];
+		EXPECT_TRUE(r.body == Random(100 + i, 70 + i)) << names[i];
+	}
+	std::vector<std::string> held = DescriptorsBelow(daemon.pid(), dir.path());
+	EXPECT_TRUE(held.empty()) << held.size() << " still open, the first " << held[0];
+}
+
+TEST(LoaderCloseTest, NoLoadedFileStaysOpen)
+{
+	REQUIRE_FEATURE("files");
+	CheckLoadedFilesClosed({}, 0);
+}
+
+TEST(LoaderCloseTest, CloseRangeRefusedClosesEachInstead)
+{
+	REQUIRE_FEATURE("files");
+#ifndef __x86_64__
+	GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers";
+#endif
+	CheckLoadedFilesClosed({RunfilePath("test/wire/seccomp_refuse"), "close_range", "ENOSYS"}, 0);
+}
+
+TEST(LoaderCloseTest, RunningOutOfDescriptorsClosesTheKeptOnes)
+{
+	REQUIRE_FEATURE("files");
+	CheckLoadedFilesClosed({}, kCloseTightNofile);
 }
 
 } // namespace

@@ -1244,6 +1244,10 @@ const std::vector<std::string> kGzipPendingCounterNames = {"gzip_pending"};
 // Bodies by reference through the send pipes (BEHAVIOUR 10.17); every routed tier.
 const std::vector<std::string> kSendPipeCounterNames = {
 	"bytes_by_pipe", "send_pipe_misses", "send_pipes_recreated", "send_pipes_lost"};
+// Huge pages joined, or refused, under the snapshot's large bodies (BEHAVIOUR 10.17);
+// every routed tier.
+const std::vector<std::string> kHugePageCounterNames = {"huge_pages_joined",
+							"huge_pages_refused"};
 
 std::vector<std::string> ExpectedCounterNames()
 {
@@ -1279,13 +1283,13 @@ std::vector<std::string> ExpectedCounterNames()
 			     kReferenceCounterNames.end());
 	if (HasFeature("routes"))
 		names.insert(names.end(), kDiskCounterNames.begin(), kDiskCounterNames.end());
-	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 60
+	if (HasFeature("routes")) // appended in this order: counters.h rows 37 to 62
 		for (const auto *list : {&kSkipCounterNames, &kServiceCounterNames,
 					 &kOptionsCounterNames, &kCompressionCounterNames,
 					 &kRefusedCounterNames, &kRuleCounterNames,
 					 &kDiskRefusedCounterNames, &kGzipPendingCounterNames,
 					 &kSiteCounterNames, &kLiveListingCounterNames,
-					 &kSendPipeCounterNames})
+					 &kSendPipeCounterNames, &kHugePageCounterNames})
 			names.insert(names.end(), list->begin(), list->end());
 	return names;
 }
