@@ -13,6 +13,9 @@ C_HOTPATH = [
 ]
 ASM_HOTPATH = [":hotpath"]
 
+# Processes a routed tier's wire suite is split into (docs/BUILDING.md, "How long it takes").
+WIRE_SHARDS = 2
+
 def _tier_srcs_and_deps(tier):
     """(srcs, deps) of a tier's binary: the entry compiled with the tier's macros, above
     its serve layer (bazel/layers.bzl), the hot path and the runtime. The min tier is the
@@ -91,6 +94,10 @@ def apollod_tier(name):
         name = name + "_wire_test",
         size = "large",
         timeout = "eternal" if "slow_once" in features else "long",
+        # A routed tier's suite is 2 to 4 minutes of mostly waiting: split in
+        # WIRE_SHARDS processes (gtest takes every WIRE_SHARDS-th case, from Bazel's
+        # sharding environment), which run beside each other and the compiles.
+        shard_count = WIRE_SHARDS if "routes" in features else 1,
         srcs = [],
         args = ["$(rootpath :%s)" % binary] + _wire_feature_args(features),
         data = [

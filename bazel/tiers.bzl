@@ -18,9 +18,9 @@ Each entry:
     uring        the io_uring event backend instead of epoll (and its wire tests)
     min          the minimal tier: accept, read, write, close; its own min.c
     slow_once    the slow wire tests whose outcome does not depend on the tier (the
-                 100,000-file tree, the 10 s default deadlines, chromium's listing, a
-                 Prometheus server's scrape, 4097 watched directories) run on this tier
-                 only (wire-suite feature)
+                 100,000-file tree, the 10 s default deadlines, chromium's listing and
+                 CORS preflight, a Prometheus server's scrape, 4097 watched directories)
+                 run on this tier only (wire-suite feature)
 """
 
 TIERS = [
