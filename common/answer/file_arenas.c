@@ -223,9 +223,9 @@ int site_above_slots(int fd)
 }
 
 /* Joins into huge pages every huge page of arena k that holds bytes of a body of
- * files[from, to) leaving by reference (FILE_BY_REFERENCE_MIN or more: through a send
- * pipe or by sendfile, which pay per 4 KiB page; its neighbours sent by copy share the
- * page and lose nothing) and lies wholly inside the memfd, the arena sealed and mapped
+ * files[from, to) of HUGE_JOIN_MIN bytes or more (they leave by reference: through a send
+ * pipe or by sendfile, which pay per 4 KiB page; its neighbours share the page and lose
+ * nothing) and lies wholly inside the memfd, the arena sealed and mapped
  * read-only at its fill's block-aligned address (huge_pages.h). The table lists the
  * walk's files, and apart the representations, in the order they were copied, so
  * consecutive bodies' blocks gather into one run, joined by one call, and a block two
@@ -237,7 +237,7 @@ static void join_large_bodies(uint8_t k, uint32_t from, uint32_t to)
 	for (uint32_t i = from; block && i < to; i++) {
 		const struct cached_file *f = &cache.files[i];
 		if (f->place != FILE_IN_MEMORY || f->arena != k || !f->body ||
-		    f->size < FILE_BY_REFERENCE_MIN)
+		    f->size < HUGE_JOIN_MIN)
 			continue;
 		uint64_t at = (uint64_t)(f->body - a->base) & ~(block - 1);
 		uint64_t end = ((uint64_t)(f->body - a->base) + f->size + block - 1) & ~(block - 1);
