@@ -16,12 +16,12 @@
  * kernels), 32 MiB with 16 KiB pages, 512 MiB with 64 KiB pages. One line of decimal. */
 #define HUGE_PAGE_SIZE_FILE "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 #define HUGE_PAGE_SIZE_TEXT_MAX 24 /* a 64-bit decimal and its newline, with room */
-/* The smallest body whose blocks are joined. Under it a body shares its huge page with
- * every connection sending it, and sending got dearer: 1 MiB bodies cost 154 -> 207 us
- * of server CPU, keep-alive c=8, on a quiet machine (four runs, every one dearer), where
- * 4 and 16 MiB got cheaper in every run (benchmarks/reports/2026-12-06-send-pipes.md,
- * section 8). Between 1 and 4 MiB, one loaded run at 2 MiB: 255 -> 219 us. */
-#define HUGE_JOIN_MIN ((uint64_t)4u << 20)
+/* The smallest body whose blocks are joined: one huge page. Under it a body shares its
+ * huge page with every connection sending it, and sending got dearer: 1 MiB bodies cost
+ * 154 -> 207 us of server CPU, keep-alive c=8, on a quiet machine (four runs, every one
+ * dearer), where 2, 3, 4 and 16 MiB got cheaper in every run (2 MiB 197 -> 170 us
+ * quiet; benchmarks/reports/2026-12-06-send-pipes.md, section 8). */
+#define HUGE_JOIN_MIN ((uint64_t)2u << 20)
 
 /* Returns the huge page size HUGE_PAGE_SIZE_FILE gives (a power of two of at least
  * 64 KiB), or 0 when it is unreadable or malformed (a kernel without transparent huge

@@ -84,7 +84,7 @@ APOLLOD_EXTERN_C_BEGIN
  * ends).
  * huge_pages_joined: huge pages (2 MiB on x86_64) the loads made of the snapshot's large
  * bodies (BEHAVIOUR 10.17, huge_pages.h: MADV_COLLAPSE of each whole block inside a body
- * of 4 MiB or more, HUGE_JOIN_MIN); huge_pages_refused: blocks the kernel would not join (one before
+ * of 2 MiB or more, HUGE_JOIN_MIN); huge_pages_refused: blocks the kernel would not join (one before
  * 6.1, shmem_enabled "deny", no huge page free): they stay in 4 KiB pages. */
 #define FOR_EACH_COUNTER(X) \
 	X(requests_total)   \
