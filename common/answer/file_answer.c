@@ -1,6 +1,8 @@
 /* What a GET or HEAD of a cached file gets (see file_answer.h). */
 #include "common/answer/file_answer.h"
 
+#include "common/base/char_class.h"
+
 #include "common/http/http_date.h"
 #include "common/http/http_fields.h"
 
@@ -68,19 +70,6 @@ enum etag_list etag_list_read(struct text_span list, const char *etag, size_t et
 	}
 }
 
-/* Reads the decimal digits at *p (before end) into *v, saturating at UINT64_MAX, and
- * moves *p past them. Returns the number of digits read. */
-static size_t read_number(const char **p, const char *end, uint64_t *v)
-{
-	size_t n = 0;
-	*v = 0;
-	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, n++) {
-		uint64_t d = (uint64_t)(**p - '0');
-		*v = *v > (UINT64_MAX - d) / 10u ? UINT64_MAX : *v * 10u + d;
-	}
-	return n;
-}
-
 enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *first,
 			       uint64_t *last)
 {
@@ -90,12 +79,12 @@ enum range_outcome range_parse(struct text_span value, uint64_t size, uint64_t *
 	p = skip_list_space(p + sizeof(RANGE_UNIT) - 1, end);
 	uint64_t a = 0, b = 0;
 	int suffix = p < end && *p == '-'; /* "-n": the last n bytes */
-	if (!suffix && read_number(&p, end, &a) == 0)
+	if (!suffix && dec_to_u64(&p, end, &a) == 0)
 		return RANGE_IGNORED;
 	if (p == end || *p != '-')
 		return RANGE_IGNORED;
 	p++;
-	if (read_number(&p, end, &b) == 0) {
+	if (dec_to_u64(&p, end, &b) == 0) {
 		if (suffix)
 			return RANGE_IGNORED;
 		b = UINT64_MAX; /* "a-": to the end */

@@ -6,6 +6,7 @@
 
 #include "common/base/counters.h"
 #include "common/base/kernel_consts.h"
+#include "common/base/char_class.h"
 #include "common/base/sys.h"
 
 #define HUGE_PAGE_SIZE_MIN (64u << 10) /* below it no kernel has a PMD size */
@@ -18,11 +19,9 @@ uint64_t huge_page_size(void)
 		return 0;
 	long n = sys_read_full((int)fd, text, sizeof text);
 	sys_close((int)fd);
-	uint64_t v = 0;
-	long i = 0;
-	for (; i < n && text[i] >= '0' && text[i] <= '9' && v < UINT64_MAX / 16; i++)
-		v = v * 10 + (uint64_t)(text[i] - '0');
-	if (sys_is_error(n) || i == 0 || i == n || text[i] != '\n')
+	const char *p = text, *end = text + (sys_is_error(n) ? 0 : n);
+	uint64_t v;
+	if (!dec_to_u64(&p, end, &v) || p == end || *p != '\n')
 		return 0;
 	return v >= HUGE_PAGE_SIZE_MIN && (v & (v - 1)) == 0 ? v : 0;
 }

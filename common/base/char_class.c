@@ -45,3 +45,14 @@ const uint8_t http_char_class[CHAR_CLASS_SIZE] = {
 	['A' ... 'Z'] = ALNUM_CLASSES | CC_UPPER,
 	['a' ... 'z'] = ALNUM_CLASSES,
 };
+
+size_t dec_to_u64(const char **p, const char *end, uint64_t *v)
+{
+	size_t n = 0;
+	*v = 0;
+	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, n++) {
+		uint64_t d = (uint64_t)(**p - '0');
+		*v = *v > (UINT64_MAX - d) / 10u ? UINT64_MAX : *v * 10u + d;
+	}
+	return n;
+}

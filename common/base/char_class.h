@@ -3,6 +3,7 @@
 #ifndef APOLLOD_COMMON_CHAR_CLASS_H
 #define APOLLOD_COMMON_CHAR_CLASS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/base/static_assert.h"
@@ -19,6 +20,10 @@ APOLLOD_EXTERN_C_BEGIN
 #define CHAR_CLASS_SIZE 256
 
 extern const uint8_t http_char_class[CHAR_CLASS_SIZE];
+
+/* Reads the decimal digits at *p (before end) into *v, saturating at UINT64_MAX, and
+ * moves *p past them. Returns the number of digits read (0: none, *v is 0). */
+size_t dec_to_u64(const char **p, const char *end, uint64_t *v);
 
 APOLLOD_EXTERN_C_END
 
