@@ -16,7 +16,7 @@ ASM_HOTPATH = [":hotpath"]
 
 # Processes a routed tier's wire suite is split into (docs/BUILDING.md, "How long it takes":
 # 2, with 4 test slots, was tried and not kept until a quiet A/B shows the gain).
-WIRE_SHARDS = 1
+WIRE_SHARDS = 2
 
 def _tier_srcs_and_deps(tier):
     """(srcs, deps) of a tier's binary: the entry compiled with the tier's macros, above
