@@ -9,7 +9,7 @@
 set -uo pipefail
 out=${1:?usage: bench/suite_time.sh OUT_DIR}
 mkdir -p "$out"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 step() { # step NAME COMMAND...: runs it, prints how long it took
 	local name=$1 start=$SECONDS
