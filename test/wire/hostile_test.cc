@@ -351,8 +351,8 @@ TEST_F(HostileTest, TricklersThenFreshClients)
 			Received r = Roundtrip(daemon_.port(), GetClose("/health"), false, kFreshBoundMs);
 			int status = ParseResponse(r.bytes).status;
 			EXPECT_TRUE(status == 200 || status == 503) // 503: no slot free (BEHAVIOUR 4)
-				<< "fresh client " << i << " got '" << r.bytes << "'; tricklers reopened "
-				<< tricklers.reopened();
+				<< "fresh client " << i << " got '" << r.bytes << "' (" << HowItEnded(r)
+				<< "); tricklers reopened " << tricklers.reopened();
 		}
 	}
 	ExpectBackAtRest(daemon_, serving_, baseline_, "tricklers");

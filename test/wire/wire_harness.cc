@@ -602,13 +602,19 @@ std::string Random(size_t n, uint64_t seed)
 	return s;
 }
 
-int ConnectLoopback(int port, int timeout_ms, int receive_buffer)
+int ConnectLoopback(int port, int timeout_ms, int receive_buffer, int *error)
 {
+	int ignored = 0;
+	int &err = error ? *error : ignored;
+	err = 0;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		err = errno;
 		return -1;
+	}
 	if (receive_buffer > 0 &&
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer)) != 0) {
+		err = errno;
 		close(fd);
 		return -1;
 	}
@@ -617,9 +623,10 @@ int ConnectLoopback(int port, int timeout_ms, int receive_buffer)
 	addr.sin_port = htons(static_cast<uint16_t>(port));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	int r = connect(fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr));
+	err = r != 0 ? errno : 0;
 	if (r != 0 && errno == EINPROGRESS) {
 		struct pollfd p = {fd, POLLOUT, 0};
-		int err = ETIMEDOUT;
+		err = ETIMEDOUT;
 		socklen_t len = sizeof(err);
 		if (poll(&p, 1, timeout_ms) == 1)
 			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -829,10 +836,12 @@ static bool ReadOnce(int fd, Received *r)
 	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
-	if (n == 0)
+	if (n == 0) {
 		r->eof = true;
-	else
+	} else {
 		r->reset = true; // ECONNRESET, or anything else that ends the stream
+		r->error = errno;
+	}
 	StripDates(r, true);
 	return false;
 }
@@ -840,15 +849,15 @@ static bool ReadOnce(int fd, Received *r)
 Received ReadUntilClose(int fd, int timeout_ms)
 {
 	Received r;
-	int64_t deadline = NowMs() + timeout_ms;
+	int64_t start = NowMs(), deadline = start + timeout_ms;
 	for (;;) {
 		struct pollfd p = {fd, POLLIN, 0};
-		if (!PollOne(&p, deadline)) {
+		if (!PollOne(&p, deadline))
 			r.timed_out = true;
+		if (r.timed_out || !ReadOnce(fd, &r)) {
+			r.took_ms = NowMs() - start;
 			return r;
 		}
-		if (!ReadOnce(fd, &r))
-			return r;
 	}
 }
 
@@ -860,6 +869,7 @@ static void ExchangeOn(int fd, const std::string &request, bool shut_write, int6
 {
 	size_t off = 0;
 	bool sending = true;
+	r->request_size = request.size();
 	SetNonBlocking(fd, true);
 	for (;;) {
 		if (sending && off == request.size()) {
@@ -887,8 +897,11 @@ static void ExchangeOn(int fd, const std::string &request, bool shut_write, int6
 				off += static_cast<size_t>(n);
 			else if (n < 0 && errno != EAGAIN && errno != EINTR)
 				sending = false; // the daemon closed early; read what it said
+			if (n < 0 && !sending && r->error == 0)
+				r->error = errno;
 		}
 	}
+	r->request_sent = off;
 	SetNonBlocking(fd, false);
 }
 
@@ -898,20 +911,56 @@ static bool UntilClose(const std::string &) { return false; }
 Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms)
 {
 	Received r;
-	ExchangeOn(fd, request, shut_write, NowMs() + timeout_ms, UntilClose, &r);
+	int64_t start = NowMs();
+	ExchangeOn(fd, request, shut_write, start + timeout_ms, UntilClose, &r);
+	r.took_ms = NowMs() - start;
 	close(fd);
 	return r;
 }
 
 Received Roundtrip(int port, const std::string &request, bool shut_write, int timeout_ms)
 {
-	int fd = ConnectLoopback(port, timeout_ms);
+	int64_t start = NowMs();
+	int error = 0;
+	int fd = ConnectLoopback(port, timeout_ms, 0, &error);
 	if (fd < 0) {
 		Received r;
 		r.timed_out = true;
+		r.connect_failed = true;
+		r.error = error;
+		r.request_size = request.size();
+		r.took_ms = NowMs() - start;
 		return r;
 	}
-	return Exchange(fd, request, shut_write, timeout_ms);
+	Received r = Exchange(fd, request, shut_write, timeout_ms);
+	r.took_ms = NowMs() - start;
+	return r;
+}
+
+// errno's symbolic name ("ECONNRESET"), or its number when it has none.
+static std::string ErrnoName(int error)
+{
+	const char *name = strerrorname_np(error);
+	return name ? name : "errno " + std::to_string(error);
+}
+
+std::string HowItEnded(const Received &r)
+{
+	std::string how = "after " + std::to_string(r.took_ms) + " ms";
+	if (r.connect_failed)
+		return "connect failed (" + ErrnoName(r.error) + ") " + how;
+	how = (r.eof	   ? "EOF"
+	       : r.reset     ? "reset (" + ErrnoName(r.error) + ")"
+	       : r.timed_out ? "timed out"
+			     : "still open") +
+	      " " + how + ", " + std::to_string(r.bytes.size() + r.pending.size()) +
+	      " bytes read";
+	if (r.request_size > 0)
+		how += ", request sent " + std::to_string(r.request_sent) + " of " +
+		       std::to_string(r.request_size) + " bytes";
+	if (r.request_sent < r.request_size && r.error != 0 && !r.reset)
+		how += " (send: " + ErrnoName(r.error) + ")";
+	return how + (r.shut_write ? ", write side shut" : "");
 }
 
 bool PeerSpokeOrClosed(int fd, int wait_ms)
@@ -1171,8 +1220,8 @@ std::string LivenessProblem(int port)
 	Received r = Roundtrip(port, GetClose(min ? "/" : "/health"));
 	HttpResponse resp = ParseResponse(r.bytes);
 	if (!resp.parsed)
-		return "liveness request got no valid response (" + resp.error + ", eof=" +
-		       std::to_string(r.eof) + ", timed_out=" + std::to_string(r.timed_out) + ")";
+		return "liveness request got no valid response (" + resp.error + "; " +
+		       HowItEnded(r) + ")";
 	if (resp.status != 200 || resp.body != (min ? "OK" : "ok"))
 		return "liveness request got '" + resp.status_line + "' body '" + resp.body + "'";
 	return "";

@@ -217,7 +217,10 @@ int RecentlyFreePort();
 // Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
 // blocking, close-on-exec socket, or -1. receive_buffer > 0: SO_RCVBUF set to it before
 // connect, so the window announced in the handshake is already small (a slow reader).
-int ConnectLoopback(int port, int timeout_ms = 10000, int receive_buffer = 0);
+// *error, if given, receives why it failed (the connect's errno; ETIMEDOUT when it did
+// not complete within timeout_ms), or 0.
+int ConnectLoopback(int port, int timeout_ms = 10000, int receive_buffer = 0,
+		    int *error = nullptr);
 
 // n pseudo-random bytes (mt19937_64), the same for the same seed: a file's content a test
 // can write once and expect again.
@@ -236,7 +239,19 @@ struct Received {
 				 // keep-alive answer may then end with the daemon closing
 	size_t dates = 0;        // Date fields checked (IMF-fixdate) and taken out of bytes
 	std::string pending;     // read, held back: it may be the start of a Date line
+	// How it went, for failure messages (HowItEnded); what passes depends on none of it.
+	bool connect_failed = false; // Roundtrip: no connection (timed_out is set too)
+	int error = 0;               // errno of the failed connect, read (reset) or send
+	size_t request_size = 0;     // Exchange: the request's bytes ...
+	size_t request_sent = 0;     // ... and how many of them left
+	int64_t took_ms = 0;         // from the connect (or the first read) to the end
 };
+
+// One line saying how r ended, for a failure message: "connect failed (ETIMEDOUT)", or
+// "EOF" / "reset (ECONNRESET)" / "timed out", then the bytes read, how much of the
+// request left (and a send's error), and the time taken: an empty answer then says
+// whether the daemon closed, reset, or never answered.
+std::string HowItEnded(const Received &r);
 
 // Every read of the harness (Received, Client) passes through a filter that checks each
 // `Date: ` field line the daemon sends (the last field of every head, BEHAVIOUR 15) is
