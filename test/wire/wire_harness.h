@@ -281,6 +281,17 @@ Received Exchange(int fd, const std::string &request, bool shut_write, int timeo
 Received Roundtrip(int port, const std::string &request, bool shut_write = false,
 		   int timeout_ms = 5000);
 
+// Roundtrip for a client whose request completes its handshake: TCP_DEFER_ACCEPT set on
+// the connecting socket holds back the handshake's last ACK until data goes (Linux,
+// tcp_rcv_synsent_state_process; at most its 200 ms delayed-ACK timer), and request is
+// sent at once, so the daemon's listener reports the connection with the request in it:
+// the daemon never holds it silent, and no accept can evict it before its request
+// (BEHAVIOUR 4) however late this process runs. *rode says whether the request did come
+// with the handshake (the socket sent 2 segments, the SYN and it; where TCP_INFO is cut
+// short, as under qemu-user: it left within 150 ms of the connect); false means the ACK
+// left alone first, or the send failed. request must fit in one send (a few KiB).
+Received RoundtripOnHandshake(int port, const std::string &request, int timeout_ms, bool *rode);
+
 // True if fd has been closed by the peer or has data waiting, within wait_ms.
 bool PeerSpokeOrClosed(int fd, int wait_ms);
 
