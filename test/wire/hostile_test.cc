@@ -35,6 +35,7 @@ namespace {
 
 constexpr int kDrainSeconds = 2;           // --drain-timeout of every daemon here
 constexpr int kExitSlackMs = 1000;         // SIGTERM to exit: the drain and this at most
+constexpr int kClockGrainMs = 1;           // the daemon's deadlines count whole ms
 constexpr int kIdleWindowMs = 1000;        // "idle": CPU used over this window ...
 constexpr uint64_t kIdleTicksMax = 5;      // ... at most this many clock ticks (50 ms)
 constexpr int kRestBoundMs = 15000;        // every wait for rest ends a hang, no more
@@ -85,6 +86,17 @@ std::string RestProblem(pid_t pid)
 	}
 	return "still busy: " + std::to_string(used) + " ticks in the last " +
 	       std::to_string(kIdleWindowMs) + " ms";
+}
+
+// How long after the drain a stopped daemon may take to exit. Natively a timing bound
+// (BEHAVIOUR 11: the stop ends within --drain-timeout), a second for the exit path on a
+// loaded machine. Under an emulator (DaemonLauncher) only the end of a hang: qemu-user at
+// a load of 15 took longer than that to run the same exit (issue 32), so what shows the
+// drain's own deadline ended the stop there is the daemon's word for it, exit 12, after a
+// stop no shorter than the drain.
+int ExitSlackMs()
+{
+	return DaemonLauncher().empty() ? kExitSlackMs : kStateWaitMs;
 }
 
 // Waits (bound_ms at most) until /health is answered. Returns "" or the last problem.
@@ -147,9 +159,9 @@ void ExpectBackAtRest(Daemon &daemon, pid_t serving, int baseline, const std::st
 	int64_t start = NowMs();
 	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
 	int status = 0;
-	EXPECT_TRUE(daemon.WaitExit(kDrainSeconds * 1000 + kExitSlackMs, &status))
+	EXPECT_TRUE(daemon.WaitExit(kDrainSeconds * 1000 + ExitSlackMs(), &status))
 		<< context << ": no exit within the drain after SIGTERM";
-	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + kExitSlackMs) << context;
+	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + ExitSlackMs()) << context;
 }
 
 // A non-blocking connection to 127.0.0.1:port, connecting; -1 on failure.
@@ -517,7 +529,9 @@ constexpr int kDrainTimeoutExit = 12; // BEHAVIOUR 11: --drain-timeout passed
 
 // BEHAVIOUR 11: a stop that finds work in flight when the drain ends (unfinished heads of
 // fresh connections, downloads nobody reads, an idle crowd queued beyond a full table)
-// cancels it and exits 12 within the drain.
+// cancels it and exits 12 within the drain: exit 12 is the daemon's word that the drain's
+// deadline ended it, the stop lasts the drain at least, and the exit follows within
+// ExitSlackMs (under an emulator, a bound that only ends a hang).
 TEST_F(HostileTest, StopWithWorkInFlightEndsWithinTheDrain)
 {
 	REQUIRE_FEATURE("stop");
@@ -540,11 +554,13 @@ TEST_F(HostileTest, StopWithWorkInFlightEndsWithinTheDrain)
 	int64_t start = NowMs();
 	ASSERT_EQ(kill(daemon_.pid(), SIGTERM), 0);
 	int status = 0;
-	ASSERT_TRUE(daemon_.WaitExit(kDrainSeconds * 1000 + kExitSlackMs, &status))
+	ASSERT_TRUE(daemon_.WaitExit(kDrainSeconds * 1000 + ExitSlackMs(), &status))
 		<< "no exit within the drain after SIGTERM";
-	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + kExitSlackMs);
+	int64_t took = NowMs() - start;
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kDrainTimeoutExit)
-		<< "status " << status;
+		<< "status " << status << " after " << took << " ms";
+	EXPECT_GE(took, kDrainSeconds * 1000 - kClockGrainMs) << "the drain was cut short";
+	EXPECT_LE(took, kDrainSeconds * 1000 + ExitSlackMs());
 	for (int fd : held)
 		close(fd);
 }
