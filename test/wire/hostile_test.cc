@@ -382,12 +382,6 @@ TEST_F(HostileTest, TricklersThenFreshClients)
 	ExpectBackAtRest(daemon_, serving_, baseline_, "tricklers");
 }
 
-// Resumes a stopped process when the scope ends, however it ends.
-struct ResumeOnExit {
-	pid_t pid;
-	~ResumeOnExit() { kill(pid, SIGCONT); }
-};
-
 // BEHAVIOUR 4, in the order that failed TricklersThenFreshClients under load: a fresh
 // client accepted before its request came waits (the only one, in a table of one); then,
 // while the daemon is stopped, a newcomer's handshake and the fresh client's request

@@ -4,6 +4,7 @@
 #ifndef APOLLOD_TEST_WIRE_WIRE_HARNESS_H
 #define APOLLOD_TEST_WIRE_WIRE_HARNESS_H
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -688,6 +689,13 @@ bool ProcessRuns(pid_t pid);
 
 // Whether pid is stopped (SIGSTOP, or a tracer): /proc/PID/stat state T or t.
 bool ProcessStopped(pid_t pid);
+
+// Resumes a process a test stopped (SIGCONT) when the scope ends, whatever the test's
+// outcome, so Stop() can end it.
+struct ResumeOnExit {
+	pid_t pid;
+	~ResumeOnExit() { kill(pid, SIGCONT); }
+};
 
 // One descriptor of a process that names a memfd of the snapshot ("/memfd:apollod-snapshot",
 // BEHAVIOUR 10.17): its /proc/PID/fd path, and the memfd's inode and size.
