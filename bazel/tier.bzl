@@ -5,6 +5,7 @@ same shape. A tier's features derive everything: sources, defines, wire-test fea
 load("//bazel:copts.bzl", "DAEMON_COPTS", "DAEMON_LINKOPTS")
 load("//bazel:all_files.bzl", "all_files")
 load("//bazel:tiers.bzl", "tier_named", "tier_variant_defines")
+load("//bazel:wire_test.bzl", "wire_test")
 
 # The C reference hot path; a tier with asm_hotpath links its package's :hotpath instead.
 C_HOTPATH = [
@@ -13,9 +14,10 @@ C_HOTPATH = [
 ]
 ASM_HOTPATH = [":hotpath"]
 
-# Processes a routed tier's wire suite is split into (docs/BUILDING.md, "How long it takes":
-# 2, with 4 test slots, was tried and not kept until a quiet A/B shows the gain).
-WIRE_SHARDS = 1
+# Processes a routed tier's wire suite is split into. With .bazelrc's 4 test slots, 2 took
+# the README's test command from an empty cache from 1,448 to 1,241 s beside the same load
+# (docs/BUILDING.md, "How long it takes").
+WIRE_SHARDS = 2
 
 def _tier_srcs_and_deps(tier):
     """(srcs, deps) of a tier's binary: the entry compiled with the tier's macros, above
@@ -91,7 +93,7 @@ def apollod_tier(name):
     # The slow_once tier's suite holds the slow tier-independent tests (the 100,000-file
     # tree took 517 s of full's 875 s on x86_64 at load 20, docs/BUILDING.md): its bound is
     # "eternal" (an hour), the others' large's 900 s. A bound only ends a hang.
-    native.cc_test(
+    wire_test(
         name = name + "_wire_test",
         size = "large",
         timeout = "eternal" if "slow_once" in features else "long",
@@ -99,14 +101,13 @@ def apollod_tier(name):
         # WIRE_SHARDS processes (gtest takes every WIRE_SHARDS-th case, from Bazel's
         # sharding environment), which run beside each other and the compiles.
         shard_count = WIRE_SHARDS if "routes" in features else 1,
-        srcs = [],
-        args = ["$(rootpath :%s)" % binary] + _wire_feature_args(features),
+        harness = "//test/wire:wire_harness",
+        daemon = ":" + binary,
+        harness_args = _wire_feature_args(features),
         data = [
-            ":" + binary,
             "//test/wire:conformance_cases",
             "//test/wire:seccomp_refuse",
         ],
-        deps = ["//test/wire:wire_suite"],
     )
 
     native.test_suite(

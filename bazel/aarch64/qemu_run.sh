@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `bazel test --config=aarch64` runs every test through this (--run_under): an aarch64 ELF
 # goes through qemu-aarch64-static, explicitly, so no binfmt_misc registration is needed;
-# anything else (a shell test) runs as it is.
+# anything else (a shell test, a wire suite's launcher: bazel/wire_test.bzl) runs as it is.
 # -cpu max: a CPU model with the ARMv8.1 LSE atomics the binaries are built for.
 # -L: the cross glibc and libstdc++ the dynamically linked test binaries load.
-# APOLLOD_EMULATOR: the wire harness puts these words before the daemon binary it
-# starts (test/wire/wire_harness.cc), so the daemon runs under qemu too; the unit suite's
+# APOLLOD_EMULATOR: the wire harness, which runs natively, puts these words before the
+# daemon binary it starts (test/wire/wire_harness.cc), so the daemon runs under qemu; the unit suite's
 # death test forks instead of re-executing itself when it is set.
 # detect_leaks=0: LeakSanitizer stops the world with ptrace, which qemu-user does not
 # emulate, and dies at exit ("LeakSanitizer has encountered a fatal error");

@@ -1,5 +1,5 @@
-// The wire suite's entry point: every tier's <tier>_wire_test links this suite and passes
-// the daemon binary and the tier's features (see bazel/tier.bzl and README.md).
+// The wire suite's entry point: every tier's <tier>_wire_test runs this suite's one binary
+// with the tier's daemon and features (see bazel/wire_test.bzl and README.md).
 #include <signal.h>
 
 #include "gtest/gtest.h"

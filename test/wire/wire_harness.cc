@@ -318,8 +318,9 @@ static std::vector<TcpRow> ProcTcpSockets(int family, uint32_t states)
 
 // The TCP sockets of family (AF_INET, AF_INET6) in this network namespace whose state is
 // in the mask states, from the kernel's sock_diag netlink (7), which filters by state:
-// /proc/net/tcp lists every TIME_WAIT row as text. qemu-user refuses a NETLINK_SOCK_DIAG
-// socket (EPROTONOSUPPORT), so under --config=aarch64 the rows come from /proc.
+// /proc/net/tcp lists every TIME_WAIT row as text. Where a NETLINK_SOCK_DIAG socket is
+// refused (a kernel without it; the harness itself run under qemu-user, which answers
+// EPROTONOSUPPORT) the rows come from /proc.
 static std::vector<TcpRow> TcpSockets(int family, uint32_t states)
 {
 	std::vector<TcpRow> rows;

@@ -60,7 +60,7 @@ int64_t NowMs();
 void SleepMs(int64_t ms);
 
 // How long a test waits for a state it is owed: a bound that only ends a hang, so it is
-// generous enough for a daemon and a test both emulated by qemu on a loaded machine.
+// generous enough for a daemon emulated by qemu on a loaded machine.
 constexpr int kStateWaitMs = 20000;
 
 // Polls ready() every step_ms until it holds, or timeout_ms have passed. Returns whether
@@ -753,8 +753,8 @@ constexpr int64_t kPerByteStepMs = 1;
 // sleeps. On loopback the kernel wakes the daemon's socket before the ack reaches the
 // client (tcp_rcv_established), and the daemon sleeps only in its event wait with nothing
 // ready, so by then it has accepted the connection and done what it does with the bytes.
-// No socket table is read (under qemu that is /proc/net/tcp), so a test may wait so once
-// per byte. False after timeout_ms.
+// No socket table is read (/proc/net/tcp where sock_diag is refused), so a test may wait
+// so once per byte. False after timeout_ms.
 bool WaitUntilDaemonRead(pid_t pid, int fd, int timeout_ms = kStateWaitMs);
 
 // Waits until the serving process pid holds fd's peer among its descriptors and sleeps
