@@ -1145,14 +1145,15 @@ void conn_expire(int fd)
 }
 
 /* The connection to evict: the one that has waited longest between requests whose socket
- * holds no byte yet (or its peer's FIN), looking at CONN_EVICT_LOOKS_MAX at most, else the
- * one that has waited longest; DEADLINE_NONE when none waits. A waiting connection may hold a
- * request the loop has not read yet (its readiness report comes after the accept being
- * made room for): closing it would drop a client that has done nothing wrong. */
+ * holds no byte yet (or its peer's FIN), looking at CONN_EVICT_LOOKS_MAX at most;
+ * DEADLINE_NONE when none waits or every one looked at holds bytes. A waiting connection
+ * may hold a request the loop has not read yet (it arrived after the wait that reported
+ * the accept being made room for): closing it would drop, unread and with a reset, a
+ * client that has done nothing wrong (issue 32: the only one waiting, it was closed all
+ * the same), so then the newcomer is refused instead (503, or the listener parks). */
 static int conn_idle_victim(void)
 {
-	int oldest = deadline_oldest_waiting();
-	int fd = oldest;
+	int fd = deadline_oldest_waiting();
 	for (int looks = 0; fd != DEADLINE_NONE && looks < CONN_EVICT_LOOKS_MAX; looks++) {
 		uint8_t byte;
 		long n = COUNTED(sys_recv(fd, &byte, sizeof(byte), SYS_PEEK_SERVE));
@@ -1160,7 +1161,7 @@ static int conn_idle_victim(void)
 			return fd; /* nothing queued (EAGAIN), the peer's FIN, or an error */
 		fd = deadline_next_waiting(fd);
 	}
-	return oldest;
+	return DEADLINE_NONE;
 }
 
 int conn_evict_one(void)

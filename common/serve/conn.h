@@ -51,14 +51,14 @@ int conn_table_full(void);
 uint32_t conn_room(void);
 
 /* Waiting connections an eviction looks at (a one-byte MSG_PEEK each) for one whose
- * request has not come, before it takes the one that has waited longest. */
+ * request has not come; when all hold bytes, none is evicted. */
 #define CONN_EVICT_LOOKS_MAX 8
 
 /* Makes room for a new connection: closes one that waits between requests (never one
  * inside a request or a response; a lingering one may go), the longest waiting whose
  * socket holds no request yet, among the CONN_EVICT_LOOKS_MAX longest waiting, counting
  * connections_evicted. Returns the slot (descriptor) closed, or DEADLINE_NONE if none
- * qualifies. */
+ * qualifies (none waits, or every one looked at holds bytes). */
 int conn_evict_one(void);
 
 /* --admin-listen (BEHAVIOUR 6.5): fd is the admin listener. From now on a connection

@@ -288,6 +288,22 @@ static enum exit_code loop_dispatch(const backend_event *e)
 	return EXIT_OK;
 }
 
+/* Routes one wait's n reports (loop_dispatch): the connections' and the signals' first,
+ * the listeners' last, so that a request reported in this batch is read before an accept
+ * can make room by evicting its connection (BEHAVIOUR 4; issue 32: on uring the request
+ * has left the socket for its completion, where the eviction's look cannot see it).
+ * Returns EXIT_OK or the first other exit code a report gave. */
+static enum exit_code loop_dispatch_batch(long n)
+{
+	enum exit_code r = EXIT_OK;
+	for (int listeners = 0; listeners <= 1; listeners++)
+		for (long i = 0; i < n && r == EXIT_OK; i++)
+			if ((listener_of_token(backend_event_token(&loop.events[i])) >= 0) ==
+			    listeners)
+				r = loop_dispatch(&loop.events[i]);
+	return r;
+}
+
 enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 			uint64_t drain_timeout_ms)
 {
@@ -315,8 +331,7 @@ enum exit_code loop_run(const int *listen_fds, uint32_t listeners, int signals,
 		if (sys_is_error(n))
 			return console_fail_fd(BACKEND_WAIT_STEP, -1, n, EXIT_WAIT);
 		deadline_tick();
-		for (long i = 0; i < n && r == EXIT_OK; i++)
-			r = loop_dispatch(&loop.events[i]);
+		r = loop_dispatch_batch(n);
 		int fd;
 		while ((fd = deadline_next_expired()) != DEADLINE_NONE)
 			conn_expire(fd);

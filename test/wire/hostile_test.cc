@@ -35,6 +35,7 @@ namespace {
 
 constexpr int kDrainSeconds = 2;           // --drain-timeout of every daemon here
 constexpr int kExitSlackMs = 1000;         // SIGTERM to exit: the drain and this at most
+constexpr int kClockGrainMs = 1;           // the daemon's deadlines count whole ms
 constexpr int kIdleWindowMs = 1000;        // "idle": CPU used over this window ...
 constexpr uint64_t kIdleTicksMax = 5;      // ... at most this many clock ticks (50 ms)
 constexpr int kRestBoundMs = 15000;        // every wait for rest ends a hang, no more
@@ -85,6 +86,17 @@ std::string RestProblem(pid_t pid)
 	}
 	return "still busy: " + std::to_string(used) + " ticks in the last " +
 	       std::to_string(kIdleWindowMs) + " ms";
+}
+
+// How long after the drain a stopped daemon may take to exit. Natively a timing bound
+// (BEHAVIOUR 11: the stop ends within --drain-timeout), a second for the exit path on a
+// loaded machine. Under an emulator (DaemonLauncher) only the end of a hang: qemu-user at
+// a load of 15 took longer than that to run the same exit (issue 32), so what shows the
+// drain's own deadline ended the stop there is the daemon's word for it, exit 12, after a
+// stop no shorter than the drain.
+int ExitSlackMs()
+{
+	return DaemonLauncher().empty() ? kExitSlackMs : kStateWaitMs;
 }
 
 // Waits (bound_ms at most) until /health is answered. Returns "" or the last problem.
@@ -147,9 +159,9 @@ void ExpectBackAtRest(Daemon &daemon, pid_t serving, int baseline, const std::st
 	int64_t start = NowMs();
 	ASSERT_EQ(kill(daemon.pid(), SIGTERM), 0);
 	int status = 0;
-	EXPECT_TRUE(daemon.WaitExit(kDrainSeconds * 1000 + kExitSlackMs, &status))
+	EXPECT_TRUE(daemon.WaitExit(kDrainSeconds * 1000 + ExitSlackMs(), &status))
 		<< context << ": no exit within the drain after SIGTERM";
-	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + kExitSlackMs) << context;
+	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + ExitSlackMs()) << context;
 }
 
 // A non-blocking connection to 127.0.0.1:port, connecting; -1 on failure.
@@ -333,10 +345,16 @@ constexpr int kTrickleTable = 16;
 constexpr int kTrickleEveryMs = 1500; // below the 2 s head deadline: each byte in time
 constexpr int kFreshClients = 4;
 constexpr int kFreshBoundMs = 8000;   // a head deadline frees a slot well before this
+constexpr int kFreshTriesMax = 20;    // per fresh client whose request missed its handshake
 
 // Issue 33 (2): tricklers hold every slot and reconnect when closed; each fresh client
 // that sends a whole request is answered (200, or 503 when no slot was free: issue 30),
-// then everybody leaves.
+// then everybody leaves. The tricklers' reconnects evict silent connections, as they may
+// (BEHAVIOUR 4), so a fresh client is one whose request completes its handshake
+// (RoundtripOnHandshake): the daemon never sees it silent, however late this process
+// runs between its connect and its send (issue 32: under load it did, and was evicted).
+// One whose request missed the handshake (this process held up past the kernel's 200 ms
+// delayed ACK) proves nothing either way and is asked again.
 TEST_F(HostileTest, TricklersThenFreshClients)
 {
 	REQUIRE_FEATURE("deadlines");
@@ -348,14 +366,106 @@ TEST_F(HostileTest, TricklersThenFreshClients)
 		});
 		WaitForConnections(kTrickleTable);
 		for (int i = 0; i < kFreshClients; i++) {
-			Received r = Roundtrip(daemon_.port(), GetClose("/health"), false, kFreshBoundMs);
+			Received r;
+			bool rode = false;
+			for (int tries = 0; !rode && tries < kFreshTriesMax; tries++)
+				r = RoundtripOnHandshake(daemon_.port(), GetClose("/health"),
+							 kFreshBoundMs, &rode);
+			ASSERT_TRUE(rode) << "fresh client " << i << ": no request came with its "
+					  << "handshake in " << kFreshTriesMax << " tries";
 			int status = ParseResponse(r.bytes).status;
 			EXPECT_TRUE(status == 200 || status == 503) // 503: no slot free (BEHAVIOUR 4)
-				<< "fresh client " << i << " got '" << r.bytes << "'; tricklers reopened "
-				<< tricklers.reopened();
+				<< "fresh client " << i << " got '" << r.bytes << "' (" << HowItEnded(r)
+				<< "); tricklers reopened " << tricklers.reopened();
 		}
 	}
 	ExpectBackAtRest(daemon_, serving_, baseline_, "tricklers");
+}
+
+// BEHAVIOUR 4, in the order that failed TricklersThenFreshClients under load: a fresh
+// client accepted before its request came waits (the only one, in a table of one); then,
+// while the daemon is stopped, a newcomer's handshake and the fresh client's request
+// arrive in that order, so one batch of reports names the listener first. The fresh
+// client is answered, never evicted with its request unread: the batch's connections are
+// read before its accepts. (It was reset on the epoll tiers, closed on uring, where the
+// request had already left the socket for its completion.) The newcomer then has the slot
+// the answered client freed, or, while that one lingers unread, the 503.
+TEST_F(HostileTest, AnAcceptNeverEvictsARequestThatCame)
+{
+	REQUIRE_FEATURE("deadlines");
+	Start({"--max-connections", "1"}, {"--idle-timeout", "60"});
+	int fresh = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fresh, 0);
+	ASSERT_TRUE(WaitUntilDaemonAccepted(serving_, fresh)); // its first read found nothing
+	int newcomer = -1;
+	{
+		ASSERT_EQ(kill(serving_, SIGSTOP), 0);
+		ResumeOnExit resume{serving_};
+		ASSERT_TRUE(WaitUntil([&] { return ProcessStopped(serving_); }));
+		newcomer = ConnectLoopback(daemon_.port()); // the kernel completes the handshake
+		ASSERT_GE(newcomer, 0);
+		ASSERT_TRUE(SendAll(fresh, GetClose("/health")));
+	}
+	Received answered = ReadUntilClose(fresh, kRestBoundMs);
+	close(fresh);
+	EXPECT_EQ(ParseResponse(answered.bytes).status, 200)
+		<< "the fresh client got '" << answered.bytes << "' (" << HowItEnded(answered) << ")";
+	Received r = Exchange(newcomer, GetClose("/health"), false, kRestBoundMs);
+	int status = ParseResponse(r.bytes).status;
+	EXPECT_TRUE(status == 200 || status == 503)
+		<< "the newcomer got '" << r.bytes << "' (" << HowItEnded(r) << ")";
+}
+
+constexpr int kLookHeads = 64; // BACKEND_EVENTS_MAX: with the listener's, more than one wait takes
+
+// BEHAVIOUR 4, the eviction's look when every waiting connection holds bytes: as above,
+// but 64 unfinished heads fill the table beside the fresh client and each sends one byte
+// more between the newcomer's handshake and the fresh client's request, so the wait that
+// reports the listener (64 reports at most) does not report the request. The accept's
+// look finds the request in the socket: nothing is evicted, the newcomer gets the 503 and
+// the fresh client its answer. (The only one waiting, it was evicted all the same, and
+// reset.) Not on uring: there the request may have left the socket for a completion
+// beyond the batch, where the look cannot see it (BEHAVIOUR 4), as the kernel ran the
+// ring's deferred receives (6.18 runs a few per wait and passes).
+TEST_F(HostileTest, AnEvictionLeavesTheRequestItSees)
+{
+	REQUIRE_FEATURE("deadlines");
+	if (HasFeature("uring"))
+		GTEST_SKIP() << "uring: a request beyond the batch may be out of the socket (BEHAVIOUR 4)";
+	Start({"--max-connections", std::to_string(kLookHeads + 1)},
+	      {"--header-timeout", "60", "--idle-timeout", "60"});
+	std::vector<int> heads;
+	for (int i = 0; i < kLookHeads; i++) {
+		heads.push_back(ConnectLoopback(daemon_.port()));
+		ASSERT_GE(heads.back(), 0);
+		ASSERT_TRUE(SendAll(heads.back(), kUnfinishedHead));
+	}
+	for (int fd : heads)
+		ASSERT_TRUE(WaitUntilDaemonRead(serving_, fd));
+	int fresh = ConnectLoopback(daemon_.port());
+	ASSERT_GE(fresh, 0);
+	ASSERT_TRUE(WaitUntilDaemonAccepted(serving_, fresh));
+	int newcomer = -1;
+	{
+		ASSERT_EQ(kill(serving_, SIGSTOP), 0);
+		ResumeOnExit resume{serving_};
+		ASSERT_TRUE(WaitUntil([&] { return ProcessStopped(serving_); }));
+		newcomer = ConnectLoopback(daemon_.port());
+		ASSERT_GE(newcomer, 0);
+		for (int fd : heads)
+			ASSERT_TRUE(SendAll(fd, "a"));
+		ASSERT_TRUE(SendAll(fresh, GetClose("/health")));
+	}
+	Received answered = ReadUntilClose(fresh, kRestBoundMs);
+	Received refused = ReadUntilClose(newcomer, kRestBoundMs);
+	for (int fd : heads)
+		close(fd);
+	close(fresh);
+	close(newcomer);
+	EXPECT_EQ(ParseResponse(answered.bytes).status, 200)
+		<< "the fresh client got '" << answered.bytes << "' (" << HowItEnded(answered) << ")";
+	EXPECT_EQ(ParseResponse(refused.bytes).status, 503)
+		<< "the newcomer got '" << refused.bytes << "' (" << HowItEnded(refused) << ")";
 }
 
 constexpr rlim_t kLowNofile = 64;          // a table of about 28
@@ -413,7 +523,9 @@ constexpr int kDrainTimeoutExit = 12; // BEHAVIOUR 11: --drain-timeout passed
 
 // BEHAVIOUR 11: a stop that finds work in flight when the drain ends (unfinished heads of
 // fresh connections, downloads nobody reads, an idle crowd queued beyond a full table)
-// cancels it and exits 12 within the drain.
+// cancels it and exits 12 within the drain: exit 12 is the daemon's word that the drain's
+// deadline ended it, the stop lasts the drain at least, and the exit follows within
+// ExitSlackMs (under an emulator, a bound that only ends a hang).
 TEST_F(HostileTest, StopWithWorkInFlightEndsWithinTheDrain)
 {
 	REQUIRE_FEATURE("stop");
@@ -436,11 +548,13 @@ TEST_F(HostileTest, StopWithWorkInFlightEndsWithinTheDrain)
 	int64_t start = NowMs();
 	ASSERT_EQ(kill(daemon_.pid(), SIGTERM), 0);
 	int status = 0;
-	ASSERT_TRUE(daemon_.WaitExit(kDrainSeconds * 1000 + kExitSlackMs, &status))
+	ASSERT_TRUE(daemon_.WaitExit(kDrainSeconds * 1000 + ExitSlackMs(), &status))
 		<< "no exit within the drain after SIGTERM";
-	EXPECT_LE(NowMs() - start, kDrainSeconds * 1000 + kExitSlackMs);
+	int64_t took = NowMs() - start;
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kDrainTimeoutExit)
-		<< "status " << status;
+		<< "status " << status << " after " << took << " ms";
+	EXPECT_GE(took, kDrainSeconds * 1000 - kClockGrainMs) << "the drain was cut short";
+	EXPECT_LE(took, kDrainSeconds * 1000 + ExitSlackMs());
 	for (int fd : held)
 		close(fd);
 }

@@ -187,12 +187,6 @@ std::vector<Received> ReadAllUntilClose(const std::vector<int> &fds, int timeout
 	return got;
 }
 
-// Resumes a stopped daemon whatever the test's outcome, so Stop() can end it.
-struct ResumeOnExit {
-	pid_t pid;
-	~ResumeOnExit() { kill(pid, SIGCONT); }
-};
-
 // Ring exhaustion (issue 15): more connections than anything the receive side owns (the
 // SQ's entries; a provided-buffer build's 256 buffers, twice over), all sending at once,
 // each more input than three of its buffers hold. The connections are accepted and

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -603,34 +604,52 @@ std::string Random(size_t n, uint64_t seed)
 	return s;
 }
 
-int ConnectLoopback(int port, int timeout_ms, int receive_buffer)
+// A non-blocking socket connected to 127.0.0.1:port within timeout_ms, set up by
+// before(fd) (returning 0, or an errno) ahead of the connect; -1 on failure, with *error
+// the errno (ETIMEDOUT when the connect did not complete in time).
+static int ConnectWith(int port, int timeout_ms, const std::function<int(int)> &before,
+		       int *error)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (receive_buffer > 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer)) != 0) {
-		close(fd);
+	if (fd < 0) {
+		*error = errno;
 		return -1;
 	}
 	struct sockaddr_in addr = {};
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(static_cast<uint16_t>(port));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int r = connect(fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr));
-	if (r != 0 && errno == EINPROGRESS) {
+	*error = before(fd);
+	if (*error == 0 && connect(fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)) != 0)
+		*error = errno;
+	if (*error == EINPROGRESS) {
 		struct pollfd p = {fd, POLLOUT, 0};
-		int err = ETIMEDOUT;
-		socklen_t len = sizeof(err);
+		*error = ETIMEDOUT;
+		socklen_t len = sizeof(*error);
 		if (poll(&p, 1, timeout_ms) == 1)
-			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-		r = err == 0 ? 0 : -1;
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, error, &len);
 	}
-	if (r != 0) {
+	if (*error != 0) {
 		close(fd);
 		return -1;
 	}
-	SetNonBlocking(fd, false);
+	return fd;
+}
+
+int ConnectLoopback(int port, int timeout_ms, int receive_buffer, int *error)
+{
+	int ignored = 0;
+	int fd = ConnectWith(
+		port, timeout_ms,
+		[receive_buffer](int s) {
+			return receive_buffer > 0 && setsockopt(s, SOL_SOCKET, SO_RCVBUF, &receive_buffer,
+								sizeof(receive_buffer)) != 0
+				       ? errno
+				       : 0;
+		},
+		error ? error : &ignored);
+	if (fd >= 0)
+		SetNonBlocking(fd, false);
 	return fd;
 }
 
@@ -830,10 +849,12 @@ static bool ReadOnce(int fd, Received *r)
 	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
-	if (n == 0)
+	if (n == 0) {
 		r->eof = true;
-	else
+	} else {
 		r->reset = true; // ECONNRESET, or anything else that ends the stream
+		r->error = errno;
+	}
 	StripDates(r, true);
 	return false;
 }
@@ -841,15 +862,15 @@ static bool ReadOnce(int fd, Received *r)
 Received ReadUntilClose(int fd, int timeout_ms)
 {
 	Received r;
-	int64_t deadline = NowMs() + timeout_ms;
+	int64_t start = NowMs(), deadline = start + timeout_ms;
 	for (;;) {
 		struct pollfd p = {fd, POLLIN, 0};
-		if (!PollOne(&p, deadline)) {
+		if (!PollOne(&p, deadline))
 			r.timed_out = true;
+		if (r.timed_out || !ReadOnce(fd, &r)) {
+			r.took_ms = NowMs() - start;
 			return r;
 		}
-		if (!ReadOnce(fd, &r))
-			return r;
 	}
 }
 
@@ -861,6 +882,7 @@ static void ExchangeOn(int fd, const std::string &request, bool shut_write, int6
 {
 	size_t off = 0;
 	bool sending = true;
+	r->request_size = request.size();
 	SetNonBlocking(fd, true);
 	for (;;) {
 		if (sending && off == request.size()) {
@@ -888,8 +910,11 @@ static void ExchangeOn(int fd, const std::string &request, bool shut_write, int6
 				off += static_cast<size_t>(n);
 			else if (n < 0 && errno != EAGAIN && errno != EINTR)
 				sending = false; // the daemon closed early; read what it said
+			if (n < 0 && !sending && r->error == 0)
+				r->error = errno;
 		}
 	}
+	r->request_sent = off;
 	SetNonBlocking(fd, false);
 }
 
@@ -899,20 +924,116 @@ static bool UntilClose(const std::string &) { return false; }
 Received Exchange(int fd, const std::string &request, bool shut_write, int timeout_ms)
 {
 	Received r;
-	ExchangeOn(fd, request, shut_write, NowMs() + timeout_ms, UntilClose, &r);
+	int64_t start = NowMs();
+	ExchangeOn(fd, request, shut_write, start + timeout_ms, UntilClose, &r);
+	r.took_ms = NowMs() - start;
 	close(fd);
 	return r;
 }
 
 Received Roundtrip(int port, const std::string &request, bool shut_write, int timeout_ms)
 {
-	int fd = ConnectLoopback(port, timeout_ms);
+	int64_t start = NowMs();
+	int error = 0;
+	int fd = ConnectLoopback(port, timeout_ms, 0, &error);
 	if (fd < 0) {
 		Received r;
 		r.timed_out = true;
+		r.connect_failed = true;
+		r.error = error;
+		r.request_size = request.size();
+		r.took_ms = NowMs() - start;
 		return r;
 	}
-	return Exchange(fd, request, shut_write, timeout_ms);
+	Received r = Exchange(fd, request, shut_write, timeout_ms);
+	r.took_ms = NowMs() - start;
+	return r;
+}
+
+// The kernel's struct tcp_info (linux/tcp.h) runs past glibc's, which ends with
+// tcpi_total_retrans: tcpi_segs_out (since Linux 4.2), the segments the socket has sent,
+// the SYN included, is at this offset.
+constexpr size_t kTcpInfoSegsOut = 136;
+static_assert(offsetof(struct tcp_info, tcpi_total_retrans) == 100 &&
+		      sizeof(struct tcp_info) == 104,
+	      "glibc's tcp_info is the kernel's first 104 bytes");
+// Segments a connection has sent when its first data carried the handshake's last ACK.
+constexpr int64_t kSegmentsSynThenData = 2;
+// Below this long from the connect to the data's send, the kernel's delayed ACK (200 ms,
+// TCP_DELACK_MAX, counted in jiffies) cannot have left on its own.
+constexpr int64_t kDelayedAckFloorMs = 150;
+
+// Segments fd has sent, or -1 when TCP_INFO does not reach tcpi_segs_out (qemu-user
+// copies its first int only).
+static int64_t SegmentsSent(int fd)
+{
+	unsigned char info[kTcpInfoSegsOut + sizeof(uint32_t)] = {};
+	socklen_t len = sizeof(info);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0 || len < sizeof(info))
+		return -1;
+	uint32_t segments;
+	memcpy(&segments, info + kTcpInfoSegsOut, sizeof(segments));
+	return segments;
+}
+
+Received RoundtripOnHandshake(int port, const std::string &request, int timeout_ms, bool *rode)
+{
+	int64_t start = NowMs();
+	int one = 1;
+	Received r;
+	*rode = false;
+	int fd = ConnectWith(
+		port, timeout_ms,
+		[&one](int s) {
+			return setsockopt(s, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one)) != 0
+				       ? errno
+				       : 0;
+		},
+		&r.error);
+	if (fd < 0) {
+		r.timed_out = r.connect_failed = true;
+		r.request_size = request.size();
+		r.took_ms = NowMs() - start;
+		return r;
+	}
+	ssize_t sent = send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+	int64_t segments = SegmentsSent(fd);
+	if (sent == static_cast<ssize_t>(request.size()))
+		*rode = segments < 0 ? NowMs() - start < kDelayedAckFloorMs
+				     : segments == kSegmentsSynThenData;
+	size_t first = sent > 0 ? static_cast<size_t>(sent) : 0;
+	ExchangeOn(fd, request.substr(first), false, start + timeout_ms, UntilClose, &r);
+	close(fd);
+	r.request_size = request.size();
+	r.request_sent += first;
+	r.took_ms = NowMs() - start;
+	return r;
+}
+
+// errno's symbolic name ("ECONNRESET"), or its number when it has none.
+static std::string ErrnoName(int error)
+{
+	const char *name = strerrorname_np(error);
+	return name ? name : "errno " + std::to_string(error);
+}
+
+std::string HowItEnded(const Received &r)
+{
+	std::string how = "after " + std::to_string(r.took_ms) + " ms";
+	if (r.connect_failed)
+		return "connect failed (" + ErrnoName(r.error) + ") " + how;
+	how = (r.eof	   ? "EOF"
+	       : r.reset     ? "reset (" + ErrnoName(r.error) + ")"
+	       : r.timed_out ? "timed out"
+			     : "still open") +
+	      " " + how + ", " + std::to_string(r.bytes.size() + r.pending.size()) +
+	      " bytes read";
+	if (r.request_size > 0)
+		how += ", request sent " + std::to_string(r.request_sent) + " of " +
+		       std::to_string(r.request_size) + " bytes";
+	if (r.request_sent < r.request_size && r.error != 0 && !r.reset)
+		how += " (send: " + ErrnoName(r.error) + ")";
+	return how + (r.shut_write ? ", write side shut" : "");
 }
 
 bool PeerSpokeOrClosed(int fd, int wait_ms)
@@ -1172,8 +1293,8 @@ std::string LivenessProblem(int port)
 	Received r = Roundtrip(port, GetClose(min ? "/" : "/health"));
 	HttpResponse resp = ParseResponse(r.bytes);
 	if (!resp.parsed)
-		return "liveness request got no valid response (" + resp.error + ", eof=" +
-		       std::to_string(r.eof) + ", timed_out=" + std::to_string(r.timed_out) + ")";
+		return "liveness request got no valid response (" + resp.error + "; " +
+		       HowItEnded(r) + ")";
 	if (resp.status != 200 || resp.body != (min ? "OK" : "ok"))
 		return "liveness request got '" + resp.status_line + "' body '" + resp.body + "'";
 	return "";

@@ -4,6 +4,7 @@
 #ifndef APOLLOD_TEST_WIRE_WIRE_HARNESS_H
 #define APOLLOD_TEST_WIRE_WIRE_HARNESS_H
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -217,7 +218,10 @@ int RecentlyFreePort();
 // Connects to 127.0.0.1:port (non-blocking connect, bounded by timeout_ms), returning a
 // blocking, close-on-exec socket, or -1. receive_buffer > 0: SO_RCVBUF set to it before
 // connect, so the window announced in the handshake is already small (a slow reader).
-int ConnectLoopback(int port, int timeout_ms = 10000, int receive_buffer = 0);
+// *error, if given, receives why it failed (the connect's errno; ETIMEDOUT when it did
+// not complete within timeout_ms), or 0.
+int ConnectLoopback(int port, int timeout_ms = 10000, int receive_buffer = 0,
+		    int *error = nullptr);
 
 // n pseudo-random bytes (mt19937_64), the same for the same seed: a file's content a test
 // can write once and expect again.
@@ -236,7 +240,19 @@ struct Received {
 				 // keep-alive answer may then end with the daemon closing
 	size_t dates = 0;        // Date fields checked (IMF-fixdate) and taken out of bytes
 	std::string pending;     // read, held back: it may be the start of a Date line
+	// How it went, for failure messages (HowItEnded); what passes depends on none of it.
+	bool connect_failed = false; // Roundtrip: no connection (timed_out is set too)
+	int error = 0;               // errno of the failed connect, read (reset) or send
+	size_t request_size = 0;     // Exchange: the request's bytes ...
+	size_t request_sent = 0;     // ... and how many of them left
+	int64_t took_ms = 0;         // from the connect (or the first read) to the end
 };
+
+// One line saying how r ended, for a failure message: "connect failed (ETIMEDOUT)", or
+// "EOF" / "reset (ECONNRESET)" / "timed out", then the bytes read, how much of the
+// request left (and a send's error), and the time taken: an empty answer then says
+// whether the daemon closed, reset, or never answered.
+std::string HowItEnded(const Received &r);
 
 // Every read of the harness (Received, Client) passes through a filter that checks each
 // `Date: ` field line the daemon sends (the last field of every head, BEHAVIOUR 15) is
@@ -265,6 +281,17 @@ Received Exchange(int fd, const std::string &request, bool shut_write, int timeo
 // ask to close (GetClose, HTTP/1.0) or shut_write must be true, else this times out.
 Received Roundtrip(int port, const std::string &request, bool shut_write = false,
 		   int timeout_ms = 5000);
+
+// Roundtrip for a client whose request completes its handshake: TCP_DEFER_ACCEPT set on
+// the connecting socket holds back the handshake's last ACK until data goes (Linux,
+// tcp_rcv_synsent_state_process; at most its 200 ms delayed-ACK timer), and request is
+// sent at once, so the daemon's listener reports the connection with the request in it:
+// the daemon never holds it silent, and no accept can evict it before its request
+// (BEHAVIOUR 4) however late this process runs. *rode says whether the request did come
+// with the handshake (the socket sent 2 segments, the SYN and it; where TCP_INFO is cut
+// short, as under qemu-user: it left within 150 ms of the connect); false means the ACK
+// left alone first, or the send failed. request must fit in one send (a few KiB).
+Received RoundtripOnHandshake(int port, const std::string &request, int timeout_ms, bool *rode);
 
 // True if fd has been closed by the peer or has data waiting, within wait_ms.
 bool PeerSpokeOrClosed(int fd, int wait_ms);
@@ -662,6 +689,13 @@ bool ProcessRuns(pid_t pid);
 
 // Whether pid is stopped (SIGSTOP, or a tracer): /proc/PID/stat state T or t.
 bool ProcessStopped(pid_t pid);
+
+// Resumes a process a test stopped (SIGCONT) when the scope ends, whatever the test's
+// outcome, so Stop() can end it.
+struct ResumeOnExit {
+	pid_t pid;
+	~ResumeOnExit() { kill(pid, SIGCONT); }
+};
 
 // One descriptor of a process that names a memfd of the snapshot ("/memfd:apollod-snapshot",
 // BEHAVIOUR 10.17): its /proc/PID/fd path, and the memfd's inode and size.
