@@ -28,7 +28,13 @@ mkdir "$dir/www"
 echo 0 >"$dir/www/n.txt"
 exec_start=${exec_start/#\/usr\/local\/bin\/apollod /$daemon }
 exec_start=${exec_start/--root \/srv\/www/--root $dir/www}
-port=$((20000 + $$ % 20000))
+
+# A port the kernel calls free (bound to port 0, read, released). The port used to be
+# 20000 + $$ % 20000, which can be any socket's ephemeral port: with a second suite
+# running beside this one, the socket-activate bind failed once with EADDRINUSE.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 # The descendants of pid $1, from ps (children first found, then theirs).
 descendants() {
@@ -44,13 +50,27 @@ descendants() {
 	echo "${all[@]}"
 }
 
-# shellcheck disable=SC2086 # ExecStart is words, as systemd splits them
-systemd-socket-activate -l "127.0.0.1:$port" -- $exec_start 2>"$dir/err" >/dev/null &
-main=$!
-for _ in $(seq 100); do
-	curl -sf "http://127.0.0.1:$port/n.txt" >/dev/null && break
-	sleep 0.1
-done
+# Starts the unit's ExecStart on a free port; another process may take the port between
+# free_port and the bind, so a start refused with "Address already in use" takes another
+# (5 tries). Sets port and main. Waits until it serves or exits (bounded: a hang only).
+start_service() {
+	local try
+	for try in 1 2 3 4 5; do
+		port=$(free_port)
+		# shellcheck disable=SC2086 # ExecStart is words, as systemd splits them
+		systemd-socket-activate -l "127.0.0.1:$port" -- $exec_start 2>"$dir/err" >/dev/null &
+		main=$!
+		for _ in $(seq 600); do
+			curl -sf "http://127.0.0.1:$port/n.txt" >/dev/null && return 0
+			kill -0 "$main" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q "Address already in use" "$dir/err" || return 0
+		echo "try $try: port $port taken, another" >&2
+		main=
+	done
+}
+start_service
 [ "$(curl -sf "http://127.0.0.1:$port/n.txt")" = 0 ] || fail "not serving"
 seen=" $(descendants "$main") "
 [ -n "${seen// /}" ] || fail "no serving generation under the main pid"
