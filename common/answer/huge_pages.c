@@ -4,9 +4,9 @@
 #include <linux/fcntl.h> /* AT_FDCWD, O_RDONLY, O_CLOEXEC */
 #include <linux/mman.h>  /* MAP_*, PROT_NONE */
 
+#include "common/base/char_class.h"
 #include "common/base/counters.h"
 #include "common/base/kernel_consts.h"
-#include "common/base/char_class.h"
 #include "common/base/sys.h"
 
 #define HUGE_PAGE_SIZE_MIN (64u << 10) /* below it no kernel has a PMD size */

@@ -296,11 +296,18 @@ static enum exit_code loop_dispatch(const backend_event *e)
 static enum exit_code loop_dispatch_batch(long n)
 {
 	enum exit_code r = EXIT_OK;
-	for (int listeners = 0; listeners <= 1; listeners++)
-		for (long i = 0; i < n && r == EXIT_OK; i++)
-			if ((listener_of_token(backend_event_token(&loop.events[i])) >= 0) ==
-			    listeners)
-				r = loop_dispatch(&loop.events[i]);
+	long held = 0; /* listener reports passed over: a second pass only when there are */
+	for (long i = 0; i < n && r == EXIT_OK; i++) {
+		if (listener_of_token(backend_event_token(&loop.events[i])) >= 0)
+			held++;
+		else
+			r = loop_dispatch(&loop.events[i]);
+	}
+	for (long i = 0; i < n && held > 0 && r == EXIT_OK; i++)
+		if (listener_of_token(backend_event_token(&loop.events[i])) >= 0) {
+			held--;
+			r = loop_dispatch(&loop.events[i]);
+		}
 	return r;
 }
 

@@ -156,8 +156,7 @@ CommandResult RunRefusing(const std::string &syscall, std::string *addr)
 
 TEST_F(ErrorsTest, FatalAcceptNamesListenerAndReason)
 {
-	if (!DaemonLauncher().empty())
-		GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers, not the emulated daemon's";
+	REQUIRE_SECCOMP_REFUSE();
 	if (HasFeature("uring"))
 		GTEST_SKIP() << "the ring accepts: no accept4 syscall to refuse";
 	std::string addr;
@@ -169,8 +168,7 @@ TEST_F(ErrorsTest, FatalAcceptNamesListenerAndReason)
 
 TEST_F(ErrorsTest, FatalWaitNamesTheCallAndReason)
 {
-	if (!DaemonLauncher().empty())
-		GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers, not the emulated daemon's";
+	REQUIRE_SECCOMP_REFUSE();
 	bool ring = HasFeature("uring");
 	std::string addr;
 	CommandResult r = RunRefusing(ring ? "io_uring_enter" : "epoll_wait", &addr);

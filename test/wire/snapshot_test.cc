@@ -570,8 +570,7 @@ TEST(LoaderFillTest, EverySizeLoadsByteExact)
 TEST(LoaderFillTest, SendfileRefusedReadsInstead)
 {
 	REQUIRE_FEATURE("files");
-	if (!DaemonLauncher().empty())
-		GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers, not the emulated daemon's";
+	REQUIRE_SECCOMP_REFUSE();
 	CheckFillSizes({RunfilePath("test/wire/seccomp_refuse"), "sendfile", "EINVAL"});
 }
 
@@ -646,8 +645,7 @@ TEST(LoaderFillTest, AFileChangingWhileLoadingIsOneConsistentBody)
 TEST(LoaderFillTest, AFileChangingWhileLoadingByReadToo)
 {
 	REQUIRE_FEATURE("files");
-	if (!DaemonLauncher().empty())
-		GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers, not the emulated daemon's";
+	REQUIRE_SECCOMP_REFUSE();
 	CheckChangingFile({RunfilePath("test/wire/seccomp_refuse"), "sendfile", "EINVAL"});
 }
 
@@ -730,8 +728,7 @@ TEST(LoaderCloseTest, NoLoadedFileStaysOpen)
 TEST(LoaderCloseTest, CloseRangeRefusedClosesEachInstead)
 {
 	REQUIRE_FEATURE("files");
-	if (!DaemonLauncher().empty())
-		GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall numbers, not the emulated daemon's";
+	REQUIRE_SECCOMP_REFUSE();
 	CheckLoadedFilesClosed({RunfilePath("test/wire/seccomp_refuse"), "close_range", "ENOSYS"}, 0);
 }
 

@@ -931,20 +931,24 @@ Received Exchange(int fd, const std::string &request, bool shut_write, int timeo
 	return r;
 }
 
+// What a roundtrip whose connect failed with error (started at start_ms) received.
+static Received ConnectFailed(const std::string &request, int error, int64_t start_ms)
+{
+	Received r;
+	r.timed_out = r.connect_failed = true;
+	r.error = error;
+	r.request_size = request.size();
+	r.took_ms = NowMs() - start_ms;
+	return r;
+}
+
 Received Roundtrip(int port, const std::string &request, bool shut_write, int timeout_ms)
 {
 	int64_t start = NowMs();
 	int error = 0;
 	int fd = ConnectLoopback(port, timeout_ms, 0, &error);
-	if (fd < 0) {
-		Received r;
-		r.timed_out = true;
-		r.connect_failed = true;
-		r.error = error;
-		r.request_size = request.size();
-		r.took_ms = NowMs() - start;
-		return r;
-	}
+	if (fd < 0)
+		return ConnectFailed(request, error, start);
 	Received r = Exchange(fd, request, shut_write, timeout_ms);
 	r.took_ms = NowMs() - start;
 	return r;
@@ -979,8 +983,7 @@ static int64_t SegmentsSent(int fd)
 Received RoundtripOnHandshake(int port, const std::string &request, int timeout_ms, bool *rode)
 {
 	int64_t start = NowMs();
-	int one = 1;
-	Received r;
+	int one = 1, error = 0;
 	*rode = false;
 	int fd = ConnectWith(
 		port, timeout_ms,
@@ -989,13 +992,10 @@ Received RoundtripOnHandshake(int port, const std::string &request, int timeout_
 				       ? errno
 				       : 0;
 		},
-		&r.error);
-	if (fd < 0) {
-		r.timed_out = r.connect_failed = true;
-		r.request_size = request.size();
-		r.took_ms = NowMs() - start;
-		return r;
-	}
+		&error);
+	if (fd < 0)
+		return ConnectFailed(request, error, start);
+	Received r;
 	ssize_t sent = send(fd, request.data(), request.size(), MSG_NOSIGNAL);
 	int64_t segments = SegmentsSent(fd);
 	if (sent == static_cast<ssize_t>(request.size()))

@@ -53,6 +53,16 @@ bool HasFeature(const std::string &feature);
 				     << "'";                                         \
 	} while (0)
 
+// Skips the current test when the daemon runs under an emulator (DaemonLauncher): the
+// filter of test/wire/seccomp_refuse.c speaks x86_64 syscall numbers, not the emulated
+// daemon's.
+#define REQUIRE_SECCOMP_REFUSE()                                                     \
+	do {                                                                         \
+		if (!::wire::DaemonLauncher().empty())                               \
+			GTEST_SKIP() << "the seccomp filter speaks x86_64 syscall "  \
+					"numbers, not the emulated daemon's";        \
+	} while (0)
+
 // Milliseconds on the monotonic clock.
 int64_t NowMs();
 
