@@ -13,7 +13,6 @@
 // exchange ends with the daemon's EOF instead of the idle deadline.
 #include <algorithm>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -85,15 +84,6 @@ bool MakeDir(const std::string &path)
 	if (!ok)
 		ADD_FAILURE() << "cannot mkdir " << path << ": " << strerror(errno);
 	return ok;
-}
-
-// Removes the tree at path, symlinks as links (never followed).
-void RemoveTree(const std::string &path)
-{
-	nftw(
-		path.c_str(),
-		[](const char *p, const struct stat *, int, struct FTW *) { return remove(p); },
-		16, FTW_DEPTH | FTW_PHYS);
 }
 
 // A fresh directory /tmp/apollod-files-XXXXXX, mode 0755 (see the top of the file), removed

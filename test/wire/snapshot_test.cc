@@ -11,7 +11,6 @@
 // is refused, and early when descriptors run out).
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -58,12 +57,7 @@ public:
 	~ScratchDir()
 	{
 		if (!path_.empty())
-			nftw(
-				path_.c_str(),
-				[](const char *p, const struct stat *, int, struct FTW *) {
-					return remove(p);
-				},
-				16, FTW_DEPTH | FTW_PHYS);
+			RemoveTree(path_);
 	}
 	const std::string &path() const { return path_; }
 

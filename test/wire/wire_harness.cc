@@ -736,13 +736,18 @@ SmallSite::SmallSite(const std::string &text)
 		ADD_FAILURE() << "mkdir: " << strerror(errno);
 }
 
+void RemoveTree(const std::string &path)
+{
+	nftw(
+		path.c_str(),
+		[](const char *p, const struct stat *, int, struct FTW *) { return remove(p); },
+		16, FTW_DEPTH | FTW_PHYS);
+}
+
 SmallSite::~SmallSite()
 {
-	if (path_.empty())
-		return;
-	unlink((path_ + "/f.txt").c_str());
-	rmdir((path_ + "/sub").c_str());
-	rmdir(path_.c_str());
+	if (!path_.empty())
+		RemoveTree(path_);
 }
 
 FileRoot::FileRoot(const std::vector<std::pair<std::string, std::string>> &files)
@@ -756,22 +761,15 @@ FileRoot::FileRoot(const std::vector<std::pair<std::string, std::string>> &files
 	for (const auto &f : files) {
 		for (size_t slash = f.first.find('/'); slash != std::string::npos;
 		     slash = f.first.find('/', slash + 1))
-			if (mkdir((dir_ + "/" + f.first.substr(0, slash)).c_str(), 0755) == 0)
-				dirs_.push_back(f.first.substr(0, slash)); // EEXIST: made already
+			mkdir((dir_ + "/" + f.first.substr(0, slash)).c_str(), 0755); // or EEXIST
 		std::ofstream(dir_ + "/" + f.first, std::ios::binary) << f.second;
-		names_.push_back(f.first);
 	}
 }
 
 FileRoot::~FileRoot()
 {
-	if (dir_.empty())
-		return;
-	for (const std::string &n : names_)
-		unlink((dir_ + "/" + n).c_str());
-	for (auto d = dirs_.rbegin(); d != dirs_.rend(); ++d) // the deepest first
-		rmdir((dir_ + "/" + *d).c_str());
-	rmdir(dir_.c_str());
+	if (!dir_.empty())
+		RemoveTree(dir_);
 }
 
 ServedTree::ServedTree(const std::string &what,
@@ -818,12 +816,8 @@ bool Put(const std::string &root, const std::string &rel, const std::string &con
 ServedTree::~ServedTree()
 {
 	daemon_.Stop();
-	if (dir_.empty())
-		return;
-	nftw(
-		dir_.c_str(),
-		[](const char *p, const struct stat *, int, struct FTW *) { return remove(p); },
-		16, FTW_DEPTH | FTW_PHYS);
+	if (!dir_.empty())
+		RemoveTree(dir_);
 }
 
 std::string WithoutDates(const std::string &raw, size_t *dates)

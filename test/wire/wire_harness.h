@@ -525,9 +525,13 @@ std::string LabelName(const testing::TestParamInfo<Case> &info)
 	return info.param.label;
 }
 
+// Removes the tree at path and everything in it, symlinks as links (never followed);
+// what cannot be removed is left.
+void RemoveTree(const std::string &path);
+
 // A fresh /tmp/apollod-site-XXXXXX (mode 0755) holding f.txt (text) and an empty sub/,
-// for --root: removed with them when the object goes. path() is "" when creation failed
-// (the test has failed non-fatally then).
+// for --root: removed with everything in it when the object goes (a test may Put more
+// files there). path() is "" when creation failed (the test has failed non-fatally then).
 class SmallSite {
 public:
 	explicit SmallSite(const std::string &text);
@@ -542,8 +546,8 @@ private:
 
 // A fresh /tmp/apollod-root-XXXXXX (mode 0755) holding files, each a relative path
 // ("a/b.txt": the directories on the way are made, mode 0755) and its bytes, for --root:
-// removed with them when the object goes. dir() is "" when creation failed (the test has
-// failed non-fatally then).
+// removed with everything in it when the object goes. dir() is "" when creation failed
+// (the test has failed non-fatally then).
 class FileRoot {
 public:
 	explicit FileRoot(const std::vector<std::pair<std::string, std::string>> &files);
@@ -554,8 +558,6 @@ public:
 
 private:
 	std::string dir_;
-	std::vector<std::string> names_;
-	std::vector<std::string> dirs_; // made here, in the order made
 };
 
 // A fresh /tmp/apollod-<what>-XXXXXX tree that fill writes (it returns "" or what went
