@@ -106,6 +106,10 @@ def check_rows(result, rows, markdown, declared):
             if "ratio_to_nginx" in row and "nginx" in declared_peers.get(key, ()):
                 for base in ("nginx", "best_peer"):
                     r = row["ratio_to_" + base].get(column)
+                    if base == "nginx" and none_completed(by_key, key, "nginx", result):
+                        check(r is None, "%s / %s: no ratio to nginx, which completed no"
+                              " response in the --quick window (%r)" % (key, column, r))
+                        continue
                     check(is_number(r) and r > 0, "%s / %s ratio to %s > 0 (%r)"
                           % (key, column, base, r))
             if key == "success_share":
