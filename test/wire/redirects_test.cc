@@ -194,9 +194,8 @@ TEST_F(RedirectsTest, ReloadReadsTheRulesAgain)
 	ASSERT_EQ(kill(daemon_.pid(), SIGHUP), 0);
 	EXPECT_TRUE(WaitUntil([&] { return FetchMetrics(daemon_.port())["reloads"] == 1; },
 			      kStateWaitMs, 100));
-	// The old image accepts until its retire signal (BEHAVIOUR 17): a uring run's request
-	// got its 308. The new rules are asked for once it has gone.
-	EXPECT_TRUE(WaitUntil([old] { return !ProcessRuns(old); }));
+	// The old image accepts until it has gone: a uring run's request got its 308.
+	EXPECT_TRUE(WaitUntilExited(old));
 	EXPECT_EQ(Send(Request("GET", "/perm")),
 		  Redirect("302 Found", "found\n", "/elsewhere", false));
 	EXPECT_EQ(ParseResponse(Send(Request("GET", "/go"))).status, 404) << "the old rule went";

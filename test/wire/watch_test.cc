@@ -225,7 +225,7 @@ TEST_P(WatchTest, BurstOfChangesIsOneReload)
 	// exited (it can ask for nothing more), then one more change is the second reload,
 	// served, and nothing came between (a second reload of the burst would make it the
 	// third).
-	EXPECT_TRUE(WaitUntil([first] { return !ProcessRuns(first); })) << "the first image stays";
+	EXPECT_TRUE(WaitUntilExited(first)) << "the first image stays";
 	WriteFile(d.root() + "/after.txt", "after");
 	ASSERT_GE(WaitForAnswer(d.port(), "/after.txt", "200 after", &last), 0) << last << d.Err();
 	ASSERT_GT(d.WaitForReloaded(2), 0) << d.Err();
@@ -292,10 +292,9 @@ TEST_P(WatchTest, SlowInPlaceDeployServesNoTornBody)
 	WriteFile(path, Version('a'));
 	ASSERT_GE(WaitForAnswer(d.port(), "/slow.bin", "200 " + Version('a'), &last), 0)
 		<< last.substr(0, 40) << d.Err();
-	// The start-up image has no slow.bin and may take a connection until it has drained
-	// (BEHAVIOUR 17: it accepts until its retire signal): a loaded run's client got its
-	// 404 once. The client starts after it has gone.
-	ASSERT_TRUE(WaitUntil([first] { return !ProcessRuns(first); })) << d.Err();
+	// The start-up image has no slow.bin and accepts until it has gone: a loaded run's
+	// client got its 404 once.
+	ASSERT_TRUE(WaitUntilExited(first)) << d.Err();
 
 	std::atomic<bool> stop{false};
 	std::atomic<size_t> fetches{0}, torn{0};

@@ -2050,6 +2050,11 @@ bool ProcessRuns(pid_t pid)
 	return state != 0 && state != 'Z';
 }
 
+bool WaitUntilExited(pid_t pid, int timeout_ms)
+{
+	return WaitUntil([pid] { return !ProcessRuns(pid); }, timeout_ms);
+}
+
 bool ProcessStopped(pid_t pid)
 {
 	char state = ProcessState("/proc/" + std::to_string(pid) + "/stat");

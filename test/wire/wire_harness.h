@@ -699,6 +699,12 @@ std::string ProcessTreeReport(pid_t pid);
 // Whether pid still runs: it exists and is not a zombie (/proc/PID/stat state).
 bool ProcessRuns(pid_t pid);
 
+// Waits until pid no longer runs (ProcessRuns), timeout_ms at most (a bound that only
+// ends a hang). After a reload, the old image's exit: it accepts until its retire signal
+// (BEHAVIOUR 17), so only then does every new connection reach the new one. Returns
+// whether it ended.
+bool WaitUntilExited(pid_t pid, int timeout_ms = kStateWaitMs);
+
 // Whether pid is stopped (SIGSTOP, or a tracer): /proc/PID/stat state T or t.
 bool ProcessStopped(pid_t pid);
 
