@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -229,6 +230,22 @@ public:
 			SleepMs(10);
 		} while (NowMs() < deadline);
 		return -1;
+	}
+
+	// WaitForReloaded(n), then waits for the generation its line names as draining to exit
+	// (kStateWaitMs at most): it accepts until its retire signal (BEHAVIOUR 17), so only
+	// from then on does every new connection reach the new one. Returns the new
+	// generation's pid, or -1.
+	pid_t WaitForReloadedAlone(int n = 1)
+	{
+		if (WaitForReloaded(n) < 0)
+			return -1;
+		std::regex re("apollod: reloaded: process [0-9]+ serves the new snapshot; "
+			      "process ([0-9]+) drains\n");
+		std::string text = Err();
+		std::sregex_iterator line(text.begin(), text.end(), re);
+		std::advance(line, n - 1);
+		return WaitUntilExited((pid_t)std::stoi((*line)[1].str())) ? new_pid_ : -1;
 	}
 
 	// SIGTERM to the daemon (its resident supervisor); waits for it and reaps whatever

@@ -91,11 +91,8 @@ pid_t Reload(ReloadDaemon &d, pid_t from, int n)
 {
 	if (kill(d.pid(), SIGHUP) != 0)
 		return -1;
-	pid_t to = d.WaitForReloaded(n);
-	for (int64_t end = NowMs() + kExitWaitMs; to > 0 && ProcessRuns(from); SleepMs(5))
-		if (NowMs() > end)
-			return -1;
-	return to;
+	pid_t to = d.WaitForReloadedAlone(n);
+	return to > 0 && !ProcessRuns(from) ? to : -1;
 }
 
 // Compressible text of about n bytes (lines of numbered words), different for each seed.

@@ -358,9 +358,12 @@ TEST(VhostReloadTest, ReloadDropsASite)
 	ASSERT_TRUE(daemon.Start(o, &error)) << error;
 	auto body = [&] { return ParseResponse(Roundtrip(daemon.port(), ForHost("a.example", "/")).bytes).body; };
 	auto reload = [&](uint64_t n) {
+		pid_t old = daemon.ServingPid();
 		ASSERT_EQ(kill(daemon.pid(), SIGHUP), 0);
 		EXPECT_TRUE(WaitUntil([&] { return FetchMetrics(daemon.port())["reloads"] == n; },
 				      kStateWaitMs, 50));
+		// The old image accepts until it has gone (BEHAVIOUR 17), with the old sites.
+		EXPECT_TRUE(WaitUntilExited(old));
 	};
 	EXPECT_EQ(body(), "site d\n");
 	int one = ArenaCount(daemon.ServingPid());
