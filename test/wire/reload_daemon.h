@@ -16,7 +16,6 @@
 #include <atomic>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -215,18 +214,21 @@ public:
 	}
 
 	// Waits for the n-th "reloaded" line (the resident supervisor's, BEHAVIOUR 17) and
-	// notes the new generation's pid. Returns it, or -1 after kLineWaitMs.
+	// notes the new generation's pid and the draining one's. Returns the new one, or -1
+	// after kLineWaitMs.
 	pid_t WaitForReloaded(int n = 1)
 	{
 		std::regex re("apollod: reloaded: process ([0-9]+) serves the new snapshot; "
-			      "process [0-9]+ drains\n");
+			      "process ([0-9]+) drains\n");
 		int64_t deadline = NowMs() + kLineWaitMs;
 		do {
 			std::string text = Err();
 			int seen = 0;
 			for (std::sregex_iterator i(text.begin(), text.end(), re), end; i != end; ++i)
-				if (++seen == n)
+				if (++seen == n) {
+					draining_pid_ = (pid_t)std::stoi((*i)[2].str());
 					return new_pid_ = (pid_t)std::stoi((*i)[1].str());
+				}
 			SleepMs(10);
 		} while (NowMs() < deadline);
 		return -1;
@@ -238,14 +240,7 @@ public:
 	// generation's pid, or -1.
 	pid_t WaitForReloadedAlone(int n = 1)
 	{
-		if (WaitForReloaded(n) < 0)
-			return -1;
-		std::regex re("apollod: reloaded: process [0-9]+ serves the new snapshot; "
-			      "process ([0-9]+) drains\n");
-		std::string text = Err();
-		std::sregex_iterator line(text.begin(), text.end(), re);
-		std::advance(line, n - 1);
-		return WaitUntilExited((pid_t)std::stoi((*line)[1].str())) ? new_pid_ : -1;
+		return WaitForReloaded(n) > 0 && WaitUntilExited(draining_pid_) ? new_pid_ : -1;
 	}
 
 	// SIGTERM to the daemon (its resident supervisor); waits for it and reaps whatever
@@ -305,6 +300,7 @@ private:
 	int port_ = 0;
 	pid_t pid_ = -1;
 	pid_t new_pid_ = -1;
+	pid_t draining_pid_ = -1; // the n-th reloaded line's, WaitForReloaded
 };
 
 // What a client saw during the load.
