@@ -32,6 +32,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace wire {
@@ -496,7 +497,10 @@ int RecentlyFreePort()
 	// running beside this one takes its port from the ephemeral range
 	// (ip_local_port_range), so a port picked there can be taken again before the test
 	// binds it (and a uring daemon's listener can outlive its process for a moment). Outside
-	// that range only another test's pick can collide: random, and checked by a bind.
+	// that range only another test's pick can collide: random, and checked by a bind. A
+	// port this process handed out is never handed out again: a test that picks two before
+	// binding either (activation's passed ports and its own --listen) got the same one twice.
+	static std::set<int> handed_out;
 	int low = 32768, high = 60999;
 	std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
 	int first = low > kNamedPortMin + 1000 ? kNamedPortMin : high + 1;
@@ -505,8 +509,10 @@ int RecentlyFreePort()
 	std::uniform_int_distribution<int> pick(first, last);
 	for (int tries = 0; tries < kFreePortTries; tries++) {
 		int port = pick(rng);
-		if (PortBindsNow(port))
+		if (handed_out.count(port) == 0 && PortBindsNow(port)) {
+			handed_out.insert(port);
 			return port;
+		}
 	}
 	return 0;
 }

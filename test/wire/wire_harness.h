@@ -220,7 +220,8 @@ private:
 
 // A port that was free a moment ago, for tests that must name the port themselves: a
 // random one outside the kernel's ephemeral range, so that parallel suites' port-0 binds
-// and connects cannot take it; 0 if none could be found.
+// and connects cannot take it, and never one this process was given before; 0 if none
+// could be found.
 constexpr int kNamedPortMin = 10000; // below it: well-known services' ports
 constexpr int kFreePortTries = 64;
 int RecentlyFreePort();
