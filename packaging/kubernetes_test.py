@@ -26,7 +26,7 @@ import unittest
 
 import yaml
 
-from containerfile import LISTENING, flag_value, instruction
+from containerfile import LISTENING, flag_value, health_once_up, instruction
 
 MANIFEST, KUSTOMIZATION, CONTAINERFILE, DAEMON, SITE_INDEX = sys.argv[1:6]
 del sys.argv[1:6]
@@ -254,10 +254,9 @@ class KubernetesTest(unittest.TestCase):
                 self.assertIsNone(daemon.poll(), "the daemon exited: " + out)
                 self.assertLess(time.monotonic(), deadline, "no listening line: " + out)
                 time.sleep(0.05)
-            conn = http.client.HTTPConnection("127.0.0.1", int(listening.group(1)), timeout=10)
-            conn.request("GET", "/health")
-            resp = conn.getresponse()
-            self.assertEqual((resp.status, resp.read()), (200, b"ok"))
+            port = int(listening.group(1))
+            self.assertEqual(health_once_up(port, LISTEN_SECONDS), (200, b"ok"))
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             # What a Prometheus server sends (docs/BEHAVIOUR.md 7.2).
             path = self.pod["metadata"]["annotations"]["prometheus.io/path"]
             conn.request("GET", path, headers={"Accept": "text/plain;version=0.0.4;q=1,*/*;q=0.1"})

@@ -85,6 +85,15 @@ for i in 1 2 3; do
 	done
 	[ "$(grep -c 'apollod: reloaded: process' "$dir/err")" -ge "$i" ] || fail "reload $i: no 'reloaded' line"
 	kill -0 "$main" 2>/dev/null || fail "reload $i: the main pid $main is gone"
+	# The generation the line names as draining accepts until its retire signal
+	# (docs/BEHAVIOUR.md 17) and serves the old tree: ask once it has gone.
+	old=$(grep 'apollod: reloaded: process' "$dir/err" | sed -n "${i}s/.*; process \([0-9]*\) drains.*/\1/p")
+	[ -n "$old" ] || fail "reload $i: no draining pid in the reloaded line"
+	for _ in $(seq 200); do
+		kill -0 "$old" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$old" 2>/dev/null && fail "reload $i: the old generation $old stays"
 	[ "$(curl -sf "http://127.0.0.1:$port/n.txt")" = "$i" ] || fail "reload $i: the new tree is not served"
 	seen+=" $(descendants "$main") "
 done
