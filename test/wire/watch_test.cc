@@ -211,6 +211,15 @@ constexpr int kStalledMs = 150;
 constexpr int kAttempts = 3;
 constexpr int kBurstFiles = 20;
 
+// Why a test whose writer stalled in every attempt skips; stalls holds each attempt's
+// longest gap (ms), space first.
+std::string StalledEveryAttempt(const std::string &stalls)
+{
+	return "the writer stalled for " + std::to_string(kStalledMs) +
+	       " ms or more in every attempt (its longest gaps, ms:" + stalls +
+	       "): the machine is too busy to test this";
+}
+
 // Writes f0.txt .. f19.txt under root, one after another. Returns the longest time from
 // the start, or from one write's end, to the next write's end (ms).
 int64_t WriteBurst(const std::string &root)
@@ -261,8 +270,7 @@ TEST_P(WatchTest, BurstOfChangesIsOneReload)
 		EXPECT_EQ(d.Stop(), 0) << d.Err();
 		return;
 	}
-	GTEST_SKIP() << "the writer stalled for " << kStalledMs << " ms or more in every attempt "
-		     << "(its longest gaps, ms:" << stalls << "): the machine is too busy to test this";
+	GTEST_SKIP() << StalledEveryAttempt(stalls);
 }
 
 // A slow in-place deploy (BEHAVIOUR 10.16: only settled files): a writer rewrites one
@@ -417,9 +425,7 @@ TEST_P(WatchTest, SlowInPlaceDeployServesNoTornBody)
 	client.join();
 	EXPECT_EQ(d.Stop(), 0) << d.Err();
 	if (attempt == kAttempts)
-		GTEST_SKIP() << "the writer stalled for " << kStalledMs
-			     << " ms or more in every attempt (its longest gaps, ms:" << stalls
-			     << "): the machine is too busy to test this";
+		GTEST_SKIP() << StalledEveryAttempt(stalls);
 }
 
 // A change that makes the tree break a limit (--max-files, as reload_test) leaves
