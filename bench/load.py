@@ -125,7 +125,9 @@ def parse_wrk(output):
     """Turns wrk's output (with wrk_report.lua's WRK_JSON line) into a result dict:
     requests, rps, bytes (read, heads included), bytes_per_s, p50_us, p99_us, success_share (responses with a 2xx/3xx
     status over all attempts: responses plus connect, read, write and timeout errors),
-    errors."""
+    errors. p50_us and p99_us are None when wrk timed no response: it counts a response
+    slower than --timeout (WRK_TIMEOUT_S) as completed and as a timeout error, and leaves
+    it out of its histogram, which then reads 0 everywhere, max included."""
     for line in output.splitlines():
         if line.startswith("WRK_JSON "):
             raw = json.loads(line[len("WRK_JSON "):])
@@ -136,13 +138,14 @@ def parse_wrk(output):
     failed_attempts = errors["connect"] + errors["read"] + errors["write"] + errors["timeout"]
     attempts = raw["requests"] + failed_attempts
     good = raw["requests"] - errors["status"]
+    timed = raw["latency_us"]["max"] > 0
     return {
         "requests": raw["requests"],
         "rps": raw["requests"] / (raw["duration_us"] / 1e6),
         "bytes": raw["bytes"],
         "bytes_per_s": raw["bytes"] / (raw["duration_us"] / 1e6),
-        "p50_us": raw["latency_us"]["p50"],
-        "p99_us": raw["latency_us"]["p99"],
+        "p50_us": raw["latency_us"]["p50"] if timed else None,
+        "p99_us": raw["latency_us"]["p99"] if timed else None,
         "success_share": good / attempts if attempts else 0.0,
         "errors": errors,
     }
@@ -204,9 +207,16 @@ def _median(values):
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
+def _median_of_timed(values):
+    """The median of the rounds in which wrk timed a response (parse_wrk), or None."""
+    timed = [v for v in values if v is not None]
+    return _median(timed) if timed else None
+
+
 def combine_rounds(results):
-    """One result from several rounds' results: medians of rps, p50 and p99; requests,
-    errors and the success share over all rounds together; server CPU per request as
+    """One result from several rounds' results: medians of rps, p50 and p99 (p50 and p99
+    over the rounds in which wrk timed a response); requests, errors and the success
+    share over all rounds together; server CPU per request as
     (CPU seconds over all rounds) / (requests over all rounds), split into user and
     system the same way so that the two add up to the total."""
     errors = {k: sum(r["errors"][k] for r in results) for k in results[0]["errors"]}
@@ -222,8 +232,8 @@ def combine_rounds(results):
         "requests": requests,
         "bytes": sum(r["bytes"] for r in results),  # read by wrk, heads included
         "rps": _median([r["rps"] for r in results]),
-        "p50_us": _median([r["p50_us"] for r in results]),
-        "p99_us": _median([r["p99_us"] for r in results]),
+        "p50_us": _median_of_timed([r["p50_us"] for r in results]),
+        "p99_us": _median_of_timed([r["p99_us"] for r in results]),
         "success_share": good / attempts if attempts else 0.0,
         "errors": errors,
         "cpu_us_per_request": per_request(user + system),
@@ -352,9 +362,10 @@ def result_line(name, server, r):
     """One printed row: req/s, p99, server CPU per request by both clocks (ticks from
     /proc/PID/stat, run time from schedstat), syscalls per request, success share."""
     sys_req = r["syscalls_per_request"]
-    return ("%-30s %-11s %10.0f req/s  p99 %6d us  CPU %6s us/req (stat) %6s (schedstat)"
+    return ("%-30s %-11s %10.0f req/s  p99 %6s us  CPU %6s us/req (stat) %6s (schedstat)"
             "  syscalls/req %s  success %.4f"
-            % (name, server, r["rps"], r["p99_us"], _us(r["cpu_us_per_request"]),
+            % (name, server, r["rps"], "-" if r["p99_us"] is None else r["p99_us"],
+               _us(r["cpu_us_per_request"]),
                _us(r.get("cpu_run_us_per_request")),
                "-" if sys_req is None else "%.3f" % sys_req, r["success_share"]))
 

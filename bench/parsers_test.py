@@ -1,5 +1,6 @@
 """Unit tests for the parsers of tool output in bench/, on outputs captured from the real
-tools and kept in bench/testdata/: wrk (with wrk_report.lua's WRK_JSON line), strace -c,
+tools and kept in bench/testdata/: wrk (with wrk_report.lua's WRK_JSON line; in
+wrk_timed_out.txt, against a server that answers after 1.5 s, with --timeout 1s), strace -c,
 callgrind's output file, hyperfine's JSON export, /proc/PID/stat and schedstat, and the
 self-check between the two CPU clocks."""
 
@@ -34,6 +35,18 @@ class WrkTest(unittest.TestCase):
         r = load.parse_wrk(sample("wrk_pipelined.txt"))
         self.assertEqual(r["requests"], 889344)
         self.assertEqual(r["p99_us"], 0)  # wrk's histogram means nothing with pipelining
+
+    def test_untimed_run_has_no_latency(self):
+        # every response slower than --timeout (1 s against a server that answers after
+        # 1.5 s): wrk counts each as completed and as a timeout error, and times none
+        r = load.parse_wrk(sample("wrk_timed_out.txt"))
+        self.assertEqual((r["requests"], r["errors"]["timeout"]), (4, 4))
+        self.assertEqual((r["p50_us"], r["p99_us"]), (None, None))
+        rounds = [dict(r, cpu_user_s=0.0, cpu_system_s=0.1, syscalls_per_request=None,
+                       wrk_output="")]
+        rounds.append(dict(rounds[0], p50_us=900000, p99_us=1900000))
+        self.assertEqual(load.combine_rounds(rounds)["p99_us"], 1900000)
+        self.assertIsNone(load.combine_rounds(rounds[:1])["p99_us"])
 
     def test_errors_lower_the_success_share(self):
         text = sample("wrk_close.txt").replace('"connect": 0', '"connect": 22854').replace(
