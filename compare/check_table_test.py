@@ -6,6 +6,7 @@ had no nginx figure and no ratio to nginx; h2o and lighttpd completed nothing.""
 
 import contextlib
 import io
+import json
 import unittest
 
 from bench import load
@@ -19,30 +20,33 @@ COLUMNS = TIERS + table.PEERS
 
 
 def served(rps, p99, cpu, timeouts=0, syscalls=None):
-    """One server's figures in the scenario, and what wrk reported (table.load_values)."""
-    figures = {"rps": rps, "p99": p99, "cpu": cpu,
-               "cpu_split": None if cpu is None else [0.25 * cpu, 0.75 * cpu],
-               "syscalls": syscalls}
-    wrk = {"requests": round(rps), "p50_us": p99 and p99 // 2,
-           "errors": {"connect": 0, "read": 0, "write": 0, "status": 0,
-                      "timeout": timeouts}}
-    return figures, wrk
+    """One server's combined load result in the scenario, in load.combine_rounds's form."""
+    return {"rps": rps, "p99_us": p99, "p50_us": p99 and p99 // 2,
+            "requests": round(rps), "success_share": 1.0, "wrk_output": [],
+            "errors": {"connect": 0, "read": 0, "write": 0, "status": 0,
+                       "timeout": timeouts},
+            "cpu_us_per_request": cpu, "cpu_run_us_per_request": None,
+            "cpu_user_us_per_request": cpu and 0.25 * cpu,
+            "cpu_system_us_per_request": cpu and 0.75 * cpu,
+            "syscalls_per_request": syscalls}
 
 
 def result_of(servers, quick=True):
-    """(result, markdown) as table.collect and table.py would give them for servers:
-    {column: served(...)}."""
+    """(result, markdown) as check_table.main reads them from table.json for servers:
+    {column: served(...)}, the figures and wrk's reports placed by table.load_values
+    itself, and through JSON (a CPU split's tuple comes back a list)."""
     values, wrk = {}, {}
-    for column, (figures, report) in servers.items():
-        for row, value in figures.items():
-            if value is not None:
-                values.setdefault(row + "/" + NAME, {})[column] = value
-        wrk[column] = report
+    table.load_values({"scenarios": {NAME: servers}}, values, wrk, io.StringIO(), "test")
     rows = table.build_rows(table.load_rows([SCENARIO]), values, COLUMNS, "measured")
-    details = {"quick": quick, "wrk": {NAME: wrk}, "access_log_tiers": TIERS,
+    details = {"quick": quick, "wrk": wrk, "access_log_tiers": TIERS,
                "files_served_by": COLUMNS, "callgrind_unsupported": {}}
     markdown = "\n".join("| %s | |" % row["label"] for row in rows)
-    return {"columns": COLUMNS, "tiers": TIERS, "rows": rows, "details": details}, markdown
+    result = {"columns": COLUMNS, "tiers": TIERS, "rows": rows, "details": details}
+    return json.loads(json.dumps(result)), markdown
+
+
+def p99_row(result):
+    return next(r for r in result["rows"] if r["key"] == "p99/" + NAME)
 
 
 def failures_of(result, markdown):
@@ -78,9 +82,8 @@ class CheckRowsTest(unittest.TestCase):
     def test_quick_run_excuses_untimed_responses_and_missing_peers(self):
         result, markdown = loaded_run()
         self.assertEqual(failures_of(result, markdown), [])
-        p99 = next(r for r in result["rows"] if r["key"] == "p99/" + NAME)
-        self.assertIsNone(p99["ratio_to_nginx"]["full"])
-        self.assertIsNone(p99["ratio_to_best_peer"]["full"])
+        self.assertIsNone(p99_row(result)["ratio_to_nginx"]["full"])
+        self.assertIsNone(p99_row(result)["ratio_to_best_peer"]["full"])
 
     def test_missing_p99_without_wrk_timeouts_fails(self):
         failures = failures_of(*loaded_run(nginx_timeouts=0))
@@ -94,10 +97,10 @@ class CheckRowsTest(unittest.TestCase):
 
     def test_an_untimed_cell_must_be_empty(self):
         result, markdown = loaded_run()
-        p99 = next(r for r in result["rows"] if r["key"] == "p99/" + NAME)
-        p99["values"]["nginx"] = 0
+        p99_row(result)["values"]["nginx"] = 0
         self.assertIn("p99/%s / nginx: every response outlasted wrk's --timeout, so no p99"
                       " (0)" % NAME, failures_of(result, markdown))
+
 
 if __name__ == "__main__":
     unittest.main()

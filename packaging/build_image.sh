@@ -43,12 +43,13 @@ chmod 0555 "$context/apollod"
 chmod -R u=rwX,go=rX "$context/site"
 find "$context/site" -type f -exec chmod 0444 {} +
 
-# No layer cache, and no intermediate images: each step is a small COPY (the image is
-# about 120 kB), and a cached layer is shared with whatever else built the same bytes, so
-# that build's `podman rmi` could delete it under this one ("layer not known": two image
-# tests at once, one removing its image while the other built on the same cached layers).
+# --layers=false: no intermediate images, and so no layer cache read either (a build
+# with it says no "Using cache"). Each step is a small COPY (the image is about 120 kB),
+# and a cached layer is shared with whatever else built the same bytes, so that build's
+# `podman rmi` could delete it under this one ("layer not known": two image tests at
+# once, one removing its image while the other built on the same cached layers).
 build_args=(--platform "linux/$arch" --build-arg "VERSION=$version" --build-arg "TIER=$tier"
-	--no-cache --layers=false --tag "$name:$version" --file "$context/Containerfile" "$context")
+	--layers=false --tag "$name:$version" --file "$context/Containerfile" "$context")
 if command -v podman >/dev/null; then
 	podman build "${build_args[@]}" >&2
 elif command -v buildah >/dev/null; then
